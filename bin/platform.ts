@@ -1,0 +1,128 @@
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { ConfigError, loadConfig, parseRoles } from '../core/config/load-config.js';
+import type { PlatformConfig } from '../core/config/schema.js';
+import { createLogger, type Logger } from '../core/logger.js';
+import { openStore, type Store } from '../control-api/store/database.js';
+import { migrateToLatest } from '../control-api/store/migrate.js';
+import { resolveLocalSecrets } from './local-secrets.js';
+import { roleStartOrder, roleStarters } from './roles/index.js';
+import type { PlatformContext, RunningRole } from './roles/role.js';
+
+export interface Platform {
+  readonly config: PlatformConfig;
+  readonly store: Store;
+  readonly roles: readonly RunningRole[];
+  stop(): Promise<void>;
+}
+
+/** Builds the whole platform from a validated config: store, migrations, then each role. */
+export async function startPlatform(config: PlatformConfig, logger: Logger): Promise<Platform> {
+  const secrets = resolveLocalSecrets(config.dataDir, config.security);
+  if (secrets.operatorTokenFile) {
+    logger.info({ file: secrets.operatorTokenFile }, 'management API operator token generated for local use (read it from this file)');
+  }
+  const store = await openStore({
+    ...(config.database.url ? { url: config.database.url } : {}),
+    pgliteDir: path.join(config.dataDir, 'pglite'),
+    poolSize: config.database.poolSize,
+  });
+  const { applied } = await migrateToLatest(store.db);
+  logger.info({ store: store.kind, migrationsApplied: applied.length }, 'database ready');
+
+  let draining = false;
+  const ctx: PlatformContext = { config, logger, store, secrets, isDraining: () => draining };
+  const roles: RunningRole[] = [];
+  try {
+    for (const name of roleStartOrder.filter((r) => config.roles.includes(r))) {
+      roles.push(await roleStarters[name](ctx));
+    }
+  } catch (error) {
+    await Promise.allSettled(roles.map((r) => r.stop(0)));
+    await store.close();
+    throw error;
+  }
+
+  let stopping: Promise<void> | undefined;
+  return {
+    config,
+    store,
+    roles,
+    stop() {
+      stopping ??= (async () => {
+        draining = true;
+        // Reverse start order: the gateway stops taking calls before the parts it depends on go.
+        for (const role of [...roles].reverse()) {
+          try {
+            await role.stop(config.shutdownGraceMs);
+          } catch (error) {
+            logger.error({ role: role.name, err: error }, 'role did not stop cleanly');
+          }
+        }
+        await store.close();
+      })();
+      return stopping;
+    },
+  };
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      role: { type: 'string' },
+      config: { type: 'string', short: 'c' },
+      help: { type: 'boolean', short: 'h' },
+    },
+    strict: true,
+  });
+  if (values.help) {
+    process.stdout.write('usage: platform [--role all|gateway,control,sandbox,worker] [--config file.yaml]\n');
+    return;
+  }
+  let config: PlatformConfig;
+  try {
+    config = loadConfig({
+      ...(values.config ? { file: values.config } : {}),
+      ...(values.role ? { overrides: { roles: parseRoles(values.role) } } : {}),
+    });
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`${error.message}\n`);
+      process.exitCode = 78; // EX_CONFIG
+      return;
+    }
+    throw error;
+  }
+  const logger = createLogger({ level: config.logLevel });
+  const platform = await startPlatform(config, logger);
+  logger.info({ roles: platform.roles.map((r) => r.name) }, 'platform started');
+
+  let signals = 0;
+  const onSignal = (signal: NodeJS.Signals): void => {
+    signals += 1;
+    if (signals > 1) {
+      logger.warn({ signal }, 'second signal: exiting now');
+      process.exit(130);
+    }
+    logger.info({ signal, graceMs: config.shutdownGraceMs }, 'shutting down');
+    platform.stop().then(
+      () => {
+        logger.info('stopped');
+        logger.flush();
+      },
+      (error: unknown) => {
+        logger.error({ err: error }, 'shutdown failed');
+        process.exitCode = 1;
+      },
+    );
+  };
+  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
+}
+
+if (import.meta.url === `file://${process.argv[1]}` || process.argv[1]?.endsWith('bin/platform.ts')) {
+  main().catch((error: unknown) => {
+    process.stderr.write(`platform failed to start: ${(error as Error).stack ?? String(error)}\n`);
+    process.exit(1);
+  });
+}

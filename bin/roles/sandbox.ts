@@ -1,0 +1,16 @@
+import { createSandboxApp } from '../../control-api/sandbox/sandbox-app.js';
+import { serve } from '../../control-api/http/serve.js';
+import type { RoleStarter } from './role.js';
+
+export const startSandboxRole: RoleStarter = async (ctx) => {
+  const { config, logger } = ctx;
+  const app = createSandboxApp({
+    store: ctx.store,
+    logger: logger.child({ role: 'sandbox' }),
+    staticTokens: config.sandbox.tokens,
+    isDraining: ctx.isDraining,
+  });
+  const running = await serve(app, config.sandbox.host, config.sandbox.port);
+  logger.info({ role: 'sandbox', url: running.url, port: running.port }, 'plant sandbox listening');
+  return { name: 'sandbox', stop: (graceMs) => running.close(graceMs) };
+};

@@ -1,0 +1,64 @@
+import { mkdirSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import { Kysely, PostgresDialect, type Dialect } from 'kysely';
+import { PGliteDialect } from 'kysely-pglite-dialect';
+import pg from 'pg';
+import type { Database } from './schema.js';
+
+// int8 as BigInt, so int64 identifiers (plant ids, counters) never lose precision; PGlite does the same.
+pg.types.setTypeParser(pg.types.builtins.INT8, (value: string) => BigInt(value));
+
+export type StoreKind = 'postgres' | 'pglite';
+
+export interface Store {
+  readonly db: Kysely<Database>;
+  readonly kind: StoreKind;
+  /** Connection string for components that bring their own driver (Agenda); absent on PGlite. */
+  readonly url?: string;
+  close(): Promise<void>;
+}
+
+export interface OpenStoreOptions {
+  /** PostgreSQL connection string. */
+  readonly url?: string;
+  /** Directory for embedded PGlite files when no url is given; `memory://` keeps it in memory. */
+  readonly pgliteDir?: string;
+  readonly poolSize?: number;
+}
+
+/** Opens PostgreSQL when a URL is given, otherwise embedded PGlite persisted on disk. */
+export async function openStore(options: OpenStoreOptions): Promise<Store> {
+  if (options.url) {
+    const pool = new pg.Pool({ connectionString: options.url, max: options.poolSize ?? 10 });
+    // A broken idle connection must not crash the process; the pool replaces it.
+    pool.on('error', () => undefined);
+    return wrap(new PostgresDialect({ pool }), 'postgres', options.url);
+  }
+  const dir = options.pgliteDir ?? 'memory://';
+  let pglite: PGlite;
+  if (dir === 'memory://') {
+    pglite = new PGlite();
+  } else {
+    const absolute = resolve(dir);
+    mkdirSync(absolute, { recursive: true });
+    pglite = new PGlite(absolute);
+  }
+  await pglite.waitReady;
+  return wrap(new PGliteDialect(pglite), 'pglite');
+}
+
+function wrap(dialect: Dialect, kind: StoreKind, url?: string): Store {
+  const db = new Kysely<Database>({ dialect });
+  let closed = false;
+  return {
+    db,
+    kind,
+    ...(url ? { url } : {}),
+    async close() {
+      if (closed) return;
+      closed = true;
+      await db.destroy();
+    },
+  };
+}

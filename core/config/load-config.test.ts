@@ -1,0 +1,52 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { ConfigError, loadConfig, parseRoles } from './load-config.js';
+
+describe('platform configuration', () => {
+  it('defaults to all roles, control API 8080, sandbox 8081, SIP 5060', () => {
+    const config = loadConfig({ env: {} });
+    assert.deepEqual(config.roles, ['gateway', 'control', 'sandbox', 'worker']);
+    assert.equal(config.control.port, 8080);
+    assert.equal(config.sandbox.port, 8081);
+    assert.equal(config.sip.port, 5060);
+    assert.equal(config.sip.tlsPort, 5061);
+    assert.equal(config.database.url, undefined);
+  });
+
+  it('layers file < environment < overrides', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'vap-cfg-'));
+    const file = path.join(dir, 'platform.yaml');
+    writeFileSync(file, 'control:\n  port: 9000\n  baseDomain: example.test\nsandbox:\n  port: 9001\n');
+    const config = loadConfig({ env: { CONTROL_PORT: '9100' }, file, overrides: { sandbox: { port: 9200 } } });
+    assert.equal(config.control.port, 9100);
+    assert.equal(config.control.baseDomain, 'example.test');
+    assert.equal(config.sandbox.port, 9200);
+  });
+
+  it('rejects a non-integer port from the environment with the variable named', () => {
+    assert.throws(() => loadConfig({ env: { CONTROL_PORT: 'eighty' } }), (e: unknown) => {
+      assert.ok(e instanceof ConfigError);
+      assert.match(e.message, /CONTROL_PORT: expected an integer, got "eighty"/);
+      return true;
+    });
+  });
+
+  it('rejects out-of-range values and unknown keys with their paths', () => {
+    assert.throws(() => loadConfig({ env: { SIP_PORT: '70000' } }), /sip\.port/);
+    assert.throws(() => loadConfig({ env: {}, overrides: { bogus: 1 } as never }), /bogus/);
+    assert.throws(() => loadConfig({ env: { DATABASE_URL: 'mysql://x' } }), /database\.url: must be a postgres/);
+  });
+
+  it('reports an unreadable config file clearly', () => {
+    assert.throws(() => loadConfig({ env: {}, file: '/nonexistent/platform.yaml' }), /config file \/nonexistent\/platform.yaml/);
+  });
+
+  it('parses --role lists and "all"', () => {
+    assert.deepEqual(parseRoles('sandbox'), ['sandbox']);
+    assert.deepEqual(parseRoles('control,sandbox'), ['control', 'sandbox']);
+    assert.equal(parseRoles('all').length, 4);
+    assert.throws(() => parseRoles('web'), /--role: expected one or more of all/);
+  });
+});

@@ -1,0 +1,134 @@
+import { readFileSync } from 'node:fs';
+import { parse as parseYaml } from 'yaml';
+import { z } from 'zod';
+import { configSchema, roleNames, type ConfigInput, type PlatformConfig, type RoleName } from './schema.js';
+
+export class ConfigError extends Error {
+  constructor(readonly problems: readonly string[]) {
+    super(`invalid configuration:\n  - ${problems.join('\n  - ')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+/** Environment variables and the config path each one sets. */
+const envBindings: ReadonlyArray<readonly [string, string, 'string' | 'int' | 'list']> = [
+  ['LOG_LEVEL', 'logLevel', 'string'],
+  ['DATA_DIR', 'dataDir', 'string'],
+  ['SHUTDOWN_GRACE_MS', 'shutdownGraceMs', 'int'],
+  ['ROLES', 'roles', 'list'],
+  ['DATABASE_URL', 'database.url', 'string'],
+  ['DATABASE_POOL_SIZE', 'database.poolSize', 'int'],
+  ['CONTROL_HOST', 'control.host', 'string'],
+  ['CONTROL_PORT', 'control.port', 'int'],
+  ['BASE_DOMAIN', 'control.baseDomain', 'string'],
+  ['SANDBOX_HOST', 'sandbox.host', 'string'],
+  ['SANDBOX_PORT', 'sandbox.port', 'int'],
+  ['SANDBOX_TOKENS', 'sandbox.tokens', 'list'],
+  ['SIP_HOST', 'sip.host', 'string'],
+  ['SIP_PORT', 'sip.port', 'int'],
+  ['SIP_TLS_PORT', 'sip.tlsPort', 'int'],
+  ['SIP_WS_PORT', 'sip.wsPort', 'int'],
+  ['SIP_PUBLIC_ADDRESS', 'sip.publicAddress', 'string'],
+  ['SIP_TLS_CERT_FILE', 'sip.tlsCertFile', 'string'],
+  ['SIP_TLS_KEY_FILE', 'sip.tlsKeyFile', 'string'],
+  ['OPERATOR_TOKEN', 'security.operatorToken', 'string'],
+  ['SECRET_KEY', 'security.secretKey', 'string'],
+];
+
+export const configEnvironmentVariables: readonly string[] = envBindings.map(([name]) => name);
+
+function setPath(target: Record<string, unknown>, path: string, value: unknown): void {
+  const keys = path.split('.');
+  let node = target;
+  for (const key of keys.slice(0, -1)) {
+    const child = node[key];
+    if (typeof child !== 'object' || child === null) node[key] = {};
+    node = node[key] as Record<string, unknown>;
+  }
+  node[keys[keys.length - 1]!] = value;
+}
+
+function fromEnv(env: Env, problems: string[]): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [name, path, kind] of envBindings) {
+    const raw = env[name];
+    if (raw === undefined || raw === '') continue;
+    if (kind === 'int') {
+      if (!/^-?\d+$/.test(raw.trim())) {
+        problems.push(`${name}: expected an integer, got "${raw}"`);
+        continue;
+      }
+      setPath(out, path, Number(raw));
+    } else if (kind === 'list') {
+      setPath(out, path, raw.split(',').map((s) => s.trim()).filter(Boolean));
+    } else {
+      setPath(out, path, raw);
+    }
+  }
+  return out;
+}
+
+function deepMerge(base: Record<string, unknown>, over: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...base };
+  for (const [key, value] of Object.entries(over)) {
+    const prev = out[key];
+    const bothObjects =
+      typeof prev === 'object' && prev !== null && !Array.isArray(prev) && typeof value === 'object' && value !== null && !Array.isArray(value);
+    out[key] = bothObjects ? deepMerge(prev as Record<string, unknown>, value as Record<string, unknown>) : value;
+  }
+  return out;
+}
+
+function readConfigFile(path: string): Record<string, unknown> {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new ConfigError([`config file ${path}: ${(error as Error).message}`]);
+  }
+  let parsed: unknown;
+  try {
+    parsed = parseYaml(text);
+  } catch (error) {
+    throw new ConfigError([`config file ${path}: not valid YAML/JSON: ${(error as Error).message}`]);
+  }
+  if (parsed === null || parsed === undefined) return {};
+  if (typeof parsed !== 'object' || Array.isArray(parsed)) throw new ConfigError([`config file ${path}: must hold a mapping`]);
+  return parsed as Record<string, unknown>;
+}
+
+export interface LoadConfigOptions {
+  readonly env?: Env;
+  /** Path of a YAML or JSON file; `CONFIG_FILE` in the environment is used when absent. */
+  readonly file?: string;
+  /** Overrides applied last (command-line flags, tests). */
+  readonly overrides?: ConfigInput;
+}
+
+/** Layers defaults < file < environment < overrides, and validates the result with clear messages. */
+export function loadConfig(options: LoadConfigOptions = {}): PlatformConfig {
+  const env = options.env ?? process.env;
+  const problems: string[] = [];
+  const filePath = options.file ?? env['CONFIG_FILE'];
+  const fileLayer = filePath ? readConfigFile(filePath) : {};
+  const envLayer = fromEnv(env, problems);
+  if (problems.length > 0) throw new ConfigError(problems);
+  const merged = deepMerge(deepMerge(fileLayer, envLayer), (options.overrides ?? {}) as Record<string, unknown>);
+  const result = configSchema.safeParse(merged);
+  if (!result.success) {
+    throw new ConfigError(
+      result.error.issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`),
+    );
+  }
+  return result.data;
+}
+
+export function parseRoles(value: string): RoleName[] {
+  const wanted = value.split(',').map((s) => s.trim()).filter(Boolean);
+  if (wanted.includes('all')) return [...roleNames];
+  const parsed = z.array(z.enum(roleNames)).min(1).safeParse(wanted);
+  if (!parsed.success) throw new ConfigError([`--role: expected one or more of all, ${roleNames.join(', ')}; got "${value}"`]);
+  return parsed.data;
+}

@@ -1,0 +1,65 @@
+import { z } from 'zod';
+
+export const roleNames = ['gateway', 'control', 'sandbox', 'worker'] as const;
+export type RoleName = (typeof roleNames)[number];
+
+const port = z.number().int().min(0).max(65535);
+const host = z.string().min(1);
+
+/** Every setting of the platform, with its default. Parsed once at start (see load-config.ts). */
+export const configSchema = z
+  .object({
+    roles: z.array(z.enum(roleNames)).min(1).default([...roleNames]),
+    logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    /** Where generated local state lives: PGlite files, the generated key and operator token. */
+    dataDir: z.string().min(1).default('./data'),
+    shutdownGraceMs: z.number().int().min(0).max(600_000).default(10_000),
+    database: z
+      .object({
+        /** PostgreSQL connection string; without it an embedded PGlite under dataDir is used. */
+        url: z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// or postgresql:// URL').optional(),
+        poolSize: z.number().int().min(1).max(200).default(10),
+      })
+      .prefault({}),
+    control: z
+      .object({
+        host: host.default('0.0.0.0'),
+        port: port.default(8080),
+        /** Tenants are addressed as `<client_id>.<baseDomain>`. */
+        baseDomain: z.string().min(1).default('localhost'),
+        bodyLimitBytes: z.number().int().min(1024).max(50 * 1024 * 1024).default(1024 * 1024),
+      })
+      .prefault({}),
+    sandbox: z
+      .object({
+        host: host.default('0.0.0.0'),
+        port: port.default(8081),
+        /** Static bearer tokens accepted by the plant sandbox besides those issued through the API. */
+        tokens: z.array(z.string().min(16, 'sandbox tokens must be at least 16 characters')).default([]),
+      })
+      .prefault({}),
+    sip: z
+      .object({
+        host: host.default('0.0.0.0'),
+        port: port.default(5060),
+        tlsPort: port.default(5061),
+        wsPort: port.default(5062),
+        /** Address advertised in Via/Contact/SDP; defaults to the first non-internal IPv4. */
+        publicAddress: z.string().optional(),
+        tlsCertFile: z.string().optional(),
+        tlsKeyFile: z.string().optional(),
+      })
+      .prefault({}),
+    security: z
+      .object({
+        /** Credential for the management API; generated into dataDir when absent. */
+        operatorToken: z.string().min(24, 'operator token must be at least 24 characters').optional(),
+        /** 32-byte key (hex or base64) that encrypts secrets at rest; generated into dataDir when absent. */
+        secretKey: z.string().optional(),
+      })
+      .prefault({}),
+  })
+  .strict();
+
+export type PlatformConfig = z.infer<typeof configSchema>;
+export type ConfigInput = z.input<typeof configSchema>;

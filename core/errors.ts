@@ -1,0 +1,76 @@
+/**
+ * One error model for the whole platform. Codes follow Twirp v7's set because the campaign
+ * endpoint must speak it, and reusing it everywhere keeps the HTTP mapping in one place.
+ */
+export const errorCodes = {
+  canceled: 408,
+  unknown: 500,
+  invalid_argument: 400,
+  malformed: 400,
+  deadline_exceeded: 408,
+  not_found: 404,
+  bad_route: 404,
+  already_exists: 409,
+  permission_denied: 403,
+  unauthenticated: 401,
+  resource_exhausted: 429,
+  failed_precondition: 412,
+  aborted: 409,
+  out_of_range: 400,
+  unimplemented: 501,
+  internal: 500,
+  unavailable: 503,
+  dataloss: 500,
+} as const;
+
+export type ErrorCode = keyof typeof errorCodes;
+
+export interface FieldIssue {
+  /** Dotted path of the offending field, e.g. `settings.ringDurationSeconds`. */
+  readonly path: string;
+  readonly message: string;
+}
+
+export interface AppErrorOptions {
+  /** Whether repeating the same operation later may succeed. */
+  readonly retryable?: boolean;
+  readonly issues?: readonly FieldIssue[];
+  readonly meta?: Readonly<Record<string, string>>;
+  readonly cause?: unknown;
+}
+
+export class AppError extends Error {
+  readonly retryable: boolean;
+  readonly issues: readonly FieldIssue[];
+  readonly meta: Readonly<Record<string, string>>;
+
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    options: AppErrorOptions = {},
+  ) {
+    super(message, { cause: options.cause });
+    this.name = 'AppError';
+    this.retryable = options.retryable ?? (code === 'unavailable' || code === 'deadline_exceeded');
+    this.issues = options.issues ?? [];
+    this.meta = options.meta ?? {};
+  }
+
+  get httpStatus(): number {
+    return errorCodes[this.code];
+  }
+}
+
+export const invalidArgument = (message: string, issues: readonly FieldIssue[] = []): AppError =>
+  new AppError('invalid_argument', message, { issues });
+
+export const notFound = (what: string): AppError => new AppError('not_found', `${what} not found`);
+
+export const alreadyExists = (message: string): AppError => new AppError('already_exists', message);
+
+export const failedPrecondition = (message: string): AppError =>
+  new AppError('failed_precondition', message);
+
+export function isAppError(error: unknown): error is AppError {
+  return error instanceof AppError;
+}

@@ -1,0 +1,21 @@
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+
+export default tseslint.config(
+  { ignores: ['.dependency-cruiser.cjs', 'node_modules/**', 'coverage/**', 'data/**', 'dist/**', '.tmp/**'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    files: ['**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-explicit-any': 'error',
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      'no-console': 'error',
+      eqeqeq: ['error', 'always'],
+    },
+  },
+  {
+    files: ['test/**/*.ts', '**/*.test.ts', 'bench/**/*.ts'],
+    rules: { 'no-console': 'off', '@typescript-eslint/no-unused-expressions': 'off' },
+  },
+);
