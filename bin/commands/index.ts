@@ -1,0 +1,4 @@
+import type { CliCommand } from './command.js';
+
+/** Every `npm run cli -- <name>` command; each lives in its own file beside this one. */
+export const commands: Readonly<Record<string, CliCommand>> = {};

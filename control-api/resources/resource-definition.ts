@@ -1,0 +1,62 @@
+import type { Kysely } from 'kysely';
+import type { z } from 'zod';
+import type { Database } from '../store/schema.js';
+
+/**
+ * The contract between the domain model (one definition per resource kind) and the generic
+ * machinery that serves every kind the same way: the management REST API, the OpenAPI document
+ * and declarative `apply`. A new resource kind is a new definition, never a new special case.
+ *
+ * References between resources are by natural key (recipe name, phone number in E.164, trunk
+ * name, ...), so a tenant's whole configuration reads well in git and applies idempotently.
+ */
+export interface ResourceDefinition<Spec = unknown> {
+  /** YAML `kind`, singular PascalCase: `PhoneNumber`. */
+  readonly kind: string;
+  /** URL segment, plural kebab-case: `phone-numbers`. */
+  readonly plural: string;
+  /** Validates a create/replace body (and an apply document's `spec`) with precise messages. */
+  readonly schema: z.ZodType<Spec>;
+  /** Natural key of a spec (unique per tenant): what `apply` matches on. */
+  naturalKey(spec: Spec): string;
+  readonly repository: ResourceRepository<Spec>;
+}
+
+export interface StoredResource<Spec = unknown> {
+  readonly id: string;
+  readonly tenantId: string;
+  /** Secrets are write-only: they come back masked, never in clear nor as ciphertext. */
+  readonly spec: Spec;
+  readonly createdAt: Date;
+  readonly updatedAt: Date;
+}
+
+export interface Page {
+  /** 1..200 */
+  readonly limit: number;
+  /** Opaque cursor from the previous page's `nextCursor`. */
+  readonly cursor?: string;
+}
+
+export interface PageResult<T> {
+  readonly items: readonly T[];
+  readonly nextCursor?: string;
+}
+
+/** Per-kind persistence; every method is scoped to one tenant. Errors are `AppError`s. */
+export interface ResourceRepository<Spec = unknown> {
+  list(db: Kysely<Database>, tenantId: string, page: Page): Promise<PageResult<StoredResource<Spec>>>;
+  get(db: Kysely<Database>, tenantId: string, id: string): Promise<StoredResource<Spec> | undefined>;
+  findByNaturalKey(db: Kysely<Database>, tenantId: string, key: string): Promise<StoredResource<Spec> | undefined>;
+  /** `already_exists` on a natural-key clash; `invalid_argument` on a dangling reference. */
+  create(db: Kysely<Database>, tenantId: string, spec: Spec): Promise<StoredResource<Spec>>;
+  /** Full replace. A secret left masked or absent keeps its stored value. */
+  update(db: Kysely<Database>, tenantId: string, id: string, spec: Spec): Promise<StoredResource<Spec>>;
+  /** `not_found` when absent; `failed_precondition` naming the users when still referenced. */
+  delete(db: Kysely<Database>, tenantId: string, id: string): Promise<void>;
+  /**
+   * True when applying `spec` over `stored` would change nothing (secrets compared without
+   * revealing them), so a second apply of the same document reports no change.
+   */
+  isUnchanged(db: Kysely<Database>, stored: StoredResource<Spec>, spec: Spec): Promise<boolean>;
+}
