@@ -1,0 +1,149 @@
+import type { VariableKind, VariableSpec, VariableValue } from './agent-engine.js';
+
+/**
+ * Deterministic value extraction from one utterance. English first, plus common romanised Hindi
+ * and Arabic yes/no words; anything cleverer needs a model (see docs/recipes.md).
+ */
+const yesWords = new Set([
+  'yes', 'yeah', 'yep', 'yup', 'sure', 'ok', 'okay', 'correct', 'right', 'definitely', 'absolutely',
+  'confirm', 'confirmed', 'affirmative', 'haan', 'han', 'ha', 'ji', 'theek', 'thik', 'naam', 'aiwa',
+  'हाँ', 'हां', 'जी', 'نعم', 'أيوه',
+]);
+const noWords = new Set(['no', 'nope', 'nah', 'not', 'never', 'negative', 'nahi', 'nahin', 'na', 'नहीं', 'ना', 'لا']);
+const negators = new Set(['not', "don't", 'dont', 'nahi', 'nahin', 'never', "can't", 'cannot', "won't"]);
+
+export function normalize(text: string): string {
+  return text.normalize('NFKC').toLowerCase().replace(/[^\p{L}\p{N}\p{M}'\s/-]/gu, ' ').replace(/\s+/g, ' ').trim();
+}
+
+export function tokens(text: string): string[] {
+  return normalize(text).split(/[\s/-]+/).filter((t) => t.length > 0);
+}
+
+export function extractBoolean(text: string): boolean | undefined {
+  const words = tokens(text);
+  const yes = words.some((w) => yesWords.has(w));
+  const no = words.some((w) => noWords.has(w));
+  if (yes && !no) return true;
+  if (no && !yes) return false;
+  // "yes, I don't" style answers are ambiguous: the first polar word decides.
+  if (yes && no) return yesWords.has(words.find((w) => yesWords.has(w) || noWords.has(w)) ?? '');
+  return undefined;
+}
+
+const units: Record<string, number> = {
+  zero: 0, oh: 0, one: 1, two: 2, three: 3, four: 4, five: 5, six: 6, seven: 7, eight: 8, nine: 9, ten: 10,
+  eleven: 11, twelve: 12, thirteen: 13, fourteen: 14, fifteen: 15, sixteen: 16, seventeen: 17, eighteen: 18,
+  nineteen: 19, twenty: 20, thirty: 30, forty: 40, fifty: 50, sixty: 60, seventy: 70, eighty: 80, ninety: 90,
+};
+const scales: Record<string, number> = { hundred: 100, thousand: 1_000, lakh: 100_000, million: 1_000_000, crore: 10_000_000 };
+
+export function extractNumber(text: string): number | undefined {
+  const digits = /-?\d[\d,]*(?:\.\d+)?/.exec(text.replace(/(\d),(?=\d{2,3}\b)/g, '$1'));
+  if (digits) {
+    const value = Number(digits[0].replace(/,/g, ''));
+    if (Number.isFinite(value)) return value;
+  }
+  let total = 0;
+  let current = 0;
+  let seen = false;
+  for (const word of tokens(text)) {
+    if (word in units) {
+      current += units[word] ?? 0;
+      seen = true;
+    } else if (word in scales) {
+      const scale = scales[word] ?? 1;
+      if (scale === 100) current = (current || 1) * 100;
+      else {
+        total += (current || 1) * scale;
+        current = 0;
+      }
+      seen = true;
+    } else if (word !== 'and' && seen) break;
+  }
+  return seen ? total + current : undefined;
+}
+
+const months = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december'];
+const weekdays = ['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday'];
+
+/** Resolves ISO, D/M/Y, "15 March", "March 15", today/tomorrow/weekday names against `today`. */
+export function extractDate(text: string, today: string): string | undefined {
+  const iso = /\b(\d{4})-(\d{2})-(\d{2})\b/.exec(text);
+  if (iso) return iso[0];
+  const base = new Date(`${today}T00:00:00Z`);
+  const words = tokens(text);
+  const dmy = /\b(\d{1,2})[/.](\d{1,2})[/.](\d{2,4})\b/.exec(text);
+  if (dmy) {
+    const year = Number(dmy[3]) < 100 ? 2000 + Number(dmy[3]) : Number(dmy[3]);
+    return ymd(Date.UTC(year, Number(dmy[2]) - 1, Number(dmy[1])));
+  }
+  if (words.includes('today')) return today;
+  if (words.includes('tomorrow')) return ymd(base.getTime() + 86_400_000);
+  if (words.includes('yesterday')) return ymd(base.getTime() - 86_400_000);
+  const monthIndex = words.findIndex((w) => months.some((m) => m === w || (w.length >= 3 && m.startsWith(w))));
+  if (monthIndex !== -1) {
+    const month = months.findIndex((m) => m === words[monthIndex] || m.startsWith(words[monthIndex] ?? '#'));
+    const near = [words[monthIndex - 1], words[monthIndex + 1]].map((w) => parseInt(w ?? '', 10));
+    const day = near.find((n) => Number.isInteger(n) && n >= 1 && n <= 31);
+    if (day !== undefined) {
+      let candidate = Date.UTC(base.getUTCFullYear(), month, day);
+      if (candidate < base.getTime()) candidate = Date.UTC(base.getUTCFullYear() + 1, month, day);
+      return ymd(candidate);
+    }
+  }
+  const weekday = weekdays.findIndex((d) => words.includes(d));
+  if (weekday !== -1) {
+    const ahead = (weekday - base.getUTCDay() + 7) % 7 || 7;
+    return ymd(base.getTime() + ahead * 86_400_000);
+  }
+  return undefined;
+}
+
+export function extractEnum(text: string, options: readonly string[]): string | undefined {
+  const said = ` ${normalize(text)} `;
+  let best: string | undefined;
+  for (const option of options) {
+    const needle = normalize(option);
+    if (needle && said.includes(` ${needle} `) && (!best || needle.length > normalize(best).length)) best = option;
+  }
+  return best;
+}
+
+export function extractValue(spec: Pick<VariableSpec, 'kind' | 'options'>, text: string, today: string): VariableValue | undefined {
+  const kind: VariableKind = spec.kind;
+  switch (kind) {
+    case 'boolean':
+      return extractBoolean(text);
+    case 'number':
+      return extractNumber(text);
+    case 'date':
+      return extractDate(text, today);
+    case 'enum':
+      return extractEnum(text, spec.options ?? []);
+    case 'text': {
+      const trimmed = text.trim();
+      return trimmed.length > 0 ? trimmed : undefined;
+    }
+  }
+}
+
+/** Coerces a value an LLM returned into the declared kind; undefined when it does not fit. */
+export function coerceValue(spec: VariableSpec, raw: unknown, today: string): VariableValue | undefined {
+  if (raw === null || raw === undefined || raw === '') return undefined;
+  if (spec.kind === 'boolean' && typeof raw === 'boolean') return raw;
+  if (spec.kind === 'number' && typeof raw === 'number' && Number.isFinite(raw)) return raw;
+  if (spec.kind === 'enum') {
+    const match = (spec.options ?? []).find((o) => normalize(o) === normalize(String(raw)));
+    return match ?? extractEnum(String(raw), spec.options ?? []);
+  }
+  return extractValue(spec, String(raw), today);
+}
+
+export function hasNegation(text: string): boolean {
+  return tokens(text).some((w) => negators.has(w));
+}
+
+function ymd(ms: number): string {
+  return new Date(ms).toISOString().slice(0, 10);
+}
