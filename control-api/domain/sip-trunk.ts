@@ -1,0 +1,54 @@
+import { isIP } from 'node:net';
+import { z } from 'zod';
+import { e164, resourceName } from './common.js';
+import { secret } from './secret.js';
+
+/**
+ * Custom SIP trunk (spec: "Custom SIP trunk" table). Inbound: which customer gateways may send
+ * us calls and which DIDs / extension identify the tenant. Outbound: the digest credentials we
+ * answer the customer's challenges with (RFC 3261 sec. 22.2), encrypted at rest.
+ */
+
+/** RFC 1123 host name with at least one dot (a gateway FQDN), max 253 characters. */
+const fqdnPattern = /^(?=.{4,253}$)(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z][A-Za-z0-9-]{0,61}[A-Za-z0-9]$/;
+
+export const isHostAddress = (value: string): boolean => isIP(value) !== 0 || fqdnPattern.test(value);
+
+export const hostAddress = (field: string) =>
+  z
+    .string({ error: `${field} must be a string` })
+    .refine(isHostAddress, { error: `${field} must be an IPv4/IPv6 address or a fully qualified domain name` })
+    .transform((v) => v.toLowerCase());
+
+export const sipTransports = ['udp', 'tcp', 'tls'] as const;
+
+export const sipTrunkSchema = z.object({
+  name: resourceName('name'),
+  inbound: z.object({
+    /** Customer gateways allowed to send INVITEs on this trunk. */
+    terminationAddresses: z
+      .array(hostAddress('inbound.terminationAddresses entry'))
+      .min(1, { error: 'inbound.terminationAddresses needs at least one IP address or FQDN' })
+      .max(20, { error: 'inbound.terminationAddresses must have at most 20 entries' }),
+    dids: z.array(e164('inbound.dids entry')).max(1_000, { error: 'inbound.dids must have at most 1000 numbers' }).default([]),
+    /** Fallback tenant identifier when the carrier does not forward the To header correctly. */
+    extension: z
+      .string({ error: 'inbound.extension must be a string' })
+      .regex(/^[0-9]{2,16}$/, { error: 'inbound.extension must be 2 to 16 digits' })
+      .optional(),
+  }),
+  outbound: z
+    .object({
+      /** Where outbound INVITEs go; defaults to the first termination address. */
+      address: hostAddress('outbound.address').optional(),
+      port: z.number().int().min(1, { error: 'outbound.port must be between 1 and 65535' }).max(65_535, { error: 'outbound.port must be between 1 and 65535' }).optional(),
+      transport: z.enum(sipTransports, { error: "outbound.transport must be 'udp', 'tcp' or 'tls'" }).default('udp'),
+      username: z.string().min(1, { error: 'outbound.username must not be empty' }).max(200, { error: 'outbound.username must be at most 200 characters' }).optional(),
+      password: secret('outbound.password'),
+    })
+    .default({ transport: 'udp' }),
+});
+export type SipTrunkSpec = z.infer<typeof sipTrunkSchema>;
+export type SipTrunkInput = z.input<typeof sipTrunkSchema>;
+
+export const sipTrunkSecretPaths = ['outbound.password'] as const;
