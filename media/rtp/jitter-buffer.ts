@@ -1,0 +1,160 @@
+import { seqDelta } from './rtp-packet.js';
+
+/**
+ * Fixed-depth jitter buffer keyed by RTP sequence number.
+ *
+ * Packets are kept in a ring indexed by an extended (wrap-aware, RFC 3550 A.1) sequence number.
+ * Playout starts once `depth` packets are buffered and then takes exactly one slot per 20 ms tick:
+ * a present slot plays, a hole is reported as `missing` (the caller conceals it), a packet that
+ * arrives after its slot was played is `late` and dropped. Running dry re-primes, so a stream
+ * that pauses (hold, DTMF at a slower rate) resumes with the configured depth again.
+ *
+ * It assumes one packet per tick (ptime 20, as we negotiate). Payloads are kept by reference.
+ */
+export interface JitterBufferOptions {
+  /** Packets buffered before playout starts (each 20 ms). */
+  readonly depth?: number;
+  /** Ring capacity; a packet further ahead than this resynchronises the buffer. */
+  readonly capacity?: number;
+}
+
+export type PushResult = 'accepted' | 'duplicate' | 'late' | 'resync';
+
+export type PopResult =
+  | { readonly kind: 'packet'; readonly seq: number; readonly timestamp: number; readonly payload: Buffer | null }
+  | { readonly kind: 'missing'; readonly seq: number };
+
+export interface JitterStats {
+  accepted: number;
+  duplicates: number;
+  late: number;
+  missing: number;
+  resyncs: number;
+  underruns: number;
+}
+
+export class JitterBuffer {
+  readonly depth: number;
+  private readonly capacity: number;
+  private readonly slotExt: Float64Array;
+  private readonly slotTs: Float64Array;
+  private readonly slotPayload: (Buffer | null)[];
+  private started = false;
+  private primed = false;
+  private playedAny = false;
+  private lastSeq = 0;
+  private lastExt = 0;
+  private highestExt = -1;
+  private nextExt = 0;
+  private baseExt = 0;
+  private baseSeq = 0;
+  readonly stats: JitterStats = { accepted: 0, duplicates: 0, late: 0, missing: 0, resyncs: 0, underruns: 0 };
+
+  constructor(options: JitterBufferOptions = {}) {
+    this.depth = Math.max(1, options.depth ?? 3);
+    this.capacity = Math.max(this.depth * 2, options.capacity ?? 64);
+    this.slotExt = new Float64Array(this.capacity).fill(-1);
+    this.slotTs = new Float64Array(this.capacity);
+    this.slotPayload = new Array<Buffer | null>(this.capacity).fill(null);
+  }
+
+  /** `payload` null marks a slot that carries no audio (e.g. an RFC 4733 event packet). */
+  push(seq: number, timestamp: number, payload: Buffer | null): PushResult {
+    if (!this.started) {
+      this.reset(seq);
+    }
+    const ext = this.lastExt + seqDelta(seq, this.lastSeq);
+    const behind = this.nextExt - ext;
+    const ahead = ext - this.nextExt;
+    if (behind > this.capacity || ahead >= this.capacity) {
+      // Far outside the window: the peer restarted its sequence (new source, re-INVITE).
+      this.stats.resyncs++;
+      this.reset(seq);
+      this.store(this.lastExt, timestamp, payload);
+      return 'resync';
+    }
+    if (behind > 0) {
+      // Before playout starts, a reordered earlier packet may still move the start back.
+      if (this.primed || this.playedAny || behind >= this.depth) {
+        this.stats.late++;
+        return 'late';
+      }
+      this.nextExt = ext;
+    }
+    const slot = this.slotIndex(ext);
+    if (this.slotExt[slot] === ext) {
+      this.stats.duplicates++;
+      return 'duplicate';
+    }
+    if (ext > this.lastExt) {
+      this.lastExt = ext;
+      this.lastSeq = seq & 0xffff;
+    }
+    this.store(ext, timestamp, payload);
+    return 'accepted';
+  }
+
+  /** One playout step; `undefined` while priming or after running dry. */
+  pop(): PopResult | undefined {
+    if (!this.started) return undefined;
+    if (!this.primed) {
+      if (this.highestExt - this.nextExt + 1 < this.depth) return undefined;
+      this.primed = true;
+    }
+    if (this.highestExt < this.nextExt) {
+      this.primed = false;
+      this.stats.underruns++;
+      return undefined;
+    }
+    const ext = this.nextExt++;
+    this.playedAny = true;
+    const slot = this.slotIndex(ext);
+    if (this.slotExt[slot] !== ext) {
+      this.stats.missing++;
+      return { kind: 'missing', seq: this.seqOf(ext) };
+    }
+    this.slotExt[slot] = -1;
+    const payload = this.slotPayload[slot] ?? null;
+    this.slotPayload[slot] = null;
+    return { kind: 'packet', seq: this.seqOf(ext), timestamp: this.slotTs[slot] ?? 0, payload };
+  }
+
+  /** Packets currently waiting for playout. */
+  get buffered(): number {
+    let n = 0;
+    for (let ext = this.nextExt; ext <= this.highestExt; ext++) if (this.slotExt[this.slotIndex(ext)] === ext) n++;
+    return n;
+  }
+
+  private store(ext: number, timestamp: number, payload: Buffer | null): void {
+    const slot = this.slotIndex(ext);
+    this.slotExt[slot] = ext;
+    this.slotTs[slot] = timestamp;
+    this.slotPayload[slot] = payload;
+    if (ext > this.highestExt) this.highestExt = ext;
+    this.stats.accepted++;
+  }
+
+  private reset(seq: number): void {
+    this.started = true;
+    this.primed = false;
+    this.playedAny = false;
+    this.slotExt.fill(-1);
+    this.slotPayload.fill(null);
+    // Extended numbers start high so `ext - capacity` never goes negative.
+    this.lastSeq = seq & 0xffff;
+    this.lastExt = 1 << 20;
+    this.nextExt = this.lastExt;
+    this.baseExt = this.lastExt;
+    this.baseSeq = this.lastSeq;
+    this.highestExt = this.lastExt - 1;
+  }
+
+  private seqOf(ext: number): number {
+    return (ext - this.baseExt + this.baseSeq) & 0xffff;
+  }
+
+  private slotIndex(ext: number): number {
+    return ext % this.capacity;
+  }
+}

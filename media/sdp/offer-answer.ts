@@ -1,0 +1,243 @@
+import type { MediaDescription, SessionDescription } from 'sdp-transform';
+import type { G711Law } from '../codecs/g711.js';
+import {
+  answerDirection,
+  effectiveRemoteDirection,
+  parseSdp,
+  serializeSdp,
+  SdpError,
+  type Direction,
+  type SdpDocument,
+  type SdpFormat,
+  type SdpMedia,
+} from './sdp.js';
+
+/** What this side can do; one audio stream, G.711 and RFC 4733 events. */
+export interface MediaCapabilities {
+  /** IPv4 address advertised in o= and c=. */
+  readonly address: string;
+  /** Codecs in local preference order. */
+  readonly codecs: readonly G711Law[];
+  /** Dynamic payload type for telephone-event in our offers; `false` disables RFC 4733. */
+  readonly telephoneEventPayloadType: number | false;
+  readonly ptime: number;
+  /** Pick the codec by our order instead of the offerer's (RFC 3264 sec. 6.1 allows either). */
+  readonly preferLocalCodecOrder?: boolean;
+}
+
+export const defaultCapabilities: Omit<MediaCapabilities, 'address'> = {
+  codecs: ['PCMU', 'PCMA'],
+  telephoneEventPayloadType: 101,
+  ptime: 20,
+};
+
+export interface SdpOrigin {
+  readonly sessionId: string;
+  readonly sessionVersion: number;
+}
+
+/** The audio stream both sides agreed on, from this side's point of view. */
+export interface NegotiatedAudio {
+  readonly mediaIndex: number;
+  readonly remoteAddress: string;
+  readonly remotePort: number;
+  readonly codec: G711Law;
+  /** Payload type of the codec on the wire (static 0/8 unless the peer remapped it). */
+  readonly payloadType: number;
+  readonly telephoneEventPayloadType: number | undefined;
+  readonly ptime: number;
+  /** What this side does: sends when sendrecv/sendonly, receives when sendrecv/recvonly. */
+  readonly direction: Direction;
+  /** Peer put the call on hold (sendonly/inactive or c=0.0.0.0). */
+  readonly remoteHold: boolean;
+}
+
+export type NegotiationFailure = 'no_common_codec' | 'no_audio_stream' | 'malformed';
+
+export type NegotiationResult =
+  | { readonly ok: true; readonly sdp: string; readonly audio: NegotiatedAudio }
+  | {
+      readonly ok: false;
+      readonly reason: NegotiationFailure;
+      readonly message: string;
+      /** RFC 3261 sec. 21.4.26: 488 Not Acceptable Here for SDP we cannot accept. */
+      readonly sipStatus: 488 | 400;
+    };
+
+const isTelephoneEvent = (f: SdpFormat): boolean => f.encoding === 'TELEPHONE-EVENT' && f.clockRate === 8000;
+const isG711 = (f: SdpFormat, law: G711Law): boolean => f.encoding === law && f.clockRate === 8000 && f.channels === 1;
+const isPlainRtp = (m: SdpMedia): boolean => m.protocol.toUpperCase() === 'RTP/AVP';
+
+function pickCodec(offered: readonly SdpFormat[], local: MediaCapabilities): { law: G711Law; format: SdpFormat } | undefined {
+  if (local.preferLocalCodecOrder) {
+    for (const law of local.codecs) {
+      const format = offered.find((f) => isG711(f, law));
+      if (format) return { law, format };
+    }
+    return undefined;
+  }
+  for (const format of offered) {
+    const law = local.codecs.find((l) => isG711(format, l));
+    if (law) return { law, format };
+  }
+  return undefined;
+}
+
+function failure(reason: NegotiationFailure, message: string): NegotiationResult {
+  return { ok: false, reason, message, sipStatus: reason === 'malformed' ? 400 : 488 };
+}
+
+function sessionShell(local: MediaCapabilities, origin: SdpOrigin, media: MediaDescription[]): SessionDescription {
+  return {
+    version: 0,
+    origin: {
+      username: '-',
+      sessionId: origin.sessionId,
+      sessionVersion: origin.sessionVersion,
+      netType: 'IN',
+      ipVer: 4,
+      address: local.address,
+    },
+    name: '-',
+    connection: { version: 4, ip: local.address },
+    timing: { start: 0, stop: 0 },
+    media,
+  };
+}
+
+function audioDescription(
+  port: number,
+  codec: { law: G711Law; payloadType: number },
+  telephoneEvent: { payloadType: number; events: string } | undefined,
+  ptime: number,
+  direction: Direction,
+): MediaDescription {
+  const rtp: MediaDescription['rtp'] = [{ payload: codec.payloadType, codec: codec.law, rate: 8000 }];
+  const fmtp: MediaDescription['fmtp'] = [];
+  if (telephoneEvent) {
+    rtp.push({ payload: telephoneEvent.payloadType, codec: 'telephone-event', rate: 8000 });
+    fmtp.push({ payload: telephoneEvent.payloadType, config: telephoneEvent.events });
+  }
+  return {
+    type: 'audio',
+    port,
+    protocol: 'RTP/AVP',
+    payloads: rtp.map((r) => r.payload).join(' '),
+    rtp,
+    fmtp,
+    ptime,
+    direction,
+  } as MediaDescription;
+}
+
+/**
+ * RFC 3264 sec. 6: answer an offer. The first plain-RTP audio stream with a common G.711 codec is
+ * accepted with exactly one codec (plus telephone-event if offered); every other m= line is
+ * rejected with port 0, keeping the m= line count and order of the offer.
+ */
+export function negotiate(
+  offer: string | SdpDocument,
+  local: MediaCapabilities,
+  localPort: number,
+  origin: SdpOrigin,
+  localDirection: Direction = 'sendrecv',
+): NegotiationResult {
+  let doc: SdpDocument;
+  try {
+    doc = typeof offer === 'string' ? parseSdp(offer) : offer;
+  } catch (error) {
+    return failure('malformed', error instanceof SdpError ? error.message : 'invalid SDP');
+  }
+  let accepted: NegotiatedAudio | undefined;
+  let sawAudio = false;
+  const media = doc.media.map((m): MediaDescription => {
+    const rejected = { type: m.type, port: 0, protocol: m.protocol, payloads: m.formatList, rtp: [], fmtp: [] };
+    if (accepted || m.type !== 'audio' || m.port === 0 || !isPlainRtp(m) || !m.address) return rejected;
+    sawAudio = true;
+    const codec = pickCodec(m.formats, local);
+    if (!codec) return rejected;
+    const te = local.telephoneEventPayloadType === false ? undefined : m.formats.find(isTelephoneEvent);
+    const remoteDirection = effectiveRemoteDirection(m);
+    const direction = answerDirection(remoteDirection, localDirection);
+    accepted = {
+      mediaIndex: m.index,
+      remoteAddress: m.address,
+      remotePort: m.port,
+      codec: codec.law,
+      payloadType: codec.format.payloadType,
+      telephoneEventPayloadType: te?.payloadType,
+      ptime: local.ptime,
+      direction,
+      remoteHold: remoteDirection === 'sendonly' || remoteDirection === 'inactive',
+    };
+    // RFC 4733 sec. 7.1.1: answer with the events we can receive; we handle 0-16 (DTMF + flash).
+    const events = te?.fmtp?.trim() === '0-15' ? '0-15' : '0-16';
+    return audioDescription(
+      localPort,
+      { law: codec.law, payloadType: codec.format.payloadType },
+      te ? { payloadType: te.payloadType, events } : undefined,
+      local.ptime,
+      direction,
+    );
+  });
+  if (!accepted) {
+    return sawAudio
+      ? failure('no_common_codec', 'no common audio codec (we accept PCMU, PCMA over RTP/AVP)')
+      : failure('no_audio_stream', 'offer has no usable RTP/AVP audio stream');
+  }
+  return { ok: true, sdp: serializeSdp(sessionShell(local, origin, media)), audio: accepted };
+}
+
+/** An offer for an outbound call: one audio stream, our codecs in preference order. */
+export function createOffer(local: MediaCapabilities, localPort: number, origin: SdpOrigin, direction: Direction = 'sendrecv'): string {
+  const rtp: MediaDescription['rtp'] = local.codecs.map((law) => ({ payload: law === 'PCMU' ? 0 : 8, codec: law, rate: 8000 }));
+  const fmtp: MediaDescription['fmtp'] = [];
+  if (local.telephoneEventPayloadType !== false) {
+    rtp.push({ payload: local.telephoneEventPayloadType, codec: 'telephone-event', rate: 8000 });
+    fmtp.push({ payload: local.telephoneEventPayloadType, config: '0-16' });
+  }
+  const m = {
+    type: 'audio',
+    port: localPort,
+    protocol: 'RTP/AVP',
+    payloads: rtp.map((r) => r.payload).join(' '),
+    rtp,
+    fmtp,
+    ptime: local.ptime,
+    direction,
+  } as MediaDescription;
+  return serializeSdp(sessionShell(local, origin, [m]));
+}
+
+/** RFC 3264 sec. 7/8: read the answer to our own offer (audio is our m= line 0). */
+export function acceptAnswer(answer: string, local: MediaCapabilities, offeredDirection: Direction = 'sendrecv'): NegotiationResult {
+  let doc: SdpDocument;
+  try {
+    doc = parseSdp(answer);
+  } catch (error) {
+    return failure('malformed', error instanceof SdpError ? error.message : 'invalid SDP');
+  }
+  const m = doc.media[0];
+  if (!m || m.type !== 'audio') return failure('no_audio_stream', 'answer has no audio stream at m= line 1');
+  if (m.port === 0) return failure('no_common_codec', 'answerer rejected the audio stream (port 0)');
+  if (!m.address) return failure('malformed', 'answer audio stream has no connection address');
+  const codec = pickCodec(m.formats, { ...local, preferLocalCodecOrder: false });
+  if (!codec) return failure('no_common_codec', 'answer selected no codec we offered');
+  const te = local.telephoneEventPayloadType === false ? undefined : m.formats.find(isTelephoneEvent);
+  const remoteDirection = effectiveRemoteDirection(m);
+  return {
+    ok: true,
+    sdp: answer,
+    audio: {
+      mediaIndex: 0,
+      remoteAddress: m.address,
+      remotePort: m.port,
+      codec: codec.law,
+      payloadType: codec.format.payloadType,
+      telephoneEventPayloadType: te?.payloadType,
+      ptime: local.ptime,
+      direction: answerDirection(remoteDirection, offeredDirection),
+      remoteHold: remoteDirection === 'sendonly' || remoteDirection === 'inactive',
+    },
+  };
+}
