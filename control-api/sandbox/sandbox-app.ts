@@ -1,8 +1,14 @@
+import Router from '@koa/router';
 import Koa from 'koa';
 import type { Logger } from '../../core/logger.js';
 import type { Store } from '../store/database.js';
 import { opsRouter } from '../http/ops-routes.js';
 import { requestLog } from '../http/request-log.js';
+import { bearerAuthenticator } from './bearer-auth.js';
+import { plantStoreOpenApi } from './openapi-document.js';
+import { plantErrorHandler } from './plant-errors.js';
+import { PlantRepository } from './plant-repository.js';
+import { methodNotAllowed, plantRouter } from './plant-routes.js';
 
 export interface SandboxAppDeps {
   readonly store: Store;
@@ -15,9 +21,23 @@ export interface SandboxAppDeps {
 /** The plant store sandbox API ({sandbox_url}), on its own port. */
 export function createSandboxApp(deps: SandboxAppDeps): Koa {
   const app = new Koa();
+  app.proxy = false;
   app.silent = true;
+  const ops = opsRouter({ database: async () => void (await deps.store.db.selectNoFrom((eb) => eb.lit(1).as('one')).execute()) }, deps.isDraining);
+  const docs = new Router().get('/openapi.json', (ctx) => {
+    ctx.body = plantStoreOpenApi;
+  });
+  const plants = plantRouter(bearerAuthenticator(deps.store.db, deps.staticTokens), new PlantRepository(deps.store.db));
+  const notAllowed = methodNotAllowed([ops, docs, plants]);
+
   app.use(requestLog('sandbox', deps.logger));
-  const ops = opsRouter({}, deps.isDraining);
-  app.use(ops.routes()).use(ops.allowedMethods());
+  app.use(plantErrorHandler(deps.logger));
+  app.use(async (ctx, next) => {
+    await next();
+    notAllowed(ctx);
+  });
+  app.use(ops.routes());
+  app.use(docs.routes());
+  app.use(plants.routes());
   return app;
 }

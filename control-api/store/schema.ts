@@ -10,6 +10,8 @@ export interface TenantsTable {
   client_id: string;
   name: string;
   timezone: Generated<string>;
+  /** TenantSettings (control-api/domain/tenant.ts); the webhook secret inside it is sealed. */
+  settings: JsonColumnWithDefault;
   created_at: Generated<Date>;
   updated_at: Generated<Date>;
 }
@@ -27,7 +29,85 @@ export interface ApiTokensTable {
   created_at: Generated<Date>;
 }
 
+export interface PlantsTable {
+  /** `tenant:<uuid>` or `static:<sha-256 hex>`: who may see the plant (control-api/sandbox). */
+  owner: string;
+  id: ColumnType<bigint, bigint, never>;
+  tenant_id: string | null;
+  name: string;
+  tag: string | null;
+  created_at: Generated<Date>;
+}
+
+/** jsonb: read as parsed JSON, written as a JSON string (both drivers accept it). */
+export type JsonColumn = ColumnType<unknown, string, string>;
+export type JsonColumnWithDefault = ColumnType<unknown, string | undefined, string>;
+
+/** Columns every tenant-scoped resource table shares (migration 0002); `spec` is the validated document. */
+export interface ResourceColumns {
+  id: Generated<string>;
+  tenant_id: string;
+  spec: JsonColumn;
+  created_at: Generated<Date>;
+  updated_at: Generated<Date>;
+}
+
+export interface RecipesTable extends ResourceColumns {
+  name: string;
+}
+export interface BusinessHoursProfilesTable extends ResourceColumns {
+  name: string;
+}
+export interface AuthProfilesTable extends ResourceColumns {
+  name: string;
+}
+export interface PronunciationEntriesTable extends ResourceColumns {
+  word: string;
+}
+export interface SpeechProfilesTable extends ResourceColumns {
+  name: string;
+  language: string;
+  gender: string;
+  favourite: Generated<boolean>;
+}
+export interface KnowledgeDocumentsTable extends ResourceColumns {
+  name: string;
+  tags: Generated<string[]>;
+}
+export interface SipTrunksTable extends ResourceColumns {
+  name: string;
+  /** Lower-cased IPs / FQDNs of the customer gateways allowed to send INVITEs. */
+  termination_addresses: string[];
+  /** E.164. */
+  dids: Generated<string[]>;
+  extension: string | null;
+}
+export interface PhoneNumbersTable extends ResourceColumns {
+  /** Unique across the platform: a number rings one tenant. */
+  e164: string;
+  recipe_id: string;
+  sip_trunk_id: string | null;
+  provider: string;
+  enabled: boolean;
+}
+export interface CampaignsTable extends ResourceColumns {
+  name: string;
+  recipe_id: string;
+  phone_number_id: string;
+  published: boolean;
+}
+
 export interface Database {
   tenants: TenantsTable;
   api_tokens: ApiTokensTable;
+  recipes: RecipesTable;
+  business_hours_profiles: BusinessHoursProfilesTable;
+  auth_profiles: AuthProfilesTable;
+  pronunciation_entries: PronunciationEntriesTable;
+  speech_profiles: SpeechProfilesTable;
+  knowledge_documents: KnowledgeDocumentsTable;
+  sip_trunks: SipTrunksTable;
+  phone_numbers: PhoneNumbersTable;
+  campaigns: CampaignsTable;
+  plants: PlantsTable;
 }
