@@ -1,0 +1,45 @@
+import type { z } from 'zod';
+import type { ChatMessage } from '../../llm/chat-provider.js';
+import type { GlobalSettings } from '../recipe-schema.js';
+import type { CallContext } from './call-context.js';
+import type { Heard, SayResult, TransferResult } from './conversation.js';
+import type { RuntimeServices } from './services.js';
+
+/**
+ * The contract every block module implements. A block talks to the caller only through its
+ * context and returns an outcome; it never moves the cursor itself, so the runner has no
+ * per-block special cases.
+ */
+export type BlockOutcome =
+  | { readonly exit: string }
+  | { readonly end: 'closed'; readonly disposition: string }
+  | { readonly end: 'transferred'; readonly target: string };
+
+export interface BlockContext {
+  readonly blockId: string;
+  readonly call: CallContext;
+  readonly global: GlobalSettings;
+  readonly services: RuntimeServices;
+  /** Aborted when the caller hangs up or the run is cancelled. */
+  readonly signal: AbortSignal;
+  say(text: string, options?: { readonly bargeIn?: boolean }): Promise<SayResult>;
+  listen(options?: { readonly timeoutMs?: number }): Promise<Heard>;
+  transfer(target: string, bridgeMessage: string): Promise<TransferResult>;
+  render(template: string): string;
+  renderDeep(value: unknown): unknown;
+  getVariable(name: string): unknown;
+  setVariable(name: string, value: unknown): void;
+  /** Snapshot of the recipe variables (campaign variables included). */
+  variables(): Record<string, unknown>;
+  /** The conversation so far as chat messages, for blocks with conversation history on. */
+  history(): ChatMessage[];
+  /** Caller's "today" in the tenant's timezone, YYYY-MM-DD. */
+  today(): string;
+  warn(message: string): void;
+}
+
+export interface BlockModule<Settings> {
+  readonly type: string;
+  readonly settings: z.ZodType<Settings>;
+  run(ctx: BlockContext, settings: Settings, signal: AbortSignal): Promise<BlockOutcome>;
+}

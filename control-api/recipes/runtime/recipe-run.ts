@@ -1,0 +1,196 @@
+import { TypedEmitter } from '../../../core/typed-emitter.js';
+import type { ChatMessage } from '../../llm/chat-provider.js';
+import type { Block, BlockOf, BlockType, Recipe } from '../recipe-schema.js';
+import type { BlockContext, BlockModule, BlockOutcome } from './block.js';
+import { builtinVariables, localTime, type CallContext } from './call-context.js';
+import { CallEndedError, type Conversation } from './conversation.js';
+import type { RunEnd, RunEvents, TranscriptEntry } from './run-events.js';
+import type { RuntimeServices } from './services.js';
+import { render, renderDeep, type TemplateScope } from './templating.js';
+
+export type BlockRegistry = { readonly [T in BlockType]: BlockModule<BlockOf<T>['settings']> };
+
+export interface RecipeRunOptions {
+  readonly recipe: Recipe;
+  readonly conversation: Conversation;
+  readonly context: CallContext;
+  readonly services: RuntimeServices;
+  readonly blocks: BlockRegistry;
+  /** Guards against graphs that loop without ever waiting for the caller. Default 500. */
+  readonly maxSteps?: number;
+}
+
+export interface RunResult extends RunEnd {
+  readonly path: readonly string[];
+  readonly variables: Readonly<Record<string, unknown>>;
+  readonly transcript: readonly TranscriptEntry[];
+}
+
+/**
+ * Exits a runner may take when a block throws instead of returning an outcome. Chosen by exit
+ * name, not by block type: any block exposing a failure exit gets its failure routed there.
+ */
+const failureExits = ['fallback', 'ifFails', 'failure', 'failed'];
+
+/** A cursor over a recipe's block graph for one call. */
+export class RecipeRun extends TypedEmitter<RunEvents> {
+  readonly transcript: TranscriptEntry[] = [];
+  readonly path: string[] = [];
+  private readonly vars = new Map<string, unknown>();
+  private readonly controller = new AbortController();
+  private readonly blocksById: ReadonlyMap<string, Block>;
+  private readonly routes: ReadonlyMap<string, string>;
+  private started = false;
+
+  constructor(private readonly options: RecipeRunOptions) {
+    super();
+    this.blocksById = new Map(options.recipe.blocks.map((b) => [b.id, b]));
+    this.routes = new Map(options.recipe.connections.map((c) => [`${c.from}\u0000${c.exit}`, c.to]));
+    for (const [name, value] of Object.entries(options.context.campaignVariables)) this.vars.set(name, value);
+  }
+
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  variables(): Record<string, unknown> {
+    return Object.fromEntries(this.vars);
+  }
+
+  /** The caller hung up (or the platform cancels the call): the current block stops at once. */
+  hangup(): void {
+    this.controller.abort(new CallEndedError('caller hung up'));
+  }
+
+  async run(external?: AbortSignal): Promise<RunResult> {
+    if (this.started) throw new Error('a RecipeRun runs once');
+    this.started = true;
+    if (external) {
+      if (external.aborted) this.hangup();
+      else external.addEventListener('abort', () => this.hangup(), { once: true });
+    }
+    const end = await this.walk();
+    this.emit('ended', end);
+    return { ...end, path: [...this.path], variables: this.variables(), transcript: [...this.transcript] };
+  }
+
+  private async walk(): Promise<RunEnd> {
+    const maxSteps = this.options.maxSteps ?? 500;
+    let blockId: string | undefined = this.options.recipe.startBlockId;
+    for (let step = 0; blockId !== undefined; step++) {
+      const block = this.blocksById.get(blockId);
+      if (!block) return this.fail(blockId, `block '${blockId}' does not exist`);
+      if (step >= maxSteps) return this.finish({ reason: 'stepLimit', lastBlockId: blockId }, blockId);
+      if (this.signal.aborted) return { reason: 'callerHangup', lastBlockId: blockId };
+      this.path.push(block.id);
+      this.emit('blockEntered', { blockId: block.id, type: block.type });
+      let outcome: BlockOutcome;
+      try {
+        outcome = await this.runBlock(block);
+      } catch (error) {
+        if (this.signal.aborted || error instanceof CallEndedError) {
+          this.emit('blockExited', { blockId: block.id, type: block.type, end: 'callerHangup' });
+          return { reason: 'callerHangup', lastBlockId: block.id };
+        }
+        const message = error instanceof Error ? error.message : String(error);
+        this.emit('error', { blockId: block.id, message });
+        this.options.services.logger.warn({ blockId: block.id, err: message }, 'recipe block failed');
+        const exit = failureExits.find((e) => this.routes.has(`${block.id}\u0000${e}`));
+        if (!exit) return this.fail(block.id, `block '${block.id}' failed and has no connected failure exit`);
+        outcome = { exit };
+      }
+      if ('end' in outcome) {
+        this.emit('blockExited', { blockId: block.id, type: block.type, end: outcome.end });
+        return outcome.end === 'closed'
+          ? this.finish({ reason: 'closed', disposition: outcome.disposition, lastBlockId: block.id }, block.id)
+          : { reason: 'transferred', transferTarget: outcome.target, lastBlockId: block.id };
+      }
+      this.emit('blockExited', { blockId: block.id, type: block.type, exit: outcome.exit });
+      blockId = this.routes.get(`${block.id}\u0000${outcome.exit}`);
+      if (blockId === undefined) {
+        // Spec/graph contract: an exit without a connection ends the call.
+        return this.finish({ reason: 'exitNotConnected', lastBlockId: block.id, lastExit: outcome.exit }, block.id);
+      }
+    }
+    return { reason: 'error' };
+  }
+
+  private async runBlock(block: Block): Promise<BlockOutcome> {
+    const module = this.options.blocks[block.type] as BlockModule<Block['settings']>;
+    const ctx = this.contextFor(block.id);
+    // Race the block against the hangup so even a block that ignores its signal is abandoned.
+    return await new Promise<BlockOutcome>((resolve, reject) => {
+      const onAbort = (): void => reject(new CallEndedError());
+      if (this.signal.aborted) return onAbort();
+      this.signal.addEventListener('abort', onAbort, { once: true });
+      module.run(ctx, block.settings, this.signal).then(resolve, reject).finally(() => this.signal.removeEventListener('abort', onAbort));
+    });
+  }
+
+  private async finish(end: RunEnd, blockId: string): Promise<RunEnd> {
+    try {
+      await this.options.conversation.hangup();
+    } catch (error) {
+      this.emit('warning', { blockId, message: `hangup failed: ${error instanceof Error ? error.message : String(error)}` });
+    }
+    return end;
+  }
+
+  private async fail(blockId: string, message: string): Promise<RunEnd> {
+    this.emit('error', { blockId, message });
+    return this.finish({ reason: 'error', lastBlockId: blockId }, blockId);
+  }
+
+  private scope(): TemplateScope {
+    const builtins = builtinVariables(this.options.context);
+    return { lookup: (name) => (this.vars.has(name) ? this.vars.get(name) : builtins[name]) };
+  }
+
+  private record(entry: TranscriptEntry): void {
+    this.transcript.push(entry);
+    this.emit('utterance', entry);
+  }
+
+  private contextFor(blockId: string): BlockContext {
+    const { conversation, context, services, recipe } = this.options;
+    const signal = this.signal;
+    const warn = (message: string): void => {
+      services.logger.warn({ blockId, callId: context.callId }, message);
+      this.emit('warning', { blockId, message });
+    };
+    const onMissing = (name: string): void => warn(`template variable '${name}' is not set; rendered as empty`);
+    return {
+      blockId,
+      call: context,
+      global: recipe.globalSettings,
+      services,
+      signal,
+      say: async (text, options = {}) => {
+        if (signal.aborted) throw new CallEndedError();
+        if (text.trim() === '') return { interrupted: false };
+        const result = await conversation.say(text, { bargeIn: options.bargeIn ?? true, signal });
+        this.record({ at: context.now(), speaker: 'agent', text, blockId, ...(result.interrupted ? { interrupted: true, unspoken: result.unspoken } : {}) });
+        return result;
+      },
+      listen: async (options = {}) => {
+        if (signal.aborted) throw new CallEndedError();
+        const heard = await conversation.listen({ signal, timeoutMs: options.timeoutMs ?? services.silenceTimeoutMs });
+        if (heard.kind === 'utterance') this.record({ at: context.now(), speaker: 'caller', text: heard.text, blockId });
+        if (heard.kind === 'dtmf') this.record({ at: context.now(), speaker: 'caller', text: heard.digits, blockId, dtmf: true });
+        return heard;
+      },
+      transfer: (target, bridgeMessage) => conversation.transfer(target, bridgeMessage, signal),
+      render: (template) => render(template, this.scope(), onMissing),
+      renderDeep: (value) => renderDeep(value, this.scope(), onMissing),
+      getVariable: (name) => this.vars.get(name),
+      setVariable: (name, value) => {
+        this.vars.set(name, value);
+        this.emit('variableSet', { blockId, name, value });
+      },
+      variables: () => this.variables(),
+      history: () => this.transcript.map((e): ChatMessage => ({ role: e.speaker === 'agent' ? 'assistant' : 'user', content: e.text })),
+      today: () => localTime(context.now(), context.timezone).date,
+      warn,
+    };
+  }
+}

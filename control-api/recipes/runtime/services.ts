@@ -1,0 +1,80 @@
+import type { Logger } from '../../../core/logger.js';
+import type { AgentEngine } from '../../llm/agent-engine.js';
+
+/**
+ * What blocks need from the rest of the platform, injected so blocks stay unit-testable with
+ * fakes and the runtime does not depend on tables owned by other parts.
+ */
+export interface KnowledgePassage {
+  readonly documentId: string;
+  readonly title: string;
+  readonly text: string;
+  readonly rank: number;
+}
+
+export interface KnowledgeSearch {
+  /** Full-text search over the tenant's documents; empty `tags` means the whole library. */
+  search(tenantId: string, query: string, tags: readonly string[], limit: number): Promise<readonly KnowledgePassage[]>;
+}
+
+export type AuthProfile =
+  | { readonly type: 'basic'; readonly username: string; readonly password: string }
+  | { readonly type: 'bearer'; readonly token: string }
+  | { readonly type: 'apiKey'; readonly headerName: string; readonly key: string };
+
+export interface AuthProfileResolver {
+  resolve(tenantId: string, name: string): Promise<AuthProfile | undefined>;
+}
+
+export interface HttpRequest {
+  readonly method: string;
+  readonly url: string;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body?: string;
+  readonly timeoutMs: number;
+  readonly signal: AbortSignal;
+}
+
+export interface HttpResponse {
+  readonly status: number;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: string;
+}
+
+/** Outbound HTTP for API/Webhook blocks; the platform's implementation is SSRF-safe (net/safe-http.ts). */
+export interface OutboundHttp {
+  request(tenantId: string, request: HttpRequest): Promise<HttpResponse>;
+}
+
+export interface CodeRunRequest {
+  readonly source: string;
+  readonly context: Readonly<Record<string, unknown>>;
+  readonly variables: Readonly<Record<string, unknown>>;
+  readonly timeoutMs: number;
+  readonly signal: AbortSignal;
+}
+
+export type CodeRunResult =
+  | { readonly ok: true; readonly variables: Record<string, unknown>; readonly returned: unknown; readonly logs: readonly string[] }
+  | { readonly ok: false; readonly error: string; readonly kind: 'syntax' | 'runtime' | 'timeout' | 'memory' | 'cancelled' };
+
+export interface CodeRunner {
+  run(request: CodeRunRequest): Promise<CodeRunResult>;
+}
+
+export interface WebhookSender {
+  /** Posts a signed JSON payload; resolves with the HTTP status. */
+  send(tenantId: string, url: string, payload: unknown, headers: Readonly<Record<string, string>>, signal: AbortSignal): Promise<number>;
+}
+
+export interface RuntimeServices {
+  readonly engine: AgentEngine;
+  readonly http: OutboundHttp;
+  readonly code: CodeRunner;
+  readonly webhooks: WebhookSender;
+  readonly knowledge?: KnowledgeSearch;
+  readonly authProfiles?: AuthProfileResolver;
+  readonly logger: Logger;
+  /** How long a conversational block waits for speech before treating it as silence. */
+  readonly silenceTimeoutMs: number;
+}
