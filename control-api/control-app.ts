@@ -2,8 +2,12 @@ import Koa from 'koa';
 import type { Logger } from '../core/logger.js';
 import type { PlatformConfig } from '../core/config/schema.js';
 import type { Store } from './store/database.js';
+import type { ResourceDefinition } from './resources/resource-definition.js';
+import { jsonErrors } from './http/error-response.js';
 import { opsRouter } from './http/ops-routes.js';
 import { requestLog } from './http/request-log.js';
+import { managementRouter } from './management/management-router.js';
+import type { TenantAdmin } from './management/tenant-admin.js';
 
 export interface ControlAppDeps {
   readonly store: Store;
@@ -14,6 +18,8 @@ export interface ControlAppDeps {
   /** Key that encrypts secrets at rest (trunk passwords, provider credentials). */
   readonly secretKey: Buffer;
   readonly isDraining?: () => boolean;
+  /** Resource kinds the management API serves, and tenant persistence. */
+  readonly management?: { readonly definitions: readonly ResourceDefinition[]; readonly tenants: TenantAdmin };
 }
 
 /** The control API on one port: management API, campaign Twirp service, health and metrics. */
@@ -22,7 +28,19 @@ export function createControlApp(deps: ControlAppDeps): Koa {
   app.proxy = false;
   app.silent = true;
   app.use(requestLog('control', deps.logger));
+  app.use(jsonErrors(deps.logger));
   const ops = opsRouter({ database: async () => void (await deps.store.db.selectNoFrom((eb) => eb.lit(1).as('one')).execute()) }, deps.isDraining);
   app.use(ops.routes()).use(ops.allowedMethods());
+  if (deps.management) {
+    const management = managementRouter({
+      db: deps.store.db,
+      logger: deps.logger,
+      operatorToken: deps.operatorToken,
+      definitions: deps.management.definitions,
+      tenants: deps.management.tenants,
+      bodyLimitBytes: deps.config.control.bodyLimitBytes,
+    });
+    app.use(management.routes()).use(management.allowedMethods());
+  }
   return app;
 }

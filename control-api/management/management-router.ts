@@ -1,0 +1,37 @@
+import Router from '@koa/router';
+import { createApplyService } from '../apply/apply-service.js';
+import { mountApplyRoute } from './apply-route.js';
+import type { ManagementDeps } from './management-deps.js';
+import { buildManagementOpenApi } from './openapi/document.js';
+import { mountResourceRoutes } from './resource-routes.js';
+import type { TenantAdmin } from './tenant-admin.js';
+import { mountTenantRoutes } from './tenant-routes.js';
+import { mountTokenRoutes } from './token-routes.js';
+
+export interface ManagementRouterDeps extends ManagementDeps {
+  readonly tenants: TenantAdmin;
+}
+
+/**
+ * The versioned management API under `/v1`: tenants, their tokens, one identical set of CRUD
+ * routes per resource definition, `POST /v1/apply` and the OpenAPI document built from the same
+ * schemas. Mount with `app.use(r.routes()).use(r.allowedMethods())`.
+ */
+export function managementRouter(deps: ManagementRouterDeps): Router {
+  const kinds = new Set<string>();
+  for (const d of deps.definitions) {
+    if (kinds.has(d.plural) || d.plural === 'tokens') throw new Error(`resource path "${d.plural}" is defined twice`);
+    kinds.add(d.plural);
+  }
+  const router = new Router({ prefix: '/v1' });
+  const document = buildManagementOpenApi(deps.definitions);
+  router.get('/openapi.json', (ctx) => {
+    ctx.set('Cache-Control', 'no-cache');
+    ctx.body = document;
+  });
+  mountTenantRoutes(router, deps, deps.tenants);
+  mountTokenRoutes(router, deps);
+  for (const definition of deps.definitions) mountResourceRoutes(router, deps, definition);
+  mountApplyRoute(router, deps, createApplyService(deps.db, deps.definitions, deps.tenants));
+  return router;
+}

@@ -1,0 +1,100 @@
+import type Router from '@koa/router';
+import type Koa from 'koa';
+import { notFound } from '../../core/errors.js';
+import type { ResourceDefinition, StoredResource } from '../resources/resource-definition.js';
+import { fromZodError } from '../http/error-response.js';
+import { readJsonBody } from '../http/read-body.js';
+import { authenticate } from './auth.js';
+import { listPage, parseListQuery } from './list-query.js';
+import type { ManagementDeps } from './management-deps.js';
+import { filterableFields } from './openapi/json-schema.js';
+import { tenantInScope, type TenantRef } from './tenant-scope.js';
+
+/** The wire form of a stored resource: the spec as the kind's schema describes it, plus identity. */
+export interface ResourceBody {
+  readonly id: string;
+  readonly kind: string;
+  readonly tenant: string;
+  readonly spec: unknown;
+  readonly createdAt: string;
+  readonly updatedAt: string;
+}
+
+export const renderResource = (kind: string, tenant: TenantRef, stored: StoredResource): ResourceBody => ({
+  id: stored.id,
+  kind,
+  tenant: tenant.clientId,
+  spec: stored.spec,
+  createdAt: stored.createdAt.toISOString(),
+  updatedAt: stored.updatedAt.toISOString(),
+});
+
+// Resource ids are UUIDs; anything else cannot exist, and must not reach the database as a cast error.
+const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export function resourceId(kind: string, id: string): string {
+  if (!uuidPattern.test(id)) throw notFound(`${kind} "${id}"`);
+  return id;
+}
+
+type Params = { clientId: string; id?: string };
+
+/** CRUD for one kind under `/tenants/:clientId/<plural>`; identical for every kind. */
+export function mountResourceRoutes(router: Router, deps: ManagementDeps, definition: ResourceDefinition): void {
+  const { db } = deps;
+  const filterable = filterableFields(definition.schema);
+  const collection = `/tenants/:clientId/${definition.plural}`;
+  const item = `${collection}/:id`;
+
+  const scope = async (ctx: Koa.Context): Promise<TenantRef> => {
+    const principal = await authenticate(ctx, db, deps.operatorToken);
+    return tenantInScope(db, principal, (ctx.params as Params).clientId);
+  };
+  const parseSpec = async (ctx: Koa.Context): Promise<unknown> => {
+    const body = await readJsonBody(ctx, deps.bodyLimitBytes);
+    const parsed = definition.schema.safeParse(body);
+    if (!parsed.success) throw fromZodError(parsed.error, `${definition.kind} spec`);
+    return parsed.data;
+  };
+  const load = async (tenant: TenantRef, ctx: Koa.Context): Promise<StoredResource> => {
+    const id = resourceId(definition.kind, (ctx.params as Params).id ?? '');
+    const stored = await definition.repository.get(db, tenant.id, id);
+    if (!stored) throw notFound(`${definition.kind} "${id}"`);
+    return stored;
+  };
+
+  router.get(collection, async (ctx) => {
+    const tenant = await scope(ctx);
+    const query = parseListQuery(ctx.query, filterable);
+    const page = await listPage(db, definition.repository, tenant.id, query);
+    ctx.body = { items: page.items.map((r) => renderResource(definition.kind, tenant, r)), ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
+  });
+
+  router.post(collection, async (ctx) => {
+    const tenant = await scope(ctx);
+    const spec = await parseSpec(ctx);
+    const created = await definition.repository.create(db, tenant.id, spec);
+    ctx.status = 201;
+    ctx.set('Location', `${ctx.path}/${created.id}`);
+    ctx.body = renderResource(definition.kind, tenant, created);
+  });
+
+  router.get(item, async (ctx) => {
+    const tenant = await scope(ctx);
+    ctx.body = renderResource(definition.kind, tenant, await load(tenant, ctx));
+  });
+
+  router.put(item, async (ctx) => {
+    const tenant = await scope(ctx);
+    const stored = await load(tenant, ctx);
+    const spec = await parseSpec(ctx);
+    ctx.body = renderResource(definition.kind, tenant, await definition.repository.update(db, tenant.id, stored.id, spec));
+  });
+
+  router.delete(item, async (ctx) => {
+    const tenant = await scope(ctx);
+    const stored = await load(tenant, ctx);
+    await definition.repository.delete(db, tenant.id, stored.id);
+    ctx.status = 204;
+  });
+}

@@ -1,0 +1,85 @@
+import type Router from '@koa/router';
+import type Koa from 'koa';
+import { AppError, notFound } from '../../core/errors.js';
+import { tenantSchema, tenantUpdateSchema } from '../domain/tenant.js';
+import type { StoredResource } from '../resources/resource-definition.js';
+import type { TenantSpec } from '../domain/tenant.js';
+import { fromZodError } from '../http/error-response.js';
+import { readJsonBody } from '../http/read-body.js';
+import { authenticate, reaches, requireOperator } from './auth.js';
+import { parseListQuery } from './list-query.js';
+import type { ManagementDeps } from './management-deps.js';
+import type { TenantAdmin } from './tenant-admin.js';
+
+export interface TenantBody {
+  readonly id: string;
+  readonly kind: 'Tenant';
+  readonly spec: unknown;
+  readonly createdAt: string;
+  readonly updatedAt: string;
+}
+
+export const renderTenant = (stored: StoredResource<TenantSpec>): TenantBody => ({
+  id: stored.id,
+  kind: 'Tenant',
+  spec: stored.spec,
+  createdAt: stored.createdAt.toISOString(),
+  updatedAt: stored.updatedAt.toISOString(),
+});
+
+/** `/tenants` (operator only) and `/tenants/:clientId` (a tenant token reads and edits its own). */
+export function mountTenantRoutes(router: Router, deps: ManagementDeps, tenants: TenantAdmin): void {
+  const { db } = deps;
+  const load = async (ctx: Koa.Context): Promise<StoredResource<TenantSpec>> => {
+    const principal = await authenticate(ctx, db, deps.operatorToken);
+    const clientId = (ctx.params as { clientId: string }).clientId;
+    const stored = await tenants.findByClientId(db, clientId);
+    if (!stored || !reaches(principal, stored.id)) throw notFound(`tenant "${clientId}"`);
+    ctx.state['principal'] = principal;
+    return stored;
+  };
+
+  router.get('/tenants', async (ctx) => {
+    requireOperator(await authenticate(ctx, db, deps.operatorToken), 'list tenants');
+    const query = parseListQuery(ctx.query, {});
+    const page = await tenants.list(db, { limit: query.limit, ...(query.cursor ? { cursor: query.cursor } : {}) });
+    ctx.body = { items: page.items.map(renderTenant), ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
+  });
+
+  router.post('/tenants', async (ctx) => {
+    requireOperator(await authenticate(ctx, db, deps.operatorToken), 'create tenants');
+    const parsed = tenantSchema.safeParse(await readJsonBody(ctx, deps.bodyLimitBytes));
+    if (!parsed.success) throw fromZodError(parsed.error, 'tenant');
+    const created = await tenants.create(db, parsed.data);
+    ctx.status = 201;
+    ctx.set('Location', `${ctx.path}/${created.spec.clientId}`);
+    ctx.body = renderTenant(created);
+  });
+
+  router.get('/tenants/:clientId', async (ctx) => {
+    ctx.body = renderTenant(await load(ctx));
+  });
+
+  router.put('/tenants/:clientId', async (ctx) => {
+    const stored = await load(ctx);
+    const body = await readJsonBody(ctx, deps.bodyLimitBytes);
+    // A body read back from GET carries the (unchangeable) clientId: accept it when it matches.
+    const fields = body !== null && typeof body === 'object' && !Array.isArray(body) ? { ...(body as Record<string, unknown>) } : body;
+    if (fields !== null && typeof fields === 'object' && 'clientId' in fields) {
+      if (fields.clientId !== stored.spec.clientId) {
+        throw new AppError('invalid_argument', 'invalid tenant: clientId cannot change', { issues: [{ path: 'clientId', message: 'clientId cannot change' }] });
+      }
+      delete fields.clientId;
+    }
+    const parsed = tenantUpdateSchema.safeParse(fields);
+    if (!parsed.success) throw fromZodError(parsed.error, 'tenant');
+    ctx.body = renderTenant(await tenants.update(db, stored.id, parsed.data));
+  });
+
+  router.delete('/tenants/:clientId', async (ctx) => {
+    const stored = await load(ctx);
+    requireOperator(ctx.state['principal'] as Parameters<typeof requireOperator>[0], 'delete tenants');
+    await tenants.delete(db, stored.id);
+    ctx.status = 204;
+  });
+}

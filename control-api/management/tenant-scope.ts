@@ -1,0 +1,19 @@
+import type { Kysely } from 'kysely';
+import { notFound } from '../../core/errors.js';
+import type { Database } from '../store/schema.js';
+import { reaches, type Principal } from './auth.js';
+
+export interface TenantRef {
+  readonly id: string;
+  readonly clientId: string;
+}
+
+/**
+ * The tenant a path names, if the caller may reach it. Another tenant's path answers exactly as a
+ * missing tenant does (404), so a tenant token cannot even learn which client IDs exist.
+ */
+export async function tenantInScope(db: Kysely<Database>, principal: Principal, clientId: string): Promise<TenantRef> {
+  const row = await db.selectFrom('tenants').select(['id', 'client_id']).where('client_id', '=', clientId).executeTakeFirst();
+  if (!row || !reaches(principal, row.id)) throw notFound(`tenant "${clientId}"`);
+  return { id: row.id, clientId: row.client_id };
+}
