@@ -1,0 +1,130 @@
+import { isTokenChar, skipWsp } from './chars.js';
+import { SipParseError } from './errors.js';
+
+/**
+ * Header parameters (generic-param of RFC 3261 sec. 25.1): names are case-insensitive, a
+ * parameter may have no value (`;lr`), and values may be quoted strings.
+ */
+export class Params {
+  private readonly names: string[] = [];
+  private readonly keys: string[] = [];
+  private readonly values: (string | null)[] = [];
+  private readonly quoted: boolean[] = [];
+
+  get size(): number {
+    return this.keys.length;
+  }
+
+  /** `undefined` when absent, `null` when present without a value (`;rport`). */
+  get(name: string): string | null | undefined {
+    const i = this.keys.indexOf(name.toLowerCase());
+    return i < 0 ? undefined : this.values[i];
+  }
+
+  has(name: string): boolean {
+    return this.keys.indexOf(name.toLowerCase()) >= 0;
+  }
+
+  set(name: string, value: string | null, quoted = false): this {
+    const key = name.toLowerCase();
+    const i = this.keys.indexOf(key);
+    if (i >= 0) {
+      this.values[i] = value;
+      this.quoted[i] = quoted;
+    } else {
+      this.names.push(name);
+      this.keys.push(key);
+      this.values.push(value);
+      this.quoted.push(quoted);
+    }
+    return this;
+  }
+
+  delete(name: string): boolean {
+    const i = this.keys.indexOf(name.toLowerCase());
+    if (i < 0) return false;
+    this.names.splice(i, 1);
+    this.keys.splice(i, 1);
+    this.values.splice(i, 1);
+    this.quoted.splice(i, 1);
+    return true;
+  }
+
+  entries(): [string, string | null][] {
+    return this.names.map((n, i) => [n, this.values[i] ?? null]);
+  }
+
+  toString(): string {
+    let out = '';
+    for (let i = 0; i < this.names.length; i++) {
+      const v = this.values[i];
+      out += `;${this.names[i]}`;
+      if (v !== null && v !== undefined) out += this.quoted[i] ? `=${quoteString(v)}` : `=${v}`;
+    }
+    return out;
+  }
+}
+
+export function quoteString(v: string): string {
+  return `"${v.replace(/["\\]/g, (c) => `\\${c}`)}"`;
+}
+
+/** Reads a quoted-string starting at `pos` (a DQUOTE); returns the unescaped text and end. */
+export function readQuotedString(s: string, pos: number): { value: string; end: number } {
+  let out = '';
+  let i = pos + 1;
+  let from = i;
+  while (i < s.length) {
+    const c = s.charCodeAt(i);
+    if (c === 92) {
+      // quoted-pair (RFC 3261 sec. 25.1): backslash escapes any octet except CR and LF.
+      if (i + 1 >= s.length) break;
+      out += s.slice(from, i) + s[i + 1];
+      i += 2;
+      from = i;
+      continue;
+    }
+    if (c === 34) return { value: out + s.slice(from, i), end: i + 1 };
+    i++;
+  }
+  throw new SipParseError('unterminated quoted string');
+}
+
+const VALUE_EXTRA = new Set([58, 91, 93]); // ':' '[' ']' for gen-value = token / host
+
+/**
+ * Parses `*( SEMI generic-param )` from `pos`, stopping at the first character that cannot
+ * continue the list; the caller decides whether what follows is allowed.
+ */
+export function parseParamsAt(s: string, pos: number, into: Params): number {
+  let i = skipWsp(s, pos);
+  while (i < s.length && s.charCodeAt(i) === 59) {
+    i = skipWsp(s, i + 1);
+    const nameStart = i;
+    while (i < s.length && isTokenChar(s.charCodeAt(i))) i++;
+    if (i === nameStart) throw new SipParseError('empty parameter');
+    const name = s.slice(nameStart, i);
+    i = skipWsp(s, i);
+    if (i < s.length && s.charCodeAt(i) === 61) {
+      i = skipWsp(s, i + 1);
+      if (s.charCodeAt(i) === 34) {
+        const q = readQuotedString(s, i);
+        into.set(name, q.value, true);
+        i = q.end;
+      } else {
+        const valueStart = i;
+        while (i < s.length) {
+          const c = s.charCodeAt(i);
+          if (!isTokenChar(c) && !VALUE_EXTRA.has(c)) break;
+          i++;
+        }
+        if (i === valueStart) throw new SipParseError(`parameter ${name} has an empty value`);
+        into.set(name, s.slice(valueStart, i));
+      }
+    } else {
+      into.set(name, null);
+    }
+    i = skipWsp(s, i);
+  }
+  return i;
+}
