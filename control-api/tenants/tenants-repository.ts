@@ -1,0 +1,138 @@
+import { isDeepStrictEqual } from 'node:util';
+import type { Kysely, Selectable } from 'kysely';
+import { alreadyExists, invalidArgument, notFound } from '../../core/errors.js';
+import type { SecretBox } from '../crypto/secret-box.js';
+import { maskSecrets, openSecrets, sealSecrets, secretsUnchanged, withoutSecrets } from '../crypto/secret-fields.js';
+import { tenantSchema, tenantUpdateSchema, type TenantSettings, type TenantSpec, type TenantUpdate } from '../domain/tenant.js';
+import { parseOrThrow } from '../domain/validation.js';
+import type { TenantAdmin } from '../management/tenant-admin.js';
+import type { Page, PageResult, StoredResource } from '../resources/resource-definition.js';
+import type { Database, TenantsTable } from '../store/schema.js';
+
+/**
+ * Tenants are operator-level (not inside a tenant): create, read by id or client ID, list,
+ * update, delete. Deleting a tenant removes everything it owns (foreign keys cascade).
+ */
+const settingsSecretPaths = ['settings.webhookSecret'] as const;
+const secretKind = 'Tenant';
+
+type Row = Selectable<TenantsTable>;
+
+export interface TenantsRepository extends TenantAdmin {
+  get(db: Kysely<Database>, id: string): Promise<StoredResource<TenantSpec> | undefined>;
+  /** Settings with the webhook secret in clear, for the webhook sender. Never serve it. */
+  settingsWithSecrets(db: Kysely<Database>, id: string): Promise<TenantSpec['settings'] | undefined>;
+}
+
+const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export function createTenantsRepository(box: SecretBox): TenantsRepository {
+  const specOf = (row: Row): TenantSpec => ({
+    clientId: row.client_id,
+    name: row.name,
+    timezone: row.timezone,
+    // Stored settings were validated on write; the sealed secret would not pass the clear-text bounds.
+    settings: { ssrfAllowlist: [], ...(row.settings as Partial<TenantSettings> | null) },
+  });
+  const stored = (row: Row): StoredResource<TenantSpec> => ({
+    id: row.id,
+    tenantId: row.id,
+    spec: maskSecrets(specOf(row), settingsSecretPaths),
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  });
+  const options = (tenantId: string) => ({ box, tenantId, kind: secretKind, paths: settingsSecretPaths });
+  const byId = async (db: Kysely<Database>, id: string) =>
+    uuidPattern.test(id) ? db.selectFrom('tenants').selectAll().where('id', '=', id).executeTakeFirst() : undefined;
+
+  return {
+    async list(db, page: Page): Promise<PageResult<StoredResource<TenantSpec>>> {
+      const limit = Math.min(Math.max(Math.trunc(page.limit) || 50, 1), 200);
+      let query = db.selectFrom('tenants').selectAll().orderBy('client_id').limit(limit + 1);
+      if (page.cursor) {
+        const after = Buffer.from(page.cursor, 'base64url').toString('utf8');
+        if (!after) throw invalidArgument('cursor is not a cursor returned by this list');
+        query = query.where('client_id', '>', after);
+      }
+      const rows = await query.execute();
+      const items = rows.slice(0, limit);
+      const last = items[items.length - 1];
+      return {
+        items: items.map(stored),
+        ...(rows.length > limit && last ? { nextCursor: Buffer.from(last.client_id, 'utf8').toString('base64url') } : {}),
+      };
+    },
+
+    async get(db, id) {
+      const row = await byId(db, id);
+      return row ? stored(row) : undefined;
+    },
+
+    async findByClientId(db, clientId) {
+      const row = await db.selectFrom('tenants').selectAll().where('client_id', '=', clientId).executeTakeFirst();
+      return row ? stored(row) : undefined;
+    },
+
+    async settingsWithSecrets(db, id) {
+      const row = await byId(db, id);
+      if (!row) return undefined;
+      return openSecrets(specOf(row), options(id)).settings;
+    },
+
+    async create(db, input) {
+      const spec = parseOrThrow(tenantSchema, input, 'tenant');
+      try {
+        // The id is needed for the secret's encryption context, so insert first, then seal.
+        return await db.transaction().execute(async (trx) => {
+          const row = await trx
+            .insertInto('tenants')
+            .values({ client_id: spec.clientId, name: spec.name, timezone: spec.timezone, settings: '{}' })
+            .returningAll()
+            .executeTakeFirstOrThrow();
+          const sealed = sealSecrets(spec, undefined, options(row.id));
+          const updated = await trx
+            .updateTable('tenants')
+            .set({ settings: JSON.stringify(sealed.settings) })
+            .where('id', '=', row.id)
+            .returningAll()
+            .executeTakeFirstOrThrow();
+          return stored(updated);
+        });
+      } catch (error) {
+        if ((error as { code?: string }).code === '23505') throw alreadyExists(`tenant '${spec.clientId}' already exists`);
+        throw error;
+      }
+    },
+
+    async update(db, id, input: TenantUpdate) {
+      const spec = parseOrThrow(tenantUpdateSchema, input, 'tenant');
+      const previous = await byId(db, id);
+      if (!previous) throw notFound(`tenant ${id}`);
+      const sealed = sealSecrets(spec, { settings: previous.settings }, options(id));
+      const row = await db
+        .updateTable('tenants')
+        .set({ name: spec.name, timezone: spec.timezone, settings: JSON.stringify(sealed.settings), updated_at: new Date() })
+        .where('id', '=', id)
+        .returningAll()
+        .executeTakeFirst();
+      if (!row) throw notFound(`tenant ${id}`);
+      return stored(row);
+    },
+
+    async delete(db, id) {
+      const result = uuidPattern.test(id) ? await db.deleteFrom('tenants').where('id', '=', id).executeTakeFirst() : undefined;
+      if (!result || result.numDeletedRows === 0n) throw notFound(`tenant ${id}`);
+    },
+
+    async isUnchanged(db, current, input) {
+      const row = await byId(db, current.id);
+      if (!row) return false;
+      const parsed = tenantSchema.safeParse(input);
+      if (!parsed.success) return false;
+      const before = specOf(row);
+      if (!secretsUnchanged(before, parsed.data, options(row.id))) return false;
+      const strip = (s: TenantSpec) => JSON.parse(JSON.stringify(withoutSecrets(s, settingsSecretPaths))) as unknown;
+      return isDeepStrictEqual(strip(before), strip(parsed.data));
+    },
+  };
+}
