@@ -1,0 +1,105 @@
+import { silentLogger, type Logger } from '../core/logger.js';
+import type { MediaAnswer, MediaPort, MediaSessionOptions, MediaTimeouts } from '../core/ports/media.js';
+import type { G711Law } from './codecs/g711.js';
+import { MediaSession } from './media-session.js';
+import { PacingScheduler } from './rtp/pacing-scheduler.js';
+import { RtpPortPool } from './rtp/port-pool.js';
+import type { LatchOptions } from './rtp/symmetric-latch.js';
+import { defaultCapabilities, negotiate, type MediaCapabilities } from './sdp/offer-answer.js';
+
+export interface MediaServiceOptions {
+  /** Address the RTP sockets bind to. */
+  readonly bindAddress: string;
+  /** Address advertised in SDP (o=, c=); defaults to bindAddress. */
+  readonly advertisedAddress?: string;
+  readonly portMin: number;
+  readonly portMax: number;
+  readonly codecs?: readonly G711Law[];
+  readonly telephoneEventPayloadType?: number | false;
+  readonly preferLocalCodecOrder?: boolean;
+  /** Jitter buffer depth in 20 ms packets. */
+  readonly jitterDepth?: number;
+  readonly timeouts?: Partial<MediaTimeouts>;
+  readonly sendSilenceWhenIdle?: boolean;
+  readonly latch?: LatchOptions;
+  readonly receiveBufferBytes?: number;
+  readonly scheduler?: PacingScheduler;
+  readonly logger?: Logger;
+}
+
+export const defaultTimeouts: MediaTimeouts = { rtpTimeoutMs: 30_000, holdTimeoutMs: 0 };
+
+/** Implements the media port: owns the port pool and the shared pacing clock. */
+export class MediaService implements MediaPort {
+  readonly pool: RtpPortPool;
+  readonly scheduler: PacingScheduler;
+  private readonly capabilities: MediaCapabilities;
+  private readonly sessions = new Set<MediaSession>();
+  private readonly logger: Logger;
+
+  constructor(private readonly options: MediaServiceOptions) {
+    this.logger = options.logger ?? silentLogger;
+    this.pool = new RtpPortPool({
+      host: options.bindAddress,
+      minPort: options.portMin,
+      maxPort: options.portMax,
+      receiveBufferBytes: options.receiveBufferBytes,
+    });
+    this.scheduler =
+      options.scheduler ?? new PacingScheduler({ onError: (err) => this.logger.error({ err }, 'media tick failed') });
+    const address = options.advertisedAddress ?? options.bindAddress;
+    this.capabilities = {
+      address: address === '0.0.0.0' ? '127.0.0.1' : address,
+      codecs: options.codecs ?? defaultCapabilities.codecs,
+      telephoneEventPayloadType: options.telephoneEventPayloadType ?? defaultCapabilities.telephoneEventPayloadType,
+      ptime: defaultCapabilities.ptime,
+      preferLocalCodecOrder: options.preferLocalCodecOrder ?? false,
+    };
+  }
+
+  get openSessions(): number {
+    return this.sessions.size;
+  }
+
+  async answer(offerSdp: string, options: MediaSessionOptions = {}): Promise<MediaAnswer> {
+    // Check the offer before taking a port, so a 488 costs no socket.
+    const precheck = negotiate(offerSdp, this.capabilities, 9, { sessionId: '0', sessionVersion: 0 });
+    if (!precheck.ok) return precheck;
+    const session = await this.createSession(options);
+    const result = session.answerOffer(offerSdp);
+    if (!result.ok) {
+      await session.close();
+      return result;
+    }
+    return { ok: true, session, sdp: result.sdp };
+  }
+
+  async offer(options: MediaSessionOptions = {}): Promise<MediaSession> {
+    const session = await this.createSession(options);
+    session.makeOffer();
+    return session;
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.sessions].map((s) => s.close()));
+  }
+
+  private async createSession(options: MediaSessionOptions): Promise<MediaSession> {
+    const lease = await this.pool.allocate();
+    const session = new MediaSession(
+      lease,
+      this.scheduler,
+      {
+        capabilities: this.capabilities,
+        jitterDepth: this.options.jitterDepth ?? 3,
+        timeouts: { ...defaultTimeouts, ...this.options.timeouts },
+        sendSilenceWhenIdle: this.options.sendSilenceWhenIdle ?? true,
+        latch: this.options.latch,
+      },
+      this.logger.child({ callId: options.callId, rtpPort: lease.port }),
+    );
+    this.sessions.add(session);
+    session.once('closed', () => this.sessions.delete(session));
+    return session;
+  }
+}

@@ -1,0 +1,342 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import type { RemoteInfo } from 'node:dgram';
+import { performance } from 'node:perf_hooks';
+import { AppError, failedPrecondition, invalidArgument } from '../core/errors.js';
+import { silentLogger, type Logger } from '../core/logger.js';
+import type {
+  AudioFrame,
+  CallMediaSession,
+  MediaSessionEvents,
+  MediaTimeouts,
+  PlaybackOutcome,
+  SdpResult,
+} from '../core/ports/media.js';
+import { TypedEmitter } from '../core/typed-emitter.js';
+import { codecByName, FRAME_SAMPLES, type G711Codec } from './codecs/g711.js';
+import { DtmfReceiver, isDtmfDigit, planDigit, writeTelephoneEvent, type EventPacketPlan } from './dtmf/rfc4733.js';
+import { JitterBuffer } from './rtp/jitter-buffer.js';
+import type { PacingScheduler, Tickable } from './rtp/pacing-scheduler.js';
+import type { RtpPortLease } from './rtp/port-pool.js';
+import { parseRtpPacket, RTP_HEADER_BYTES, writeRtpHeader } from './rtp/rtp-packet.js';
+import { SymmetricRtpLatch, type LatchOptions } from './rtp/symmetric-latch.js';
+import { acceptAnswer, createOffer, negotiate, type MediaCapabilities, type NegotiatedAudio } from './sdp/offer-answer.js';
+import { CallRecorder } from './session/call-recorder.js';
+import { FrameQueue } from './session/frame-queue.js';
+import { OutputQueue } from './session/output-queue.js';
+import { readWav } from './wav/wav.js';
+
+export interface MediaSessionConfig {
+  readonly capabilities: MediaCapabilities;
+  readonly jitterDepth: number;
+  readonly timeouts: MediaTimeouts;
+  /** Keep sending silence when nothing is queued (keeps NAT bindings and the peer's latch alive). */
+  readonly sendSilenceWhenIdle: boolean;
+  readonly latch?: LatchOptions;
+  /** Frames kept for a slow `input` consumer before the oldest are dropped. */
+  readonly inputQueueFrames?: number;
+}
+
+export interface MediaSessionStats {
+  packetsSent: number;
+  packetsReceived: number;
+  malformedPackets: number;
+  unexpectedPayloadType: number;
+}
+
+const CN_PAYLOAD_TYPE = 13;
+
+interface DtmfJob {
+  readonly plan: EventPacketPlan[];
+  index: number;
+  timestamp: number;
+  readonly resolve: () => void;
+  readonly reject: (error: unknown) => void;
+}
+
+/** One call's RTP endpoint; see docs/media.md for the data flow. */
+export class MediaSession extends TypedEmitter<MediaSessionEvents> implements CallMediaSession, Tickable {
+  readonly id = randomUUID();
+  readonly output = new OutputQueue();
+  readonly stats: MediaSessionStats = { packetsSent: 0, packetsReceived: 0, malformedPackets: 0, unexpectedPayloadType: 0 };
+  private readonly inputQueue: FrameQueue;
+  private readonly jitter: JitterBuffer;
+  private readonly dtmfIn: DtmfReceiver;
+  private readonly ssrc = randomBytes(4).readUInt32BE(0);
+  private seq = randomBytes(2).readUInt16BE(0);
+  private readonly timestampBase = randomBytes(4).readUInt32BE(0);
+  private startTick = -1;
+  private sentAny = false;
+  private audio: NegotiatedAudio | undefined;
+  private g711: G711Codec | undefined;
+  private latch: SymmetricRtpLatch | undefined;
+  private sdp = '';
+  private sdpVersion = 1;
+  private readonly sdpSessionId = String(randomBytes(4).readUInt32BE(0));
+  private lastRtpAt = performance.now();
+  private timeoutReported = false;
+  private lastHeard: Int16Array | undefined;
+  private concealedRun = 0;
+  private dtmfJobs: DtmfJob[] = [];
+  private dtmfGapTicks = 0;
+  private recorder: CallRecorder | undefined;
+  private closed = false;
+
+  constructor(
+    private readonly lease: RtpPortLease,
+    private readonly scheduler: PacingScheduler,
+    private readonly config: MediaSessionConfig,
+    private readonly logger: Logger = silentLogger,
+  ) {
+    super();
+    this.inputQueue = new FrameQueue(config.inputQueueFrames ?? 50);
+    this.jitter = new JitterBuffer({ depth: config.jitterDepth });
+    this.dtmfIn = new DtmfReceiver((e) => this.emit('dtmf', e));
+    lease.socket.on('message', (msg, rinfo) => this.onDatagram(msg, rinfo));
+    lease.socket.on('error', (error) => this.logger.warn({ err: error, session: this.id }, 'RTP socket error'));
+  }
+
+  get port(): number {
+    return this.lease.port;
+  }
+
+  get localSdp(): string {
+    return this.sdp;
+  }
+
+  get negotiated(): NegotiatedAudio | undefined {
+    return this.audio;
+  }
+
+  /** Negotiated codec name (PCMU/PCMA), undefined before negotiation. */
+  get codec(): string | undefined {
+    return this.g711?.name;
+  }
+
+  get input(): AsyncIterable<AudioFrame> {
+    return this.inputQueue;
+  }
+
+  get remoteDestination(): { address: string; port: number; latched: boolean } | undefined {
+    return this.latch && { address: this.latch.address, port: this.latch.port, latched: this.latch.latched };
+  }
+
+  get jitterStats(): JitterBuffer['stats'] {
+    return this.jitter.stats;
+  }
+
+  /** Inbound call: answer the peer's offer. */
+  answerOffer(offerSdp: string): SdpResult {
+    return this.update(offerSdp);
+  }
+
+  /** Outbound call: our offer (apply the answer with `applyAnswer`). */
+  makeOffer(): string {
+    this.sdp = createOffer(this.config.capabilities, this.port, { sessionId: this.sdpSessionId, sessionVersion: this.sdpVersion });
+    return this.sdp;
+  }
+
+  update(offerSdp: string): SdpResult {
+    if (this.audio) this.sdpVersion++;
+    const origin = { sessionId: this.sdpSessionId, sessionVersion: this.sdpVersion };
+    const result = negotiate(offerSdp, this.config.capabilities, this.port, origin);
+    if (!result.ok) return result;
+    this.sdp = result.sdp;
+    this.apply(result.audio);
+    return { ok: true, sdp: result.sdp };
+  }
+
+  applyAnswer(answerSdp: string): SdpResult {
+    const result = acceptAnswer(answerSdp, this.config.capabilities);
+    if (!result.ok) return result;
+    this.apply(result.audio);
+    return { ok: true, sdp: this.sdp };
+  }
+
+  async playWav(path: string, signal?: AbortSignal): Promise<PlaybackOutcome> {
+    const samples = await readWav(path);
+    return this.output.play([samples], signal);
+  }
+
+  sendDtmf(digits: string, options: { readonly durationMs?: number } = {}): Promise<void> {
+    if (this.closed) return Promise.reject(failedPrecondition('media session is closed'));
+    if (this.audio?.telephoneEventPayloadType === undefined) {
+      return Promise.reject(failedPrecondition('the peer did not negotiate telephone-event (RFC 4733)'));
+    }
+    const chars = [...digits];
+    if (chars.length === 0 || !chars.every(isDtmfDigit)) {
+      return Promise.reject(invalidArgument('DTMF digits must be 0-9, *, #, A-D', [{ path: 'digits', message: digits }]));
+    }
+    const jobs = chars.map(
+      (digit) =>
+        new Promise<void>((resolve, reject) => {
+          this.dtmfJobs.push({ plan: planDigit(digit, options.durationMs ?? 100), index: 0, timestamp: -1, resolve, reject });
+        }),
+    );
+    return Promise.all(jobs).then(() => undefined);
+  }
+
+  async startRecording(path: string): Promise<void> {
+    if (this.recorder) throw failedPrecondition('already recording');
+    this.recorder = await CallRecorder.create(path);
+  }
+
+  async stopRecording(): Promise<void> {
+    const recorder = this.recorder;
+    this.recorder = undefined;
+    await recorder?.stop();
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.scheduler.delete(this);
+    this.output.abort();
+    this.inputQueue.end();
+    for (const job of this.dtmfJobs) job.reject(new AppError('canceled', 'media session closed'));
+    this.dtmfJobs = [];
+    await this.stopRecording();
+    await this.lease.release();
+    this.emit('closed');
+  }
+
+  private apply(audio: NegotiatedAudio): void {
+    const previous = this.audio;
+    this.audio = audio;
+    this.g711 = codecByName(audio.codec);
+    if (!this.latch) this.latch = new SymmetricRtpLatch(audio.remoteAddress, audio.remotePort, this.config.latch);
+    else if (previous && (previous.remoteAddress !== audio.remoteAddress || previous.remotePort !== audio.remotePort)) {
+      this.latch.reset(audio.remoteAddress, audio.remotePort);
+    }
+    this.lastRtpAt = performance.now();
+    this.timeoutReported = false;
+    if (!previous && !this.closed) {
+      this.startTick = this.scheduler.currentTick;
+      this.scheduler.add(this);
+    }
+  }
+
+  private onDatagram(msg: Buffer, rinfo: RemoteInfo): void {
+    const audio = this.audio;
+    if (!audio || this.closed) return;
+    const packet = parseRtpPacket(msg);
+    if (!packet) {
+      this.stats.malformedPackets++;
+      return;
+    }
+    const pt = packet.payloadType;
+    if (pt !== audio.payloadType && pt !== audio.telephoneEventPayloadType && pt !== CN_PAYLOAD_TYPE) {
+      this.stats.unexpectedPayloadType++;
+      return;
+    }
+    const now = performance.now();
+    if (!this.latch?.accept(rinfo.address, rinfo.port, packet.sequenceNumber, now)) return;
+    this.stats.packetsReceived++;
+    this.lastRtpAt = now;
+    this.timeoutReported = false;
+    if (audio.direction === 'sendonly' || audio.direction === 'inactive') return;
+    if (pt === audio.telephoneEventPayloadType) {
+      this.dtmfIn.onPacket(packet.timestamp, packet.payload, now);
+      // The event occupies its sequence slot; playout fills it with silence.
+      this.jitter.push(packet.sequenceNumber, packet.timestamp, null);
+    } else {
+      this.jitter.push(packet.sequenceNumber, packet.timestamp, pt === CN_PAYLOAD_TYPE ? null : packet.payload);
+    }
+  }
+
+  onTick(tick: number, now: number): void {
+    const audio = this.audio;
+    const codec = this.g711;
+    if (!audio || !codec || this.closed) return;
+    const heard = this.playout(codec);
+    const sent = this.send(audio, codec, tick);
+    this.recorder?.add(heard, sent);
+    this.dtmfIn.poll(now);
+    this.checkTimeout(audio, now);
+  }
+
+  /** One jitter-buffer step: decoded frame, concealment for a hole, or nothing while (re)priming. */
+  private playout(codec: G711Codec): Int16Array | undefined {
+    const slot = this.jitter.pop();
+    if (!slot) return undefined;
+    const wanted = this.inputQueue.active || this.recorder !== undefined;
+    if (!wanted) return undefined;
+    let frame: Int16Array;
+    let concealed = false;
+    if (slot.kind === 'packet' && slot.payload) {
+      frame = new Int16Array(FRAME_SAMPLES);
+      codec.decode(slot.payload.length > FRAME_SAMPLES ? slot.payload.subarray(0, FRAME_SAMPLES) : slot.payload, frame);
+      this.lastHeard = frame;
+      this.concealedRun = 0;
+    } else {
+      // PLC-lite: repeat the last frame at half level once, then silence.
+      concealed = slot.kind === 'missing';
+      frame = new Int16Array(FRAME_SAMPLES);
+      if (concealed && this.lastHeard && this.concealedRun++ === 0) {
+        for (let i = 0; i < FRAME_SAMPLES; i++) frame[i] = (this.lastHeard[i] ?? 0) >> 1;
+      }
+    }
+    if (this.inputQueue.active) this.inputQueue.push({ samples: frame, concealed });
+    return frame;
+  }
+
+  private send(audio: NegotiatedAudio, codec: G711Codec, tick: number): Int16Array | undefined {
+    const latch = this.latch;
+    if (!latch || audio.direction === 'recvonly' || audio.direction === 'inactive') return undefined;
+    // RFC 3550 sec. 5.1: the timestamp follows the sampling clock (160 per 20 ms tick), from a random base.
+    const timestamp = (this.timestampBase + (tick - this.startTick) * FRAME_SAMPLES) >>> 0;
+    const job = this.dtmfGapTicks > 0 ? undefined : this.dtmfJobs[0];
+    if (this.dtmfGapTicks > 0) this.dtmfGapTicks--;
+    if (job && audio.telephoneEventPayloadType !== undefined) {
+      const step = job.plan[job.index];
+      if (step) {
+        // RFC 4733 sec. 2.5.1.2: every packet of the event carries the event's start timestamp.
+        if (job.timestamp < 0) job.timestamp = timestamp;
+        const packet = Buffer.allocUnsafe(RTP_HEADER_BYTES + 4);
+        writeRtpHeader(packet, audio.telephoneEventPayloadType, step.marker, this.nextSeq(), job.timestamp, this.ssrc);
+        writeTelephoneEvent(packet, RTP_HEADER_BYTES, step.event);
+        this.transmit(packet, latch);
+      }
+      if (++job.index >= job.plan.length) {
+        this.dtmfJobs.shift();
+        this.dtmfGapTicks = 2;
+        job.resolve();
+      }
+      return undefined;
+    }
+    const frame = this.output.take();
+    if (!frame && !this.config.sendSilenceWhenIdle) return undefined;
+    const packet = Buffer.allocUnsafe(RTP_HEADER_BYTES + FRAME_SAMPLES);
+    // RFC 3551 sec. 4.1: marker on the first packet of a talkspurt (here: of the stream).
+    writeRtpHeader(packet, audio.payloadType, !this.sentAny, this.nextSeq(), timestamp, this.ssrc);
+    if (frame) codec.encode(frame, packet, RTP_HEADER_BYTES);
+    else packet.fill(codec.silenceByte, RTP_HEADER_BYTES);
+    this.sentAny = true;
+    this.transmit(packet, latch);
+    return frame;
+  }
+
+  private nextSeq(): number {
+    const seq = this.seq;
+    this.seq = (this.seq + 1) & 0xffff;
+    return seq;
+  }
+
+  private transmit(packet: Buffer, latch: SymmetricRtpLatch): void {
+    if (latch.address === '0.0.0.0' || latch.port === 0) return;
+    this.stats.packetsSent++;
+    this.lease.socket.send(packet, latch.port, latch.address);
+  }
+
+  private checkTimeout(audio: NegotiatedAudio, now: number): void {
+    if (this.timeoutReported) return;
+    // The peer sends nothing by design when it put us on hold with inactive/recvonly.
+    const onHold = audio.remoteHold || audio.direction === 'sendonly' || audio.direction === 'inactive';
+    const limit = onHold ? this.config.timeouts.holdTimeoutMs : this.config.timeouts.rtpTimeoutMs;
+    if (limit <= 0) return;
+    const silentMs = now - this.lastRtpAt;
+    if (silentMs >= limit) {
+      this.timeoutReported = true;
+      this.emit('timeout', { silentMs: Math.round(silentMs), onHold });
+    }
+  }
+}

@@ -1,0 +1,109 @@
+import { performance } from 'node:perf_hooks';
+
+/**
+ * One 20 ms clock for every media session in the process (or worker thread). Tick n is due at
+ * `start + n * interval` on the monotonic clock, so timer lateness never accumulates into drift;
+ * a late wake-up runs the missed ticks back to back (up to `maxCatchUpTicks`) and skips the rest.
+ * Sessions derive RTP timestamps from the tick index, so skipped ticks show up as timestamp gaps,
+ * as they would on a real sampling clock.
+ */
+export interface Tickable {
+  onTick(tick: number, now: number): void;
+}
+
+export interface PacingStats {
+  ticks: number;
+  /** Ticks that ran more than 5 ms after they were due. */
+  lateTicks: number;
+  skippedTicks: number;
+  maxLagMs: number;
+  /** Time spent inside session tick handlers. */
+  busyMs: number;
+}
+
+export interface PacingSchedulerOptions {
+  readonly intervalMs?: number;
+  readonly maxCatchUpTicks?: number;
+  readonly onError?: (error: unknown) => void;
+}
+
+export class PacingScheduler {
+  readonly intervalMs: number;
+  private readonly maxCatchUpTicks: number;
+  private readonly members = new Set<Tickable>();
+  private timer: NodeJS.Timeout | undefined;
+  private startAt = 0;
+  private tickIndex = 0;
+  readonly stats: PacingStats = { ticks: 0, lateTicks: 0, skippedTicks: 0, maxLagMs: 0, busyMs: 0 };
+
+  constructor(private readonly options: PacingSchedulerOptions = {}) {
+    this.intervalMs = options.intervalMs ?? 20;
+    this.maxCatchUpTicks = options.maxCatchUpTicks ?? 3;
+  }
+
+  /** The tick the next `onTick` call will carry (sessions start their timestamp clock from it). */
+  get currentTick(): number {
+    return this.tickIndex;
+  }
+
+  get size(): number {
+    return this.members.size;
+  }
+
+  add(member: Tickable): void {
+    this.members.add(member);
+    if (!this.timer) {
+      this.startAt = performance.now();
+      this.tickIndex = 0;
+      this.schedule();
+    }
+  }
+
+  delete(member: Tickable): void {
+    this.members.delete(member);
+    if (this.members.size === 0 && this.timer) {
+      clearTimeout(this.timer);
+      this.timer = undefined;
+    }
+  }
+
+  private schedule(): void {
+    const due = this.startAt + (this.tickIndex + 1) * this.intervalMs;
+    this.timer = setTimeout(() => this.run(), Math.max(0, due - performance.now()));
+  }
+
+  private run(): void {
+    const now = performance.now();
+    let ran = 0;
+    while (this.members.size > 0) {
+      const due = this.startAt + (this.tickIndex + 1) * this.intervalMs;
+      if (due > now) break;
+      if (ran === this.maxCatchUpTicks) {
+        const behind = Math.floor((now - due) / this.intervalMs) + 1;
+        this.tickIndex += behind;
+        this.stats.skippedTicks += behind;
+        break;
+      }
+      this.tickIndex++;
+      ran++;
+      const lag = now - due;
+      if (lag > this.stats.maxLagMs) this.stats.maxLagMs = lag;
+      if (lag > 5) this.stats.lateTicks++;
+      this.stats.ticks++;
+      this.fire(this.tickIndex, now);
+    }
+    this.stats.busyMs += performance.now() - now;
+    if (this.members.size > 0) this.schedule();
+    else this.timer = undefined;
+  }
+
+  private fire(tick: number, now: number): void {
+    for (const member of this.members) {
+      try {
+        member.onTick(tick, now);
+      } catch (error) {
+        this.options.onError?.(error);
+      }
+    }
+  }
+}
