@@ -1,4 +1,7 @@
 import type { CliCommand } from './command.js';
+import { tokenCommand } from './token.js';
 
 /** Every `npm run cli -- <name>` command; each lives in its own file beside this one. */
-export const commands: Readonly<Record<string, CliCommand>> = {};
+export const commands: Readonly<Record<string, CliCommand>> = {
+  token: tokenCommand,
+};

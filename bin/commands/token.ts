@@ -1,0 +1,186 @@
+import { readdirSync, readlinkSync } from 'node:fs';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { ConfigError, loadConfig } from '../../core/config/load-config.js';
+import type { PlatformConfig } from '../../core/config/schema.js';
+import { clientIdPattern } from '../../control-api/domain/tenant.js';
+import { openStore, type Store } from '../../control-api/store/database.js';
+import { migrateToLatest } from '../../control-api/store/migrate.js';
+import { issueToken, revokeToken, tokenScopes, type TokenScope } from '../../control-api/tenants/api-tokens.js';
+import type { CliCommand } from './command.js';
+
+const usage = `usage:
+  npm run cli -- token create --tenant <client-id> --scope <scope>[,<scope>] [--name <label>]
+                              [--expires-in-days <n>] [--no-create-tenant] [--config <file>]
+  npm run cli -- token list   --tenant <client-id> [--config <file>]
+  npm run cli -- token revoke --tenant <client-id> --id <token-id> [--config <file>]
+
+scopes: ${tokenScopes.join(', ')}
+create prints the token once on stdout (only its SHA-256 digest is stored); the tenant is created
+when it does not exist unless --no-create-tenant is given. With the embedded database (no
+DATABASE_URL), stop the platform first: PGlite allows one process per data directory.
+`;
+
+class UsageError extends Error {}
+
+/**
+ * Processes that have files of the PGlite directory open (Linux /proc). PGlite has no lock of its
+ * own, and two processes writing one data directory corrupt it, so the CLI refuses instead.
+ */
+function pgliteHolders(dir: string): number[] {
+  const prefix = `${path.resolve(dir)}/`;
+  let pids: string[];
+  try {
+    pids = readdirSync('/proc').filter((p) => /^\d+$/.test(p) && Number(p) !== process.pid);
+  } catch {
+    return [];
+  }
+  const holders: number[] = [];
+  for (const pid of pids) {
+    let fds: string[];
+    try {
+      fds = readdirSync(`/proc/${pid}/fd`);
+    } catch {
+      continue;
+    }
+    for (const fd of fds) {
+      try {
+        if (readlinkSync(`/proc/${pid}/fd/${fd}`).startsWith(prefix)) {
+          holders.push(Number(pid));
+          break;
+        }
+      } catch {
+        // The fd closed while we looked.
+      }
+    }
+  }
+  return holders;
+}
+
+async function openConfiguredStore(config: PlatformConfig): Promise<Store> {
+  const pgliteDir = path.join(config.dataDir, 'pglite');
+  if (!config.database.url) {
+    const holders = pgliteHolders(pgliteDir);
+    if (holders.length > 0) {
+      throw new UsageError(
+        `the embedded database ${path.resolve(pgliteDir)} is in use by process ${holders.join(', ')} (a running platform?). ` +
+          'PGlite allows one process per data directory: stop the platform, run this command, then start it again ' +
+          '(or use PostgreSQL via DATABASE_URL, where both can run at once).',
+      );
+    }
+  }
+  const store = await openStore({ ...(config.database.url ? { url: config.database.url } : {}), pgliteDir, poolSize: 2 });
+  try {
+    await migrateToLatest(store.db);
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
+  return store;
+}
+
+function parseScopes(value: string | undefined): TokenScope[] {
+  if (!value) throw new UsageError('--scope is required');
+  const scopes = value.split(',').map((s) => s.trim()).filter(Boolean);
+  const unknown = scopes.filter((s) => !(tokenScopes as readonly string[]).includes(s));
+  if (scopes.length === 0 || unknown.length > 0) throw new UsageError(`--scope: expected one or more of ${tokenScopes.join(', ')}; got "${value}"`);
+  return [...new Set(scopes)] as TokenScope[];
+}
+
+function parseExpiry(value: string | undefined, now: Date): Date | null {
+  if (value === undefined) return null;
+  if (!/^\d+$/.test(value) || Number(value) < 1 || Number(value) > 3650) throw new UsageError('--expires-in-days: expected a whole number from 1 to 3650');
+  return new Date(now.getTime() + Number(value) * 86_400_000);
+}
+
+async function findTenant(store: Store, clientId: string): Promise<string | undefined> {
+  return (await store.db.selectFrom('tenants').select('id').where('client_id', '=', clientId).executeTakeFirst())?.id;
+}
+
+export interface TokenCommandIo {
+  readonly stdout: (text: string) => void;
+  readonly stderr: (text: string) => void;
+  readonly env?: Readonly<Record<string, string | undefined>>;
+}
+
+const processIo: TokenCommandIo = { stdout: (t) => process.stdout.write(t), stderr: (t) => process.stderr.write(t) };
+
+export async function runTokenCommand(args: readonly string[], io: TokenCommandIo = processIo): Promise<number> {
+  let store: Store | undefined;
+  try {
+    const { values, positionals } = parseArgs({
+      args: [...args],
+      allowPositionals: true,
+      strict: true,
+      options: {
+        tenant: { type: 'string' },
+        scope: { type: 'string' },
+        name: { type: 'string' },
+        id: { type: 'string' },
+        'expires-in-days': { type: 'string' },
+        'no-create-tenant': { type: 'boolean' },
+        config: { type: 'string', short: 'c' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    });
+    const action = positionals[0];
+    if (values.help || !action) {
+      (values.help ? io.stdout : io.stderr)(usage);
+      return values.help ? 0 : 64;
+    }
+    if (!['create', 'list', 'revoke'].includes(action) || positionals.length > 1) throw new UsageError(`unknown token action "${positionals.join(' ')}"`);
+    const clientId = values.tenant;
+    if (!clientId || !clientIdPattern.test(clientId)) throw new UsageError('--tenant: expected a client ID (a DNS label: lower-case letters, digits, inner hyphens)');
+    const scopes = action === 'create' ? parseScopes(values.scope) : [];
+    const now = new Date();
+    const expiresAt = parseExpiry(values['expires-in-days'], now);
+    if (action === 'revoke' && !/^[0-9a-f-]{36}$/i.test(values.id ?? '')) throw new UsageError('--id: expected the token id (a UUID) shown by create or list');
+
+    const config = loadConfig({ ...(io.env ? { env: io.env } : {}), ...(values.config ? { file: values.config } : {}) });
+    store = await openConfiguredStore(config);
+    let tenantId = await findTenant(store, clientId);
+
+    if (action === 'create') {
+      if (!tenantId) {
+        if (values['no-create-tenant']) throw new UsageError(`tenant "${clientId}" does not exist`);
+        tenantId = (await store.db.insertInto('tenants').values({ client_id: clientId, name: clientId }).returning('id').executeTakeFirstOrThrow()).id;
+        io.stderr(`created tenant ${clientId}\n`);
+      }
+      const name = values.name ?? `cli ${now.toISOString()}`;
+      const issued = await issueToken(store.db, { tenantId, name, scopes, expiresAt });
+      io.stderr(`token ${issued.id} (${issued.prefix}...) for tenant ${clientId}, scopes ${scopes.join(',')}, ${expiresAt ? `expires ${expiresAt.toISOString()}` : 'no expiry'}; shown once:\n`);
+      io.stdout(`${issued.token}\n`);
+      return 0;
+    }
+    if (!tenantId) throw new UsageError(`tenant "${clientId}" does not exist`);
+    if (action === 'list') {
+      const rows = await store.db
+        .selectFrom('api_tokens')
+        .select(['id', 'name', 'token_prefix', 'scopes', 'expires_at', 'revoked_at'])
+        .where('tenant_id', '=', tenantId)
+        .orderBy('created_at')
+        .execute();
+      for (const r of rows) {
+        const state = r.revoked_at ? 'revoked' : r.expires_at && r.expires_at <= now ? 'expired' : 'active';
+        io.stdout(`${r.id}  ${r.token_prefix}...  ${state.padEnd(7)}  ${r.scopes.join(',')}  ${r.name}\n`);
+      }
+      return 0;
+    }
+    if (!(await revokeToken(store.db, tenantId, values.id!, now))) throw new UsageError(`no active token ${values.id} for tenant ${clientId}`);
+    io.stderr(`revoked token ${values.id}\n`);
+    return 0;
+  } catch (error) {
+    if (error instanceof UsageError || error instanceof ConfigError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+      io.stderr(`token: ${(error as Error).message}\n`);
+      return error instanceof ConfigError ? 78 : 64;
+    }
+    throw error;
+  } finally {
+    await store?.close();
+  }
+}
+
+export const tokenCommand: CliCommand = {
+  summary: 'create, list or revoke API tokens (e.g. a sandbox token for local use)',
+  run: (args) => runTokenCommand(args),
+};
