@@ -32,15 +32,16 @@ type TokenBody = z.infer<typeof tokenSchema>;
 
 const iso = (d: Date | null): string | null => (d ? d.toISOString() : null);
 
-const encodeCursor = (createdAt: Date, id: string): string => Buffer.from(`${createdAt.toISOString()}|${id}`, 'utf8').toString('base64url');
+// The cursor names the last token seen; the database compares its own (microsecond) timestamps,
+// which a JavaScript Date (milliseconds) would truncate.
+const encodeCursor = (id: string): string => Buffer.from(id, 'utf8').toString('base64url');
 
-function decodeCursor(cursor: string): { createdAt: Date; id: string } {
-  const [at, id] = Buffer.from(cursor, 'base64url').toString('utf8').split('|');
-  const createdAt = new Date(at ?? '');
-  if (!id || Number.isNaN(createdAt.getTime()) || !/^[0-9a-f-]{36}$/i.test(id)) {
+function decodeCursor(cursor: string): string {
+  const id = Buffer.from(cursor, 'base64url').toString('utf8');
+  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id)) {
     throw new AppError('invalid_argument', 'cursor is not one this API returned', { issues: [{ path: 'cursor', message: 'invalid cursor' }] });
   }
-  return { createdAt, id };
+  return id;
 }
 
 /** `/tenants/:clientId/tokens`: issue (secret shown once), list (never the secret), revoke. */
@@ -69,12 +70,12 @@ export function mountTokenRoutes(router: Router, deps: ManagementDeps): void {
     let select = db.selectFrom('api_tokens').select(columns).where('tenant_id', '=', tenant.id);
     if (query.cursor) {
       const after = decodeCursor(query.cursor);
-      select = select.where(sql<boolean>`(created_at, id) > (${after.createdAt}, ${after.id}::uuid)`);
+      select = select.where(sql<boolean>`(created_at, id) > (select t.created_at, t.id from api_tokens t where t.id = ${after}::uuid and t.tenant_id = ${tenant.id}::uuid)`);
     }
     const rows = await select.orderBy('created_at').orderBy('id').limit(query.limit + 1).execute();
     const page = rows.slice(0, query.limit);
     const last = page[page.length - 1];
-    ctx.body = { items: page.map(render), ...(rows.length > query.limit && last ? { nextCursor: encodeCursor(last.created_at, last.id) } : {}) };
+    ctx.body = { items: page.map(render), ...(rows.length > query.limit && last ? { nextCursor: encodeCursor(last.id) } : {}) };
   });
 
   router.post('/tenants/:clientId/tokens', async (ctx) => {

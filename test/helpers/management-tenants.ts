@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util';
 import type { Kysely } from 'kysely';
 import { AppError, notFound } from '../../core/errors.js';
 import type { TenantSpec } from '../../control-api/domain/tenant.js';
@@ -47,7 +48,7 @@ export const tableTenantAdmin: TenantAdmin = {
     await db.deleteFrom('tenants').where('id', '=', id).execute();
   },
   async isUnchanged(_db, stored, spec) {
-    return stored.spec.name === spec.name && stored.spec.timezone === spec.timezone && JSON.stringify(stored.spec.settings) === JSON.stringify(spec.settings);
+    return stored.spec.name === spec.name && stored.spec.timezone === spec.timezone && isDeepStrictEqual(stored.spec.settings, JSON.parse(JSON.stringify(spec.settings)));
   },
 };
 

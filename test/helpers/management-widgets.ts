@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util';
 import { sql, type Kysely } from 'kysely';
 import { z } from 'zod';
 import { AppError, failedPrecondition, notFound } from '../../core/errors.js';
@@ -103,7 +104,7 @@ function repository<Spec extends { name: string }>(kind: string, secretField?: k
       const { stored: plain, secret } = split(spec);
       const current = (await sql<Row>`select * from test_things where id = ${stored.id}`.execute(db)).rows[0];
       if (!current) return false;
-      return JSON.stringify(current.spec) === JSON.stringify(JSON.parse(JSON.stringify(plain))) && (secret === undefined || secret === current.secret);
+      return isDeepStrictEqual(current.spec, JSON.parse(JSON.stringify(plain))) && (secret === undefined || secret === current.secret);
     },
   };
 
