@@ -64,3 +64,12 @@ export function parseDigits(s: string, maxDigits = 15): number | undefined {
   }
   return n;
 }
+
+/** Trims SP and HTAB only: String#trim would also eat U+FEFF and other Unicode spaces. */
+export function trimWsp(s: string): string {
+  let a = 0;
+  let b = s.length;
+  while (a < b && isWsp(s.charCodeAt(a))) a++;
+  while (b > a && isWsp(s.charCodeAt(b - 1))) b--;
+  return a === 0 && b === s.length ? s : s.slice(a, b);
+}

@@ -1,3 +1,5 @@
+import { trimWsp } from './chars.js';
+
 /**
  * Header fields of a SIP message, kept raw (RFC 3261 sec. 7.3): names are case-insensitive,
  * compact forms (sec. 7.3.3 and later RFCs) map to their long names, and a header may appear
@@ -98,7 +100,7 @@ export const isListHeader = (key: string): boolean => LIST_HEADERS.has(key);
 
 /** Splits a header value on commas outside quoted strings and angle brackets. */
 export function splitList(value: string): string[] {
-  if (value.indexOf(',') < 0) return [value.trim()];
+  if (value.indexOf(',') < 0) return [trimWsp(value)];
   const out: string[] = [];
   let depth = 0;
   let quoted = false;
@@ -112,11 +114,11 @@ export function splitList(value: string): string[] {
     else if (c === 60) depth++;
     else if (c === 62 && depth > 0) depth--;
     else if (c === 44 && depth === 0) {
-      out.push(value.slice(start, i).trim());
+      out.push(trimWsp(value.slice(start, i)));
       start = i + 1;
     }
   }
-  out.push(value.slice(start).trim());
+  out.push(trimWsp(value.slice(start)));
   return out;
 }
 

@@ -1,4 +1,4 @@
-import { isWsp, parseDigits } from './chars.js';
+import { isWsp, parseDigits, trimWsp } from './chars.js';
 import { SipParseError } from './errors.js';
 import { Headers, splitList } from './headers.js';
 import { parseNameAddr, type NameAddr } from './name-addr.js';
@@ -18,7 +18,7 @@ export function parseCSeq(value: string): CSeq {
   while (i < value.length && value.charCodeAt(i) >= 48 && value.charCodeAt(i) <= 57) i++;
   const seq = parseDigits(value.slice(0, i), 10);
   if (seq === undefined || seq > MAX_CSEQ) throw new SipParseError(`CSeq number out of range: ${value.slice(0, 40)}`);
-  const method = value.slice(i).trim();
+  const method = trimWsp(value.slice(i));
   if (method.length === 0 || i === 0 || !isWsp(value.charCodeAt(i))) {
     throw new SipParseError(`malformed CSeq: ${value.slice(0, 40)}`);
   }

@@ -1,4 +1,4 @@
-import { hasWhitespaceOrControl, isTokenChar, isWsp, skipWsp } from './chars.js';
+import { hasWhitespaceOrControl, isTokenChar, isWsp, skipWsp, trimWsp } from './chars.js';
 import { SipParseError } from './errors.js';
 import { Params, parseParamsAt, quoteString, readQuotedString } from './params.js';
 import { parseUri, type Uri } from './uri.js';
@@ -36,7 +36,7 @@ export class NameAddr {
 function readDisplayTokens(s: string, end: number): string {
   // display-name = *(token LWS) / quoted-string: unquoted names may only hold tokens (sec. 25.1),
   // so "Bell, Alexander <sip:...>" is malformed (RFC 4475 sec. 3.1.2.15).
-  const text = s.slice(0, end).trim();
+  const text = trimWsp(s.slice(0, end));
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (!isTokenChar(c) && !isWsp(c)) throw new SipParseError(`display name needs quotes: ${text.slice(0, 60)}`);
@@ -45,7 +45,7 @@ function readDisplayTokens(s: string, end: number): string {
 }
 
 export function parseNameAddr(value: string, options: { allowWildcard?: boolean } = {}): NameAddr {
-  const s = value.trim();
+  const s = trimWsp(value);
   if (s.length === 0) throw new SipParseError('empty address');
   const params = new Params();
   if (options.allowWildcard && s.charCodeAt(0) === 42) {

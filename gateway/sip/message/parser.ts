@@ -1,4 +1,4 @@
-import { isToken, isWsp, parseDigits } from './chars.js';
+import { isToken, isWsp, parseDigits, trimWsp } from './chars.js';
 import { SipParseError, type ResponseBasis } from './errors.js';
 import { Headers, canonicalName } from './headers.js';
 import { SipRequest, SipResponse, parseCSeq, type SipMessage } from './message.js';
@@ -86,7 +86,7 @@ export function parseHead(text: string): ParsedHead {
     if (end > pos && text.charCodeAt(end - 1) === 13) end--;
     if (isWsp(text.charCodeAt(pos))) {
       // Folding (RFC 3261 sec. 7.3.1): a continuation line is equivalent to a single SP.
-      const more = text.slice(pos, end).trim();
+      const more = trimWsp(text.slice(pos, end));
       if (!name) problem ??= new SipParseError('continuation line without a header');
       else if (more) value = value ? `${value} ${more}` : more;
     } else {
@@ -101,7 +101,7 @@ export function parseHead(text: string): ParsedHead {
         if (!isToken(n)) problem ??= new SipParseError(`bad header name: ${n.slice(0, 60)}`);
         else {
           name = n;
-          value = text.slice(colon + 1, end).trim();
+          value = trimWsp(text.slice(colon + 1, end));
         }
       }
     }

@@ -1,4 +1,4 @@
-import { isHostname, isIpv6Reference, isTokenChar, parseDigits, skipWsp } from './chars.js';
+import { isHostname, isIpv6Reference, isTokenChar, parseDigits, skipWsp, trimWsp } from './chars.js';
 import { SipParseError } from './errors.js';
 import { splitList } from './headers.js';
 import { Params, parseParamsAt } from './params.js';
@@ -37,7 +37,7 @@ function expectSlash(s: string, pos: number): number {
 }
 
 export function parseViaParm(value: string): Via {
-  const s = value.trim();
+  const s = trimWsp(value);
   const name = readToken(s, 0, 'protocol name');
   const version = readToken(s, expectSlash(s, name.end), 'protocol version');
   const transport = readToken(s, expectSlash(s, version.end), 'transport');
