@@ -6,15 +6,15 @@ import { z } from 'zod';
  */
 
 /** Natural key of a named resource: readable in YAML and URLs, unique per tenant and kind. */
-export const resourceNamePattern = /^[A-Za-z0-9][A-Za-z0-9 ._-]{0,99}$/;
+export const resourceNamePattern = /^[A-Za-z0-9][A-Za-z0-9 ._()-]*$/;
 
 export const resourceName = (field = 'name') =>
   z
     .string({ error: `${field} must be a string` })
-    .min(1, { error: `${field} is required` })
+    .min(1, { error: `${field} is required`, abort: true })
     .max(100, { error: `${field} must be at most 100 characters` })
     .regex(resourceNamePattern, {
-      error: `${field} must start with a letter or digit and contain only letters, digits, spaces, '.', '_' or '-'`,
+      error: `${field} must start with a letter or digit and contain only letters, digits, spaces and . _ - ( )`,
     })
     .refine((v) => v === v.trim(), { error: `${field} must not end with a space` });
 
@@ -83,9 +83,12 @@ export const e164Pattern = /^\+[1-9][0-9]{7,14}$/;
  * normalises to strict E.164, so lookups by number never depend on formatting.
  */
 export function normaliseE164(input: string): string | undefined {
-  let value = input.trim().replace(/[\s().-]/g, '');
+  const raw = input.trim();
+  let value = raw.replace(/[\s().-]/g, '');
   if (value.startsWith('00')) value = `+${value.slice(2)}`;
-  else if (!value.startsWith('+') && /^[1-9][0-9]{7,14}$/.test(value)) value = `+${value}`;
+  // Bare digits are read as including the country code (SendMessage's To.PhoneNumber form);
+  // formatted input without '+' or '00' is a national number and stays ambiguous.
+  else if (/^[1-9][0-9]{7,14}$/.test(raw)) value = `+${raw}`;
   return e164Pattern.test(value) ? value : undefined;
 }
 

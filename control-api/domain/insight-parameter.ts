@@ -43,3 +43,27 @@ export const insightParameterListSchema = z
   .array(insightParameterSchema)
   .max(maxInsightParameters, { error: `an agent has at most ${maxInsightParameters} insight parameters` })
   .superRefine((list, ctx) => checkUnique(list, (p) => p.name, ctx, [], 'name', 'insight'));
+
+/**
+ * Schema for one extracted value of `parameter` (spec: Text max 300 characters, Boolean,
+ * Number, Date in standard format, Enum from the options), used when analysis results are stored.
+ */
+export function insightValueSchema(parameter: InsightParameter): z.ZodType<string | number | boolean> {
+  const field = `insight '${parameter.name}'`;
+  switch (parameter.type) {
+    case 'text':
+      return z.string({ error: `${field} must be text` }).max(maxInsightTextValueLength, {
+        error: `${field} must be at most ${maxInsightTextValueLength} characters`,
+      });
+    case 'boolean':
+      return z.boolean({ error: `${field} must be true or false` });
+    case 'number':
+      return z.number({ error: `${field} must be a number` }).refine(Number.isFinite, { error: `${field} must be a finite number` });
+    case 'date':
+      return z.iso.date({ error: `${field} must be a date as YYYY-MM-DD` });
+    case 'enum':
+      return z.string({ error: `${field} must be one of its options` }).refine((v) => (parameter.options ?? []).includes(v), {
+        error: `${field} must be one of: ${(parameter.options ?? []).join(', ')}`,
+      });
+  }
+}
