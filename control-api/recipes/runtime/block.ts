@@ -25,9 +25,12 @@ export interface BlockContext {
   say(text: string, options?: { readonly bargeIn?: boolean }): Promise<SayResult>;
   listen(options?: { readonly timeoutMs?: number }): Promise<Heard>;
   transfer(target: string, bridgeMessage: string): Promise<TransferResult>;
-  render(template: string): string;
+  /** Renders `{{name}}`; `encode` escapes each substituted value (URL components, JSON strings). */
+  render(template: string, encode?: (value: string) => string): string;
   renderDeep(value: unknown): unknown;
   getVariable(name: string): unknown;
+  /** A recipe variable, else a built-in (caller_number, current_date, ...); undefined if neither. */
+  lookup(name: string): unknown;
   setVariable(name: string, value: unknown): void;
   /** Snapshot of the recipe variables (campaign variables included). */
   variables(): Record<string, unknown>;

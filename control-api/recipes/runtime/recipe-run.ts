@@ -6,7 +6,7 @@ import { builtinVariables, localTime, type CallContext } from './call-context.js
 import { CallEndedError, type Conversation } from './conversation.js';
 import type { RunEnd, RunEvents, TranscriptEntry } from './run-events.js';
 import type { RuntimeServices } from './services.js';
-import { render, renderDeep, type TemplateScope } from './templating.js';
+import { render, renderDeep, resolve, type TemplateScope } from './templating.js';
 
 export type BlockRegistry = { readonly [T in BlockType]: BlockModule<BlockOf<T>['settings']> };
 
@@ -180,9 +180,10 @@ export class RecipeRun extends TypedEmitter<RunEvents> {
         return heard;
       },
       transfer: (target, bridgeMessage) => conversation.transfer(target, bridgeMessage, signal),
-      render: (template) => render(template, this.scope(), onMissing),
+      render: (template, encode) => render(template, this.scope(), onMissing, encode),
       renderDeep: (value) => renderDeep(value, this.scope(), onMissing),
       getVariable: (name) => this.vars.get(name),
+      lookup: (name) => resolve(this.scope(), name),
       setVariable: (name, value) => {
         this.vars.set(name, value);
         this.emit('variableSet', { blockId, name, value });

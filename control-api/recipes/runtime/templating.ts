@@ -12,14 +12,19 @@ export interface TemplateScope {
 
 const placeholder = /\{\{\s*([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z0-9_]+)*)\s*\}\}/g;
 
-export function render(template: string, scope: TemplateScope, onMissing: (name: string) => void = () => {}): string {
+export function render(
+  template: string,
+  scope: TemplateScope,
+  onMissing: (name: string) => void = () => {},
+  encode: (value: string) => string = (v) => v,
+): string {
   return template.replace(placeholder, (_match, name: string) => {
     const value = resolve(scope, name);
     if (value === undefined || value === null) {
       onMissing(name);
       return '';
     }
-    return typeof value === 'object' ? JSON.stringify(value) : String(value);
+    return encode(typeof value === 'object' ? JSON.stringify(value) : String(value));
   });
 }
 
@@ -38,7 +43,7 @@ export function referencedNames(template: string): string[] {
   return [...template.matchAll(placeholder)].map((m) => m[1] ?? '');
 }
 
-function resolve(scope: TemplateScope, name: string): unknown {
+export function resolve(scope: TemplateScope, name: string): unknown {
   const [head = '', ...rest] = name.split('.');
   let value: unknown = scope.lookup(head);
   if (value === undefined && rest.length > 0) {

@@ -1,0 +1,130 @@
+import type { TemplatedReplies, TurnRequest, TurnResult, VariableSpec } from '../../llm/agent-engine.js';
+import type { ChatMessage } from '../../llm/chat-provider.js';
+import type { SmartAiSettings } from '../recipe-schema.js';
+import type { BlockContext } from '../runtime/block.js';
+
+/**
+ * What SmartAI and Ask share: instructions from the prompt plus the recipe's persona and
+ * confines, AnswerFlow retrieval, the reply templates the offline engine speaks, and one turn
+ * loop with retry counting, nudges and intent passing. The two blocks differ only in when the
+ * conversation is complete (see `isDone`).
+ */
+const passagesPerTurn = 3;
+
+export function buildInstructions(ctx: BlockContext, settings: SmartAiSettings): string {
+  const parts = [ctx.render(settings.prompt)];
+  if (settings.additionalInstructions.trim()) parts.push(`Additional instructions:\n${ctx.render(settings.additionalInstructions)}`);
+  if (ctx.global.persona.trim()) parts.push(`Persona (tone, style, dialect):\n${ctx.render(ctx.global.persona)}`);
+  if (ctx.global.confines.trim()) parts.push(`Confines (never go beyond these):\n${ctx.render(ctx.global.confines)}`);
+  if (settings.answerFlow.enabled && settings.answerFlow.formattingInstructions.trim()) {
+    parts.push(`When answering from knowledge: ${ctx.render(settings.answerFlow.formattingInstructions)}`);
+  }
+  return parts.join('\n\n');
+}
+
+/**
+ * Lines the offline engine speaks, written inside the prompt so one recipe serves both engines:
+ * `Opening: ...` (first line of the block), `Reprompt: ...` (when nothing matched) and
+ * `Reply <intent>: ...` (spoken when that intent is detected). An LLM reads them as guidance.
+ */
+export function templatedReplies(renderedPrompt: string): TemplatedReplies {
+  const intents: Record<string, string> = {};
+  let opening: string | undefined;
+  let reprompt: string | undefined;
+  for (const line of renderedPrompt.split(/\r?\n/)) {
+    const match = /^\s*(Opening|Reprompt|Reply\s+([A-Za-z_][A-Za-z0-9_]*))\s*:\s*(.+)$/.exec(line);
+    if (!match) continue;
+    const value = (match[3] ?? '').trim();
+    if (match[1] === 'Opening') opening ??= value;
+    else if (match[1] === 'Reprompt') reprompt ??= value;
+    else if (match[2]) intents[match[2]] = value;
+  }
+  return { opening, reprompt, intents };
+}
+
+export function variableSpecs(settings: SmartAiSettings): VariableSpec[] {
+  return settings.variables.map((v) => ({ name: v.name, description: v.description, kind: v.type, options: v.options }));
+}
+
+async function retrieve(ctx: BlockContext, settings: SmartAiSettings, query: string): Promise<string[] | undefined> {
+  const useBlock = settings.answerFlow.enabled;
+  const useGlobal = ctx.global.knowledgeBase.enabled;
+  if (!useBlock && !useGlobal) return undefined;
+  const search = ctx.services.knowledge;
+  if (!search) {
+    ctx.warn('AnswerFlow is enabled but no knowledge search is configured');
+    return undefined;
+  }
+  const tags = useBlock ? settings.answerFlow.documentTags : ctx.global.knowledgeBase.documentTags;
+  const passages = await search.search(ctx.call.tenantId, query, tags, passagesPerTurn);
+  return passages.map((p) => p.text);
+}
+
+export type TurnLoopResult = { readonly exit: string };
+
+export interface TurnLoopOptions {
+  /** True when the block has what it came for (Ask: every variable captured in this block). */
+  readonly isDone: (captured: ReadonlySet<string>) => boolean;
+  readonly doneExit: string;
+}
+
+export async function conversationLoop(ctx: BlockContext, settings: SmartAiSettings, options?: TurnLoopOptions): Promise<TurnLoopResult> {
+  const instructions = buildInstructions(ctx, settings);
+  const replies = templatedReplies(ctx.render(settings.prompt));
+  const earlier: ChatMessage[] = settings.conversationHistory ? ctx.history() : [];
+  const exchange: ChatMessage[] = [];
+  const base = {
+    instructions,
+    intents: settings.intents.map((i) => ({ name: i.name, description: i.description })),
+    variables: variableSpecs(settings),
+    expressiveness: settings.expressiveness,
+    replies,
+    today: ctx.today(),
+    signal: ctx.signal,
+  } satisfies Omit<TurnRequest, 'history'>;
+
+  const opening = await ctx.services.engine.turn({ ...base, history: earlier });
+  if (opening.reply) {
+    await ctx.say(opening.reply, { bargeIn: settings.bargeIn });
+    exchange.push({ role: 'assistant', content: opening.reply });
+  }
+  let lastPrompt = opening.reply || replies.reprompt || '';
+  let turns = 0;
+  const captured = new Set<string>();
+  for (;;) {
+    const heard = await ctx.listen();
+    if (heard.kind === 'silence') {
+      // Nudge off: keep waiting; the call's silence/duration limits end a dead line, not the block.
+      if (!settings.nudge) continue;
+      turns++;
+      if (turns >= settings.retryLimit) return { exit: 'fallback' };
+      const nudge = replies.reprompt ?? lastPrompt;
+      if (nudge) await ctx.say(nudge, { bargeIn: settings.bargeIn });
+      continue;
+    }
+    const userText = heard.kind === 'dtmf' ? heard.digits : heard.text;
+    const knowledge = await retrieve(ctx, settings, userText);
+    const result: TurnResult = await ctx.services.engine.turn({ ...base, history: [...earlier, ...exchange], userText, knowledge });
+    for (const [name, value] of Object.entries(result.values)) {
+      ctx.setVariable(name, value);
+      captured.add(name);
+    }
+    exchange.push({ role: 'user', content: userText });
+    if (result.intent) {
+      if (settings.intentVariable) ctx.setVariable(settings.intentVariable, result.intent);
+      if (result.reply) await ctx.say(result.reply, { bargeIn: settings.bargeIn });
+      return { exit: result.intent };
+    }
+    if (options?.isDone(captured)) {
+      if (result.reply) await ctx.say(result.reply, { bargeIn: settings.bargeIn });
+      return { exit: options.doneExit };
+    }
+    turns++;
+    if (turns >= settings.retryLimit) return { exit: 'fallback' };
+    if (result.reply) {
+      await ctx.say(result.reply, { bargeIn: settings.bargeIn });
+      exchange.push({ role: 'assistant', content: result.reply });
+      lastPrompt = result.reply;
+    }
+  }
+}
