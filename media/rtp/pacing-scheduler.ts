@@ -13,7 +13,7 @@ export interface Tickable {
 
 export interface PacingStats {
   ticks: number;
-  /** Ticks that ran more than 5 ms after they were due. */
+  /** Ticks that ran more than `lateThresholdMs` after they were due. */
   lateTicks: number;
   skippedTicks: number;
   maxLagMs: number;
@@ -24,12 +24,15 @@ export interface PacingStats {
 export interface PacingSchedulerOptions {
   readonly intervalMs?: number;
   readonly maxCatchUpTicks?: number;
+  /** A tick this far behind its due time counts as late: by default one packet time. */
+  readonly lateThresholdMs?: number;
   readonly onError?: (error: unknown) => void;
 }
 
 export class PacingScheduler {
   readonly intervalMs: number;
   private readonly maxCatchUpTicks: number;
+  private readonly lateThresholdMs: number;
   private readonly members = new Set<Tickable>();
   private timer: NodeJS.Timeout | undefined;
   private startAt = 0;
@@ -39,6 +42,7 @@ export class PacingScheduler {
   constructor(private readonly options: PacingSchedulerOptions = {}) {
     this.intervalMs = options.intervalMs ?? 20;
     this.maxCatchUpTicks = options.maxCatchUpTicks ?? 3;
+    this.lateThresholdMs = options.lateThresholdMs ?? this.intervalMs;
   }
 
   /** The tick the next `onTick` call will carry (sessions start their timestamp clock from it). */
@@ -88,7 +92,7 @@ export class PacingScheduler {
       ran++;
       const lag = now - due;
       if (lag > this.stats.maxLagMs) this.stats.maxLagMs = lag;
-      if (lag > 5) this.stats.lateTicks++;
+      if (lag > this.lateThresholdMs) this.stats.lateTicks++;
       this.stats.ticks++;
       this.fire(this.tickIndex, now);
     }
