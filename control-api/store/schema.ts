@@ -32,7 +32,8 @@ export interface ApiTokensTable {
 export interface PlantsTable {
   /** `tenant:<uuid>` or `static:<sha-256 hex>`: who may see the plant (control-api/sandbox). */
   owner: string;
-  id: ColumnType<bigint, bigint, never>;
+  /** PGlite returns int8 values within 2^53 as number and larger ones as bigint; pg always bigint. */
+  id: ColumnType<bigint | number, bigint, never>;
   tenant_id: string | null;
   name: string;
   tag: string | null;
