@@ -2,7 +2,10 @@ import Koa from 'koa';
 import type { Logger } from '../core/logger.js';
 import type { PlatformConfig } from '../core/config/schema.js';
 import type { Store } from './store/database.js';
+import { createSecretBox } from './crypto/secret-box.js';
+import { resourceDefinitions } from './resources/registry.js';
 import type { ResourceDefinition } from './resources/resource-definition.js';
+import { createTenantsRepository } from './tenants/tenants-repository.js';
 import { jsonErrors } from './http/error-response.js';
 import { opsRouter } from './http/ops-routes.js';
 import { requestLog } from './http/request-log.js';
@@ -18,8 +21,14 @@ export interface ControlAppDeps {
   /** Key that encrypts secrets at rest (trunk passwords, provider credentials). */
   readonly secretKey: Buffer;
   readonly isDraining?: () => boolean;
-  /** Resource kinds the management API serves, and tenant persistence. */
+  /** Resource kinds the management API serves, and tenant persistence; the platform's own by default. */
   readonly management?: { readonly definitions: readonly ResourceDefinition[]; readonly tenants: TenantAdmin };
+}
+
+/** Every resource kind of the platform and tenant persistence, sealing secrets with the platform key. */
+export function platformKinds(secretKey: Buffer): { definitions: readonly ResourceDefinition[]; tenants: TenantAdmin } {
+  const secretBox = createSecretBox(secretKey);
+  return { definitions: resourceDefinitions({ secretBox }), tenants: createTenantsRepository(secretBox) };
 }
 
 /** The control API on one port: management API, campaign Twirp service, health and metrics. */
@@ -31,16 +40,15 @@ export function createControlApp(deps: ControlAppDeps): Koa {
   app.use(jsonErrors(deps.logger));
   const ops = opsRouter({ database: async () => void (await deps.store.db.selectNoFrom((eb) => eb.lit(1).as('one')).execute()) }, deps.isDraining);
   app.use(ops.routes()).use(ops.allowedMethods());
-  if (deps.management) {
-    const management = managementRouter({
-      db: deps.store.db,
-      logger: deps.logger,
-      operatorToken: deps.operatorToken,
-      definitions: deps.management.definitions,
-      tenants: deps.management.tenants,
-      bodyLimitBytes: deps.config.control.bodyLimitBytes,
-    });
-    app.use(management.routes()).use(management.allowedMethods());
-  }
+  const kinds = deps.management ?? platformKinds(deps.secretKey);
+  const management = managementRouter({
+    db: deps.store.db,
+    logger: deps.logger,
+    operatorToken: deps.operatorToken,
+    definitions: kinds.definitions,
+    tenants: kinds.tenants,
+    bodyLimitBytes: deps.config.control.bodyLimitBytes,
+  });
+  app.use(management.routes()).use(management.allowedMethods());
   return app;
 }

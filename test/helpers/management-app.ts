@@ -1,15 +1,15 @@
 import type Koa from 'koa';
 import { loadConfig } from '../../core/config/load-config.js';
 import { createLogger } from '../../core/logger.js';
-import { createControlApp } from '../../control-api/control-app.js';
+import { createControlApp, platformKinds } from '../../control-api/control-app.js';
 import { serve, type RunningServer } from '../../control-api/http/serve.js';
 import type { ResourceDefinition } from '../../control-api/resources/resource-definition.js';
 import type { Store } from '../../control-api/store/database.js';
 import type { TenantAdmin } from '../../control-api/management/tenant-admin.js';
-import { tableTenantAdmin } from './management-tenants.js';
 import { OpenApiResponseValidator, type OpenApiDocument } from './openapi-response-validator.js';
 
 export const operatorToken = 'op_test_operator_token_0123456789abcdef';
+export const secretKey = Buffer.alloc(32, 7);
 
 export interface ManagementHarness {
   readonly server: RunningServer;
@@ -50,17 +50,18 @@ export interface ManagementClient {
 /** Starts the real control app on 127.0.0.1 with the given kinds and tenant persistence. */
 export async function startManagementApp(
   store: Store,
-  management: { definitions: readonly ResourceDefinition[]; tenants?: TenantAdmin },
+  management: { definitions?: readonly ResourceDefinition[]; tenants?: TenantAdmin } = {},
   overrides: { bodyLimitBytes?: number } = {},
 ): Promise<ManagementHarness> {
   const config = loadConfig({ env: {}, overrides: { control: { bodyLimitBytes: overrides.bodyLimitBytes ?? 1024 * 1024 } } });
+  const platform = platformKinds(secretKey);
   const app = createControlApp({
     store,
     logger: createLogger({ level: 'silent' }),
     config,
     operatorToken,
-    secretKey: Buffer.alloc(32, 7),
-    management: { definitions: management.definitions, tenants: management.tenants ?? tableTenantAdmin },
+    secretKey,
+    management: { definitions: management.definitions ?? platform.definitions, tenants: management.tenants ?? platform.tenants },
   });
   const server = await serve(app, '127.0.0.1', 0);
   const document = (await (await fetch(`${server.url}/v1/openapi.json`)).json()) as OpenApiDocument;
