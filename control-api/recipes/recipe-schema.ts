@@ -29,6 +29,17 @@ export const blockId = (field = 'id') =>
 /** Text spoken or sent to the LLM; may contain `{{variable_name}}`. */
 const script = (field: string, max = 20_000) => text(field, max);
 
+/**
+ * Message for a union none of whose options matched: the first issue of the option `pick`
+ * chooses for the input, with its relative path, e.g. "operator: operator must be one of ...".
+ */
+function explainUnion(issue: z.core.$ZodRawIssue, pick: (input: unknown) => number): string | undefined {
+  if (issue.code !== 'invalid_union') return undefined;
+  const inner = issue.errors[pick(issue.input)]?.[0];
+  if (!inner) return undefined;
+  return inner.path.length > 0 ? `${inner.path.join('.')}: ${inner.message}` : inner.message;
+}
+
 // --- SmartAI / Ask -------------------------------------------------------------------------
 
 export const variableTypes = ['text', 'boolean', 'number', 'date', 'enum'] as const;
@@ -179,7 +190,12 @@ export const conditionBranchSchema = z.object({
   name: identifier('branch name').refine((n) => n !== 'else', { error: "branch name 'else' is reserved for the default path" }),
   combinator,
   rules: z
-    .array(z.union([conditionRuleSchema, conditionGroupSchema]))
+    .array(
+      z.union([conditionRuleSchema, conditionGroupSchema], {
+        // zod reports a failed union as "Invalid input"; name the failure of the shape the caller meant instead.
+        error: (issue) => explainUnion(issue, (input) => (typeof input === 'object' && input !== null && 'rules' in input ? 1 : 0)),
+      }),
+    )
     .min(1, { error: 'a branch needs at least one rule' })
     .max(20, { error: 'a branch has at most 20 rules' }),
 });
@@ -212,7 +228,11 @@ export const responseMappingSchema = z.object({
 });
 
 const headerName = z.string().regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,100}$/, { error: 'header name must be a valid HTTP token' });
-const headers = z.record(headerName, text('header value', 4_000)).default({});
+const headers = z
+  .record(headerName, text('header value', 4_000), {
+    error: (issue) => (issue.code === 'invalid_key' ? 'header name must be a valid HTTP token (RFC 9110 sec. 5.1)' : undefined),
+  })
+  .default({});
 
 export const apiSettingsSchema = z.object({
   method: z.enum(httpMethods, { error: `method must be one of ${httpMethods.join(', ')}` }),
@@ -302,7 +322,12 @@ export const voicemailSchema = z
   .object({
     action: z.enum(voicemailActions, { error: "voicemail.action must be 'disconnect' or 'leaveMessage'" }).default('disconnect'),
     /** Script per language tag, e.g. `{ "en": "...", "hi-IN": "..." }`. */
-    messages: z.record(languageTag('voicemail message language'), requiredText('voicemail message', 2_000)).default({}),
+    messages: z
+      .record(languageTag('voicemail message language'), requiredText('voicemail message', 2_000), {
+        error: (issue) =>
+          issue.code === 'invalid_key' ? "voicemail message language must be a BCP 47 language tag such as 'en', 'hi-IN' or 'ar'" : undefined,
+      })
+      .default({}),
   })
   .superRefine((v, ctx) => {
     if (v.action === 'leaveMessage' && Object.keys(v.messages).length === 0) {
