@@ -30,7 +30,8 @@ describe('API block', () => {
   const profiles: Record<string, AuthProfile> = {
     crm: { type: 'bearer', token: 'tok-SECRET-123' },
     basic: { type: 'basic', username: 'u', password: 'pw-SECRET' },
-    key: { type: 'apiKey', headerName: 'X-Api-Key', key: 'key-SECRET' },
+    key: { type: 'apiKey', in: 'header', name: 'X-Api-Key', value: 'key-SECRET' },
+    query: { type: 'apiKey', in: 'query', name: 'api_key', value: 'q-SECRET' },
   };
   const services = (allow: string[]) => ({
     http: new SafeHttp({ allowlist: () => allow }),
@@ -67,13 +68,16 @@ describe('API block', () => {
     assert.equal(seen[0]?.headers.authorization, `Basic ${Buffer.from('u:pw-SECRET').toString('base64')}`);
   });
 
-  it('supports PUT, PATCH and DELETE and an API-key header profile', async () => {
+  it('supports PUT, PATCH and DELETE and API-key profiles in a header or the query', async () => {
     for (const method of ['PUT', 'PATCH', 'DELETE'] as const) {
       const ctx = fakeContext({ services: services(['127.0.0.1']) });
       await apiBlock.run(ctx, apiSettingsSchema.parse({ method, url: `${base}/x`, authProfile: 'key' }), ctx.signal);
     }
     assert.deepEqual(seen.map((s) => s.method), ['PUT', 'PATCH', 'DELETE']);
     assert.equal(seen[0]?.headers['x-api-key'], 'key-SECRET');
+    const ctx = fakeContext({ services: services(['127.0.0.1']) });
+    await apiBlock.run(ctx, apiSettingsSchema.parse({ method: 'GET', url: `${base}/q?a=1`, authProfile: 'query' }), ctx.signal);
+    assert.equal(seen[3]?.url, '/q?a=1&api_key=q-SECRET');
   });
 
   it('refuses loopback targets unless allowlisted (SSRF) and leaves through failure', async () => {

@@ -13,7 +13,7 @@ export const apiBlock: BlockModule<ApiSettings> = {
   type: 'api',
   settings: apiSettingsSchema,
   async run(ctx, settings, signal) {
-    const url = resolveUrl(ctx, settings);
+    let url = resolveUrl(ctx, settings);
     if (!url) return { exit: 'failure' };
     const headers: Record<string, string> = {};
     for (const [name, value] of Object.entries(settings.headers)) headers[name.toLowerCase()] = ctx.render(value).replace(/[\r\n]/g, ' ');
@@ -23,7 +23,8 @@ export const apiBlock: BlockModule<ApiSettings> = {
         ctx.warn(`auth profile '${settings.authProfile}' not found`);
         return { exit: 'failure' };
       }
-      Object.assign(headers, authHeaders(profile));
+      if (profile.type === 'apiKey' && profile.in === 'query') url = withQuery(url, profile.name, profile.value);
+      else Object.assign(headers, authHeaders(profile));
     }
     const template = settings.body;
     const body = template === undefined ? undefined : renderBody(ctx, template);
@@ -77,8 +78,14 @@ export function authHeaders(profile: AuthProfile): Record<string, string> {
     case 'bearer':
       return { authorization: `Bearer ${profile.token}` };
     case 'apiKey':
-      return { [profile.headerName.toLowerCase()]: profile.key };
+      return { [profile.name.toLowerCase()]: profile.value };
   }
+}
+
+function withQuery(url: string, name: string, value: string): string {
+  const parsed = new URL(url);
+  parsed.searchParams.set(name, value);
+  return parsed.toString();
 }
 
 function looksLikeJson(body: string): boolean {

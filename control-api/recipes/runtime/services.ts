@@ -20,7 +20,7 @@ export interface KnowledgeSearch {
 export type AuthProfile =
   | { readonly type: 'basic'; readonly username: string; readonly password: string }
   | { readonly type: 'bearer'; readonly token: string }
-  | { readonly type: 'apiKey'; readonly headerName: string; readonly key: string };
+  | { readonly type: 'apiKey'; readonly in: 'header' | 'query'; readonly name: string; readonly value: string };
 
 export interface AuthProfileResolver {
   resolve(tenantId: string, name: string): Promise<AuthProfile | undefined>;

@@ -1,0 +1,60 @@
+import assert from 'node:assert/strict';
+import { sql } from 'kysely';
+import { forEachStore } from '../../../test/helpers/stores.js';
+import { authProfileDefinition } from '../../resources/definitions/auth-profile.js';
+import { testBox } from '../../resources/definitions/test-fixtures.js';
+import { PgKnowledgeSearch, orQuery } from './pg-knowledge-search.js';
+import { StoreAuthProfileResolver, tenantAllowlist } from './store-services.js';
+
+forEachStore('recipe services over the domain tables', (store) => {
+  let tenantA = '';
+  let tenantB = '';
+  const box = testBox();
+
+  before(async () => {
+    const db = store().db;
+    const insertTenant = async (clientId: string, settings: unknown) =>
+      (await db.insertInto('tenants').values({ client_id: clientId, name: clientId, settings: JSON.stringify(settings) as never }).returning('id').executeTakeFirstOrThrow()).id;
+    tenantA = await insertTenant('acme', { ssrfAllowlist: ['10.0.0.0/8', 'crm.internal'] });
+    tenantB = await insertTenant('other', {});
+    const doc = (tenant: string, name: string, tags: string[], title: string, content: string) =>
+      sql`insert into knowledge_documents (tenant_id, name, tags, spec) values (${tenant}::uuid, ${name}, ${sql.val(tags)}::text[], ${JSON.stringify({ name, title, tags, content })}::jsonb)`.execute(db);
+    await doc(tenantA, 'refunds', ['billing'], 'Refunds', 'Refunds are processed within 5 to 7 working days.\n\nA refund goes back to the original card or UPI account.');
+    await doc(tenantA, 'delivery', ['shipping'], 'Delivery', 'Orders ship within 24 hours.\n\nDelivery takes 3 days in metro cities.');
+    await doc(tenantA, 'hindi', ['billing'], 'रिफंड', 'रिफंड पांच से सात दिनों में वापस आता है।');
+    await doc(tenantB, 'secret', [], 'Other tenant', 'Refunds at the other tenant take one year.');
+  });
+
+  it('finds the best paragraph by full-text search, stemming English words', async () => {
+    const hits = await new PgKnowledgeSearch(store().db).search(tenantA, 'how long does a refund take?', [], 3);
+    assert.ok(hits.length >= 1);
+    assert.match(hits[0]?.text ?? '', /Refunds are processed within 5 to 7 working days|refund goes back/);
+    assert.ok(hits.every((h) => !h.text.includes('one year')), 'never another tenant');
+  });
+
+  it('filters by tags (blank = whole library) and matches non-Latin scripts word for word', async () => {
+    const search = new PgKnowledgeSearch(store().db);
+    assert.deepEqual(await search.search(tenantA, 'delivery metro', ['billing'], 3), []);
+    const shipping = await search.search(tenantA, 'delivery metro', ['shipping'], 3);
+    assert.equal(shipping[0]?.text, 'Delivery takes 3 days in metro cities.');
+    const hindi = await search.search(tenantA, 'रिफंड कब आएगा', [], 3);
+    assert.equal(hindi[0]?.title, 'रिफंड');
+    assert.deepEqual(await search.search(tenantA, '?!', [], 3), []);
+  });
+
+  it('builds an OR query from words only (no tsquery syntax from the caller)', () => {
+    assert.equal(orQuery("refund & (card) | 'x' !"), 'refund | card');
+  });
+
+  it('resolves auth profiles with secrets opened, and the tenant allowlist', async () => {
+    const definition = authProfileDefinition(box);
+    await definition.repository.create(store().db, tenantA, { name: 'crm', auth: { scheme: 'bearer', token: 'tok-clear-1' } });
+    await definition.repository.create(store().db, tenantA, { name: 'keyed', auth: { scheme: 'apiKey', in: 'query', name: 'key', value: 'v-1' } });
+    const resolver = new StoreAuthProfileResolver(store().db, box);
+    assert.deepEqual(await resolver.resolve(tenantA, 'crm'), { type: 'bearer', token: 'tok-clear-1' });
+    assert.deepEqual(await resolver.resolve(tenantA, 'keyed'), { type: 'apiKey', in: 'query', name: 'key', value: 'v-1' });
+    assert.equal(await resolver.resolve(tenantB, 'crm'), undefined);
+    assert.deepEqual(await tenantAllowlist(store().db)(tenantA), ['10.0.0.0/8', 'crm.internal']);
+    assert.deepEqual(await tenantAllowlist(store().db)(tenantB), []);
+  });
+});
