@@ -1,0 +1,157 @@
+import { readdirSync, readFileSync, readlinkSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { ConfigError, loadConfig } from '../../core/config/load-config.js';
+import { isAppError } from '../../core/errors.js';
+import { platformKinds } from '../../control-api/control-app.js';
+import type { ApplyReport } from '../../control-api/apply/apply-documents.js';
+import { createApplyService } from '../../control-api/apply/apply-service.js';
+import { splitYaml, type SourceDocument } from '../../control-api/apply/parse-documents.js';
+import { openStore, type Store } from '../../control-api/store/database.js';
+import { migrateToLatest } from '../../control-api/store/migrate.js';
+import { resolveLocalSecrets } from '../local-secrets.js';
+import type { CliCommand } from './command.js';
+
+const usage = `usage: npm run cli -- apply -f <file.yaml|directory> [-f ...] [--dry-run] [--output text|json] [--config <file>]
+
+Applies resource documents (apiVersion: vap/v1) idempotently to the configured database: each is
+created, updated or left unchanged by its natural key, all in one transaction. A directory applies
+every *.yaml / *.yml in it, in name order. --dry-run validates and reports without writing.
+With the embedded database (no DATABASE_URL), stop the platform first: PGlite allows one process
+per data directory.
+`;
+
+class UsageError extends Error {}
+
+export interface ApplyCommandIo {
+  readonly stdout: (text: string) => void;
+  readonly stderr: (text: string) => void;
+  readonly env?: Readonly<Record<string, string | undefined>>;
+}
+
+const processIo: ApplyCommandIo = { stdout: (t) => process.stdout.write(t), stderr: (t) => process.stderr.write(t) };
+
+function yamlFiles(target: string): string[] {
+  let stat;
+  try {
+    stat = statSync(target);
+  } catch {
+    throw new UsageError(`-f ${target}: no such file or directory`);
+  }
+  if (!stat.isDirectory()) return [target];
+  const files = readdirSync(target)
+    .filter((f) => /\.ya?ml$/i.test(f))
+    .sort()
+    .map((f) => path.join(target, f));
+  if (files.length === 0) throw new UsageError(`-f ${target}: no *.yaml files in the directory`);
+  return files;
+}
+
+export function readDocuments(targets: readonly string[]): SourceDocument[] {
+  const documents: SourceDocument[] = [];
+  for (const file of targets.flatMap(yamlFiles)) {
+    documents.push(...splitYaml(readFileSync(file, 'utf8'), path.relative(process.cwd(), file) || file, documents.length));
+  }
+  return documents;
+}
+
+/** PGlite has no lock of its own: refuse a data directory another process has open (Linux /proc). */
+function pgliteInUse(dir: string): number[] {
+  const prefix = `${path.resolve(dir)}/`;
+  const holders: number[] = [];
+  let pids: string[] = [];
+  try {
+    pids = readdirSync('/proc').filter((p) => /^\d+$/.test(p) && Number(p) !== process.pid);
+  } catch {
+    return holders;
+  }
+  for (const pid of pids) {
+    try {
+      if (readdirSync(`/proc/${pid}/fd`).some((fd) => safeReadlink(`/proc/${pid}/fd/${fd}`).startsWith(prefix))) holders.push(Number(pid));
+    } catch {
+      // The process ended or is not ours to inspect.
+    }
+  }
+  return holders;
+}
+
+const safeReadlink = (p: string): string => {
+  try {
+    return readlinkSync(p);
+  } catch {
+    return '';
+  }
+};
+
+export function formatReport(report: ApplyReport): string {
+  const lines = report.results.map((r) => {
+    const name = r.tenant ? `${r.tenant}/${r.key}` : r.key;
+    return `${r.action.padEnd(9)} ${r.kind.padEnd(18)} ${name}${r.source ? `  (${r.source})` : ''}`;
+  });
+  const { created, updated, unchanged } = report.summary;
+  lines.push(`${created} created, ${updated} updated, ${unchanged} unchanged${report.dryRun ? ' (dry run: nothing was written)' : ''}`);
+  return `${lines.join('\n')}\n`;
+}
+
+export async function runApplyCommand(args: readonly string[], io: ApplyCommandIo = processIo): Promise<number> {
+  let store: Store | undefined;
+  try {
+    const { values } = parseArgs({
+      args: [...args],
+      strict: true,
+      options: {
+        file: { type: 'string', short: 'f', multiple: true },
+        'dry-run': { type: 'boolean' },
+        output: { type: 'string', short: 'o' },
+        config: { type: 'string', short: 'c' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    });
+    if (values.help) {
+      io.stdout(usage);
+      return 0;
+    }
+    if (!values.file || values.file.length === 0) throw new UsageError('-f <file|directory> is required');
+    const output = values.output ?? 'text';
+    if (output !== 'text' && output !== 'json') throw new UsageError('--output: expected text or json');
+    const documents = readDocuments(values.file);
+
+    const config = loadConfig({ ...(io.env ? { env: io.env } : {}), ...(values.config ? { file: values.config } : {}) });
+    const pgliteDir = path.join(config.dataDir, 'pglite');
+    if (!config.database.url) {
+      const holders = pgliteInUse(pgliteDir);
+      if (holders.length > 0) {
+        throw new UsageError(`the embedded database ${path.resolve(pgliteDir)} is in use by process ${holders.join(', ')} (a running platform?): stop it first, or use PostgreSQL via DATABASE_URL`);
+      }
+    }
+    const { secretKey } = resolveLocalSecrets(config.dataDir, config.security);
+    store = await openStore({ ...(config.database.url ? { url: config.database.url } : {}), pgliteDir, poolSize: 2 });
+    await migrateToLatest(store.db);
+    const kinds = platformKinds(secretKey);
+    const report = await createApplyService(store.db, kinds.definitions, kinds.tenants).apply(documents, { dryRun: values['dry-run'] === true });
+    io.stdout(output === 'json' ? `${JSON.stringify(report, null, 2)}\n` : formatReport(report));
+    return 0;
+  } catch (error) {
+    if (error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+      io.stderr(`apply: ${(error as Error).message}\n\n${usage}`);
+      return 64; // EX_USAGE
+    }
+    if (error instanceof ConfigError) {
+      io.stderr(`${error.message}\n`);
+      return 78; // EX_CONFIG
+    }
+    if (isAppError(error)) {
+      const issues = error.issues.map((i) => `  ${i.path}: ${i.message}\n`).join('');
+      io.stderr(`apply failed (${error.code}): ${error.message}\n${issues}nothing was written\n`);
+      return error.httpStatus < 500 ? 65 : 1; // EX_DATAERR for a problem in the documents
+    }
+    throw error;
+  } finally {
+    await store?.close();
+  }
+}
+
+export const applyCommand: CliCommand = {
+  summary: 'apply resource documents (YAML) to the database: create or update by natural key',
+  run: (args) => runApplyCommand(args),
+};
