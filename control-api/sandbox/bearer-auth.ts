@@ -20,8 +20,10 @@ const digest = (text: string): Buffer => createHash('sha256').update(text, 'utf8
 export const staticOwnerKey = (token: string): string =>
   `static:${createHash('sha256').update('vap plant-store owner\0', 'utf8').update(token, 'utf8').digest('hex')}`;
 
-// RFC 6750 sec. 2.1: credentials = "Bearer" 1*SP b64token; the scheme is case-insensitive (RFC 9110 sec. 11.1).
-const bearerPattern = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
+// RFC 6750 sec. 2.1: credentials = "Bearer" 1*SP b64token; the scheme is case-insensitive (RFC 9110
+// sec. 11.1). Any visible ASCII is taken as the token, a little wider than b64token, so a configured
+// static token with other punctuation still works; whitespace inside is malformed.
+const bearerPattern = /^Bearer +([\x21-\x7E]+) *$/i;
 
 export interface BearerAuthenticator {
   authenticate(authorization: string | undefined): Promise<PlantOwner>;

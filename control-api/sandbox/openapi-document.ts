@@ -29,7 +29,8 @@ export const plantStoreOpenApi = {
       'configured static token itself. Every error body is an Error whose `error` repeats the HTTP status.',
     license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },
   },
-  servers: [{ url: 'http://localhost:8081', description: 'local sandbox (plain HTTP)' }],
+  // Relative: resolved against where this document was fetched, which is the sandbox itself (default :8081).
+  servers: [{ url: '/', description: 'the sandbox serving this document (plain HTTP)' }],
   security: [{ bearerAuth: [] }],
   paths: {
     '/plants': {

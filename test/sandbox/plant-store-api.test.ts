@@ -5,6 +5,7 @@ import { PlantClient } from './plant-client.js';
 
 const STATIC_A = 'static-sandbox-token-aaaaaaaa';
 const STATIC_B = 'static-sandbox-token-bbbbbbbb';
+const STATIC_PUNCT = 'static!token@with#punct$1';
 const INT64_MAX = '9223372036854775807';
 const INT64_MIN = '-9223372036854775808';
 
@@ -32,7 +33,7 @@ forEachStore('plant store API', (store) => {
     refused['other scope'] = (await issueToken(db, { tenantId: tenantA, name: 'campaign', scopes: ['campaign'] })).token;
     refused['unknown'] = 'vap_thisTokenWasNeverIssuedAnywhere0123456789';
     refused['static with suffix'] = `${STATIC_A}x`;
-    client = await PlantClient.start(store(), [STATIC_A, STATIC_B]);
+    client = await PlantClient.start(store(), [STATIC_A, STATIC_B, STATIC_PUNCT]);
   });
   after(async () => client.close());
 
@@ -60,6 +61,13 @@ forEachStore('plant store API', (store) => {
       const res = await client.call('POST', '/plants', { token: tokenA2, json: { id: 1, name: 'Another' } });
       assert.equal(res.status, 400);
       assert.deepEqual(res.body, { error: 400, message: 'a plant with id 1 already exists' });
+    });
+
+    it('creates a plant exactly once when the same id is posted concurrently', async () => {
+      const results = await Promise.all(Array.from({ length: 8 }, (_, i) => client.call('POST', '/plants', { token: tokenA, json: { id: 77, name: `race ${i}` } })));
+      assert.deepEqual(results.map((r) => r.status).sort(), [200, 400, 400, 400, 400, 400, 400, 400]);
+      const stored = await store().db.selectFrom('plants').select('name').where('owner', '=', `tenant:${tenantA}`).where('id', '=', 77n).execute();
+      assert.equal(stored.length, 1);
     });
 
     const invalid: ReadonlyArray<[string, string, RegExp]> = [
@@ -309,6 +317,10 @@ forEachStore('plant store API', (store) => {
     it('checks the token before the body: an unauthenticated oversized or malformed body gets 401', async () => {
       const res = await client.call('POST', '/plants', { json: '{"id":', headers: { Authorization: 'Bearer nope-nope-nope-nope' } });
       assert.equal(res.status, 401);
+    });
+
+    it('accepts a configured static token with punctuation outside b64token', async () => {
+      assert.equal((await client.call('GET', '/plants', { token: STATIC_PUNCT })).status, 200);
     });
 
     it('accepts the scheme name in any case (RFC 9110 sec. 11.1)', async () => {
