@@ -61,6 +61,10 @@ const keyCache = new Map<string, string>();
 
 /** The lower-case long name a header is known by. */
 export function headerKey(name: string): string {
+  if (name.length === 1) {
+    const lower = name.toLowerCase();
+    return COMPACT[lower] ?? lower;
+  }
   const hit = keyCache.get(name);
   if (hit !== undefined) return hit;
   const lower = name.toLowerCase();
@@ -91,9 +95,11 @@ const KNOWN = new Set([
   'subscription-state', 'replaces', 'privacy', 'p-charging-vector', 'content-transfer-encoding',
 ]);
 
+const canonicalOfKnown = new Map<string, string>([...KNOWN].map((k) => [k, canonicalName(k)]));
+
 /** Known headers are written canonically; unknown ones keep the sender's spelling. */
 export function serializedName(key: string, written: string): string {
-  return KNOWN.has(key) ? canonicalName(key) : written;
+  return canonicalOfKnown.get(key) ?? written;
 }
 
 export const isListHeader = (key: string): boolean => LIST_HEADERS.has(key);
@@ -145,6 +151,19 @@ export class Headers {
 
   has(name: string): boolean {
     return this.keys.indexOf(headerKey(name)) >= 0;
+  }
+
+  /** The value of a header that must appear once: undefined if absent, null if repeated. */
+  only(name: string): string | null | undefined {
+    const key = headerKey(name);
+    let found: string | undefined;
+    for (let i = 0; i < this.keys.length; i++) {
+      if (this.keys[i] === key) {
+        if (found !== undefined) return null;
+        found = this.vals[i] ?? '';
+      }
+    }
+    return found;
   }
 
   /** Number of header lines with this name (not values: see `values`). */

@@ -6,60 +6,63 @@ import { SipParseError } from './errors.js';
  * parameter may have no value (`;lr`), and values may be quoted strings.
  */
 export class Params {
-  private readonly names: string[] = [];
-  private readonly keys: string[] = [];
-  private readonly values: (string | null)[] = [];
-  private readonly quoted: boolean[] = [];
+  /** Flat [name, lower-case key, value, quoted] per parameter: one allocation, not four. */
+  private items: (string | null | boolean)[] | undefined;
 
   get size(): number {
-    return this.keys.length;
+    return this.items ? this.items.length / 4 : 0;
+  }
+
+  private find(name: string): number {
+    const items = this.items;
+    if (!items) return -1;
+    const key = name.toLowerCase();
+    for (let i = 1; i < items.length; i += 4) if (items[i] === key) return i - 1;
+    return -1;
   }
 
   /** `undefined` when absent, `null` when present without a value (`;rport`). */
   get(name: string): string | null | undefined {
-    const i = this.keys.indexOf(name.toLowerCase());
-    return i < 0 ? undefined : this.values[i];
+    const i = this.find(name);
+    return i < 0 ? undefined : (this.items?.[i + 2] as string | null);
   }
 
   has(name: string): boolean {
-    return this.keys.indexOf(name.toLowerCase()) >= 0;
+    return this.find(name) >= 0;
   }
 
   set(name: string, value: string | null, quoted = false): this {
-    const key = name.toLowerCase();
-    const i = this.keys.indexOf(key);
-    if (i >= 0) {
-      this.values[i] = value;
-      this.quoted[i] = quoted;
+    const i = this.find(name);
+    if (i >= 0 && this.items) {
+      this.items[i + 2] = value;
+      this.items[i + 3] = quoted;
     } else {
-      this.names.push(name);
-      this.keys.push(key);
-      this.values.push(value);
-      this.quoted.push(quoted);
+      (this.items ??= []).push(name, name.toLowerCase(), value, quoted);
     }
     return this;
   }
 
   delete(name: string): boolean {
-    const i = this.keys.indexOf(name.toLowerCase());
-    if (i < 0) return false;
-    this.names.splice(i, 1);
-    this.keys.splice(i, 1);
-    this.values.splice(i, 1);
-    this.quoted.splice(i, 1);
+    const i = this.find(name);
+    if (i < 0 || !this.items) return false;
+    this.items.splice(i, 4);
     return true;
   }
 
   entries(): [string, string | null][] {
-    return this.names.map((n, i) => [n, this.values[i] ?? null]);
+    const out: [string, string | null][] = [];
+    const items = this.items ?? [];
+    for (let i = 0; i < items.length; i += 4) out.push([items[i] as string, items[i + 2] as string | null]);
+    return out;
   }
 
   toString(): string {
     let out = '';
-    for (let i = 0; i < this.names.length; i++) {
-      const v = this.values[i];
-      out += `;${this.names[i]}`;
-      if (v !== null && v !== undefined) out += this.quoted[i] ? `=${quoteString(v)}` : `=${v}`;
+    const items = this.items ?? [];
+    for (let i = 0; i < items.length; i += 4) {
+      const v = items[i + 2] as string | null;
+      out += `;${items[i] as string}`;
+      if (v !== null) out += items[i + 3] ? `=${quoteString(v)}` : `=${v}`;
     }
     return out;
   }

@@ -1,4 +1,4 @@
-import { isToken, isWsp, parseDigits, trimWsp } from './chars.js';
+import { hasWhitespaceOrControl, isToken, isWsp, parseDigits, trimWsp } from './chars.js';
 import { SipParseError, type ResponseBasis } from './errors.js';
 import { Headers, canonicalName } from './headers.js';
 import { SipRequest, SipResponse, parseCSeq, type SipMessage } from './message.js';
@@ -46,6 +46,13 @@ function parseStartLine(line: string): { start: StartLine; problem?: SipParseErr
     if (version !== SIP_VERSION) throw new SipParseError(`unsupported version ${version.slice(0, 20)}`);
     return { start: { kind: 'response', status, reason: sp2 < 0 ? '' : line.slice(sp2 + 1), version } };
   }
+  // Request-Line: the common shape costs two indexOf calls.
+  const a = line.indexOf(' ');
+  const b = a < 0 ? -1 : line.indexOf(' ', a + 1);
+  if (a > 0 && b > a + 1 && line.length - b === 8 && line.endsWith(SIP_VERSION)) {
+    const method = line.slice(0, a);
+    if (isToken(method)) return { start: { kind: 'request', method, uri: line.slice(a + 1, b), version: SIP_VERSION } };
+  }
   // Request-Line = Method SP Request-URI SP SIP-Version (RFC 3261 sec. 7.1). Extra SP between
   // or after the elements is tolerated (RFC 4475 sec. 3.1.2.9/3.1.2.10 allow either choice) and
   // never written back; whitespace inside the URI is not (sec. 3.1.2.8).
@@ -74,10 +81,6 @@ export function parseHead(text: string): ParsedHead {
   const headers = new Headers();
   let name = '';
   let value = '';
-  const flush = (): void => {
-    if (name) headers.append(name, value);
-    name = '';
-  };
   let pos = nl < 0 ? text.length : nl + 1;
   while (pos < text.length) {
     nl = text.indexOf('\n', pos);
@@ -90,7 +93,8 @@ export function parseHead(text: string): ParsedHead {
       if (!name) problem ??= new SipParseError('continuation line without a header');
       else if (more) value = value ? `${value} ${more}` : more;
     } else {
-      flush();
+      if (name) headers.append(name, value);
+      name = '';
       const colon = text.indexOf(':', pos);
       if (colon < 0 || colon >= end) {
         problem ??= new SipParseError(`header line without colon: ${text.slice(pos, Math.min(end, pos + 60))}`);
@@ -107,7 +111,7 @@ export function parseHead(text: string): ParsedHead {
     }
     pos = next;
   }
-  flush();
+  if (name) headers.append(name, value);
   return { start, headers, problem };
 }
 
@@ -124,11 +128,11 @@ function basisOf(method: string, h: Headers): ResponseBasis {
 }
 
 function requireSingle(h: Headers, key: string): string {
-  const n = h.count(key);
-  if (n === 0) throw new SipParseError(`missing ${canonicalName(key)} header`);
+  const v = h.only(key);
+  if (v === undefined) throw new SipParseError(`missing ${canonicalName(key)} header`);
   // RFC 4475 sec. 3.3.8: more than one value in a single-valued field is a 400.
-  if (n > 1) throw new SipParseError(`more than one ${canonicalName(key)} header`);
-  return h.get(key) ?? '';
+  if (v === null) throw new SipParseError(`more than one ${canonicalName(key)} header`);
+  return v;
 }
 
 /** Content-Length as declared, `undefined` when absent; RFC 4475 sec. 3.1.2.3 and 3.3.9. */
@@ -148,18 +152,14 @@ export function buildMessage(head: ParsedHead, body: Buffer): SipMessage {
     start.kind === 'request'
       ? new SipRequest(start.method, start.uri, headers, body)
       : new SipResponse(start.status, start.reason, headers, body);
-  const basis = start.kind === 'request' ? basisOf(start.method, headers) : undefined;
-  const fail = (e: SipParseError): never => {
-    throw new SipParseError(e.reason, { status: e.status, basis });
-  };
-  if (head.problem) fail(head.problem);
+  if (head.problem) throw withBasis(head.problem, msg);
   try {
     const via = parseViaValues(headers.getAll('via'));
     if (via.length === 0) throw new SipParseError('missing Via header');
     const from = parseNameAddr(requireSingle(headers, 'from'));
     const to = parseNameAddr(requireSingle(headers, 'to'));
     const callId = requireSingle(headers, 'call-id');
-    if (callId.length === 0 || /\s/.test(callId)) throw new SipParseError('malformed Call-ID');
+    if (callId.length === 0 || hasWhitespaceOrControl(callId)) throw new SipParseError('malformed Call-ID');
     const cseq = parseCSeq(requireSingle(headers, 'cseq'));
     if (headers.count('max-forwards') > 1) throw new SipParseError('more than one max-forwards header');
     void msg.maxForwards;
@@ -177,10 +177,16 @@ export function buildMessage(head: ParsedHead, body: Buffer): SipMessage {
     }
     msg.primeViews(via, from, to, cseq);
   } catch (e) {
-    if (e instanceof SipParseError) fail(e);
+    if (e instanceof SipParseError) throw withBasis(e, msg);
     throw e;
   }
   return msg;
+}
+
+/** Attaches what is needed to answer, for requests only (responses are never answered). */
+function withBasis(e: SipParseError, msg: SipMessage): SipParseError {
+  const basis = msg instanceof SipRequest ? basisOf(msg.method, msg.headers) : undefined;
+  return new SipParseError(e.reason, { status: e.status, basis });
 }
 
 const CRLFCRLF = Buffer.from('\r\n\r\n');

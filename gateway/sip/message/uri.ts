@@ -1,4 +1,4 @@
-import { hasWhitespaceOrControl, isHostname, isIpv6Reference, parseDigits } from './chars.js';
+import { isHostname, isIpv6Reference, parseDigits } from './chars.js';
 import { SipParseError } from './errors.js';
 
 /**
@@ -79,6 +79,15 @@ export function percentEncodeUser(s: string): string {
   return out;
 }
 
+/** Whitespace, controls and the delimiters `<`, `>`, `"` never appear in a URI (RFC 3986 2.2). */
+function hasForbiddenUriChar(s: string): boolean {
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c <= 32 || c === 127 || c === 34 || c === 60 || c === 62) return true;
+  }
+  return false;
+}
+
 function schemeEnd(raw: string): number {
   const colon = raw.indexOf(':');
   if (colon <= 0) throw new SipParseError(`not a URI: ${raw.slice(0, 40)}`);
@@ -93,7 +102,7 @@ function schemeEnd(raw: string): number {
 }
 
 export function parseUri(raw: string): Uri {
-  if (raw.length === 0 || hasWhitespaceOrControl(raw) || /[<>"]/.test(raw)) {
+  if (raw.length === 0 || hasForbiddenUriChar(raw)) {
     throw new SipParseError(`malformed URI: ${raw.slice(0, 60)}`);
   }
   const colon = schemeEnd(raw);
