@@ -68,6 +68,10 @@ export const campaignSchema = z
       .array(z.enum(retryScenarios, { error: `retryScenarios entries must be one of ${retryScenarios.join(', ')}` }))
       .refine((s) => new Set(s).size === s.length, { error: 'retryScenarios lists a scenario twice' })
       .default(['busy', 'noAnswer', 'failed']),
+    /** Calls of this campaign ringing or connected at once; more wait in the queue (scheduler). Absent: no limit. */
+    maxConcurrentCalls: boundedInt('maxConcurrentCalls', 1, 10_000).optional(),
+    /** Calls at once from the campaign's number, across every campaign using it. Absent: no limit. */
+    maxConcurrentCallsPerNumber: boundedInt('maxConcurrentCallsPerNumber', 1, 10_000).optional(),
     /** Published campaigns accept SendMessage requests. */
     published: z.boolean({ error: 'published must be true or false' }).default(false),
   })

@@ -111,6 +111,8 @@ export const e164 = (field = 'phoneNumber') =>
 /** IANA timezone name, checked against the runtime's tz database through Intl. */
 export function isIanaTimezone(value: string): boolean {
   if (value.length === 0 || value.length > 64) return false;
+  // ICU also accepts abbreviations such as 'IST' (ambiguous: India, Israel, Ireland); IANA names are Area/Location.
+  if (value !== 'UTC' && value !== 'GMT' && !/^[A-Za-z_]+(\/[A-Za-z0-9_+-]+)+$/.test(value)) return false;
   try {
     new Intl.DateTimeFormat('en-US', { timeZone: value });
     return true;

@@ -30,7 +30,7 @@ describe('phone number configuration', () => {
     });
 
     it('provider B needs Account SID, API Key, API Token, Outbound App Id, Sub Domain', () => {
-      const b = { type: 'providerB', accountSid: 'a', apiKey: 'k', apiToken: 't', outboundAppId: '42', subDomain: 'api.in' };
+      const b: Record<string, string> = { type: 'providerB', accountSid: 'a', apiKey: 'k', apiToken: 't', outboundAppId: '42', subDomain: 'api.in' };
       accepts(phoneNumberSchema, { ...base, provider: b });
       for (const field of ['accountSid', 'outboundAppId', 'subDomain']) {
         const { [field]: _dropped, ...rest } = b;

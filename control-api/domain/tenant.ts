@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { httpUrl, ianaTimezone, requiredText } from './common.js';
+import { maskedSecret } from './secret.js';
 
 /**
  * A tenant is one dashboard: its client ID is the subdomain of `{base_url}` (spec: Address
@@ -21,7 +22,11 @@ export const tenantSettingsSchema = z.object({
   /** Receives `analysis_success` and other tenant-level events. */
   webhookUrl: httpUrl('settings.webhookUrl').optional(),
   /** Write-only: signs outgoing webhooks; masked on read. */
-  webhookSecret: z.string().min(16, { error: 'settings.webhookSecret must be at least 16 characters' }).max(256).optional(),
+  webhookSecret: z
+    .string({ error: 'settings.webhookSecret must be a string' })
+    .max(256, { error: 'settings.webhookSecret must be at most 256 characters' })
+    .refine((v) => v === maskedSecret || v.length >= 16, { error: 'settings.webhookSecret must be at least 16 characters' })
+    .optional(),
   ssrfAllowlist: z.array(allowlistEntry).max(100, { error: 'settings.ssrfAllowlist must have at most 100 entries' }).default([]),
 });
 export type TenantSettings = z.infer<typeof tenantSettingsSchema>;

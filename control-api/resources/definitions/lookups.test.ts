@@ -1,0 +1,65 @@
+import assert from 'node:assert/strict';
+import { forEachStore } from '../../../test/helpers/stores.js';
+import { maskedSecret } from '../../domain/secret.js';
+import { createResourceDefinitions } from '../registry.js';
+import { findCampaignForTenant, findNumberByE164, findRecipeById, findTrunkByExtension, findTrunksByDid, findTrunksBySource } from './lookups.js';
+import { campaignDoc, numberDoc, recipeDoc, testBox, trunkDoc } from './test-fixtures.js';
+
+forEachStore('gateway and scheduler lookups', (store) => {
+  const defs = createResourceDefinitions({ secretBox: testBox() });
+  const db = () => store().db;
+  let tenantId: string;
+  let otherTenant: string;
+  let campaignId: string;
+
+  before(async () => {
+    const rows = await db().insertInto('tenants').values([{ client_id: 'look', name: 'Look' }, { client_id: 'other', name: 'Other' }]).returning(['id', 'client_id']).execute();
+    tenantId = rows.find((r) => r.client_id === 'look')?.id as string;
+    otherTenant = rows.find((r) => r.client_id === 'other')?.id as string;
+    await defs.recipe.repository.create(db(), tenantId, recipeDoc('Flow') as never);
+    await defs.sipTrunk.repository.create(db(), tenantId, trunkDoc('carrier') as never);
+    await defs.phoneNumber.repository.create(db(), tenantId, numberDoc('+914440000001', 'Flow', { provider: { type: 'customSipTrunk', trunk: 'carrier' }, enabled: false }) as never);
+    await defs.phoneNumber.repository.create(db(), tenantId, numberDoc('+14155550100', 'Flow') as never);
+    const campaign = await defs.campaign.repository.create(db(), tenantId, campaignDoc('Renewals', '+14155550100', 'Flow', { published: true }) as never);
+    campaignId = campaign.id;
+  });
+
+  it('finds a number by E.164 in any formatting, with its tenant, recipe and enabled flag', async () => {
+    const route = await findNumberByE164(db(), '0091 44 4000 0001');
+    assert.ok(route);
+    assert.equal(route.tenantId, tenantId);
+    assert.equal(route.enabled, false);
+    assert.equal(route.provider, 'customSipTrunk');
+    assert.ok(route.sipTrunkId);
+    const recipe = await findRecipeById(db(), tenantId, route.recipeId);
+    assert.equal(recipe?.name, 'Flow');
+    assert.equal(await findNumberByE164(db(), '+914440000001', otherTenant), undefined);
+    assert.equal(await findNumberByE164(db(), '+10000000'), undefined);
+  });
+
+  it('masks provider secrets in what it returns', async () => {
+    const route = await findNumberByE164(db(), '+14155550100');
+    assert.ok(route && route.spec.provider.type === 'providerA');
+    assert.equal(route.spec.provider.authToken, maskedSecret);
+  });
+
+  it('finds trunks by source IP or FQDN (case-insensitive), by DID and by extension', async () => {
+    const byIp = await findTrunksBySource(db(), '127.0.0.10');
+    assert.deepEqual(byIp.map((t) => [t.name, t.tenantId]), [['carrier', tenantId]]);
+    assert.equal(byIp[0]?.spec.outbound.password, maskedSecret);
+    assert.equal((await findTrunksBySource(db(), 'gw.EXAMPLE.com')).length, 1);
+    assert.deepEqual(await findTrunksBySource(db(), '127.0.0.11'), []);
+    assert.equal((await findTrunksByDid(db(), '914440000001'))[0]?.name, 'carrier');
+    assert.equal((await findTrunkByExtension(db(), '7001'))?.tenantId, tenantId);
+    assert.equal(await findTrunkByExtension(db(), '7002'), undefined);
+  });
+
+  it('finds a campaign by id only within its tenant', async () => {
+    const found = await findCampaignForTenant(db(), tenantId, campaignId);
+    assert.equal(found?.name, 'Renewals');
+    assert.equal(found?.published, true);
+    assert.equal(found?.spec.ringDurationSeconds, 30);
+    assert.equal(await findCampaignForTenant(db(), otherTenant, campaignId), undefined);
+    assert.equal(await findCampaignForTenant(db(), tenantId, 'not-a-uuid'), undefined);
+  });
+});
