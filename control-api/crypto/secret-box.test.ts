@@ -51,7 +51,8 @@ describe('secret box (AES-256-GCM at rest)', () => {
     it('keeps the stored value for a masked or absent secret of the same variant only', () => {
       const stored = sealSecrets(spec, undefined, options);
       assert.equal(sealSecrets({ ...spec, auth: { ...spec.auth, password: maskedSecret } }, stored, options).auth.password, stored.auth.password);
-      assert.equal(sealSecrets({ name: 'crm', auth: { scheme: 'basic', username: 'u' } }, stored, options).auth.password, stored.auth.password);
+      const omitted: { name: string; auth: { scheme: string; username: string; password?: string } } = { name: 'crm', auth: { scheme: 'basic', username: 'u' } };
+      assert.equal(sealSecrets(omitted, stored, options).auth.password, stored.auth.password);
       const switched = sealSecrets({ name: 'crm', auth: { scheme: 'bearer', token: maskedSecret } }, stored, options);
       assert.deepEqual(missingSecrets(switched, ['auth.token']), ['auth.token']);
     });
