@@ -84,7 +84,8 @@ export function extractDate(text: string, today: string): string | undefined {
   const monthIndex = words.findIndex((w) => months.some((m) => m === w || (w.length >= 3 && m.startsWith(w))));
   if (monthIndex !== -1) {
     const month = months.findIndex((m) => m === words[monthIndex] || m.startsWith(words[monthIndex] ?? '#'));
-    const near = [words[monthIndex - 1], words[monthIndex + 1]].map((w) => parseInt(w ?? '', 10));
+    // "3 December", "December 3rd", "the 3rd of December".
+    const near = [words[monthIndex - 1], words[monthIndex + 1], words[monthIndex - 1] === 'of' ? words[monthIndex - 2] : undefined].map((w) => parseInt(w ?? '', 10));
     const day = near.find((n) => Number.isInteger(n) && n >= 1 && n <= 31);
     if (day !== undefined) {
       let candidate = Date.UTC(base.getUTCFullYear(), month, day);

@@ -11,8 +11,18 @@ import type { KnowledgePassage, KnowledgeSearch } from '../runtime/services.js';
  */
 const maxQueryWords = 16;
 
+// The `simple` configuration keeps every word, so English function words would match every
+// paragraph; they are dropped here (the `english` configuration drops them by itself).
+const functionWords = new Set(
+  ('a an the is are was were be been am do does did of to in on at by for from with about as into and or but if then so ' +
+    'what when where who whom which why how can could should would will shall may might must i me my we our you your he she ' +
+    'it its they them their this that these those there here not no yes please tell much many any some').split(' '),
+);
+
 export function orQuery(text: string): string | undefined {
-  const words = [...new Set(text.normalize('NFKC').toLowerCase().match(/[\p{L}\p{M}\p{N}]+/gu) ?? [])].filter((w) => w.length > 1).slice(0, maxQueryWords);
+  const words = [...new Set(text.normalize('NFKC').toLowerCase().match(/[\p{L}\p{M}\p{N}]+/gu) ?? [])]
+    .filter((w) => w.length > 1 && !functionWords.has(w))
+    .slice(0, maxQueryWords);
   return words.length > 0 ? words.join(' | ') : undefined;
 }
 

@@ -44,6 +44,7 @@ forEachStore('recipe services over the domain tables', (store) => {
 
   it('builds an OR query from words only (no tsquery syntax from the caller)', () => {
     assert.equal(orQuery("refund & (card) | 'x' !"), 'refund | card');
+    assert.equal(orQuery('What is the refund time?'), 'refund | time');
   });
 
   it('resolves auth profiles with secrets opened, and the tenant allowlist', async () => {
