@@ -59,7 +59,7 @@ export function readDocuments(targets: readonly string[]): SourceDocument[] {
 function pgliteInUse(dir: string): number[] {
   const prefix = `${path.resolve(dir)}/`;
   const holders: number[] = [];
-  let pids: string[] = [];
+  let pids: string[];
   try {
     pids = readdirSync('/proc').filter((p) => /^\d+$/.test(p) && Number(p) !== process.pid);
   } catch {
