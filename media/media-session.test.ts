@@ -216,11 +216,13 @@ describe('MediaSession over real UDP on 127.0.0.1', () => {
       const levels = Array.from({ length: 30 }, (_, i) => 1000 + i * 500);
       const order = levels.map((_, i) => i);
       for (let i = 0; i + 1 < order.length; i += 2) [order[i], order[i + 1]] = [order[i + 1] ?? 0, order[i] ?? 0];
-      for (const i of order) {
+      // Paced like a real sender (absolute 20 ms schedule), but every pair of packets swapped.
+      const start = Date.now();
+      for (const [k, i] of order.entries()) {
         const payload = Buffer.alloc(FRAME_SAMPLES);
         pcmu.encode(new Int16Array(FRAME_SAMPLES).fill(levels[i] ?? 0), payload);
         peer.send(serializeRtpPacket({ payloadType: 0, sequenceNumber: (65520 + i) & 0xffff, timestamp: i * 160, ssrc: 3, payload }), session.port, '127.0.0.1');
-        await sleep(20);
+        await sleep(Math.max(0, start + (k + 1) * 20 - Date.now()));
       }
       await sleep(200);
       heard.stop();

@@ -66,3 +66,12 @@ describe('jitter buffer', () => {
     assert.equal(jb.stats.underruns, 1);
   });
 });
+
+describe('jitter buffer latency bound', () => {
+  it('trims back to its depth when a fast sender piles packets up', () => {
+    const jb = new JitterBuffer({ depth: 2, maxQueued: 5 });
+    for (let seq = 1; seq <= 8; seq++) jb.push(seq, seq * 160, payload(seq));
+    assert.deepEqual(played(drain(jb, 3)), ['7', '8', '-']);
+    assert.equal(jb.stats.trimmed, 6);
+  });
+});

@@ -16,6 +16,11 @@ export interface JitterBufferOptions {
   readonly depth?: number;
   /** Ring capacity; a packet further ahead than this resynchronises the buffer. */
   readonly capacity?: number;
+  /**
+   * Most packets allowed to wait. A sender whose clock runs faster than ours slowly fills the
+   * buffer; past this the oldest are dropped down to `depth` again, bounding the added latency.
+   */
+  readonly maxQueued?: number;
 }
 
 export type PushResult = 'accepted' | 'duplicate' | 'late' | 'resync';
@@ -31,11 +36,14 @@ export interface JitterStats {
   missing: number;
   resyncs: number;
   underruns: number;
+  /** Packets discarded to bring the latency back down to the target depth. */
+  trimmed: number;
 }
 
 export class JitterBuffer {
   readonly depth: number;
   private readonly capacity: number;
+  private readonly maxQueued: number;
   private readonly slotExt: Float64Array;
   private readonly slotTs: Float64Array;
   private readonly slotPayload: (Buffer | null)[];
@@ -48,11 +56,12 @@ export class JitterBuffer {
   private nextExt = 0;
   private baseExt = 0;
   private baseSeq = 0;
-  readonly stats: JitterStats = { accepted: 0, duplicates: 0, late: 0, missing: 0, resyncs: 0, underruns: 0 };
+  readonly stats: JitterStats = { accepted: 0, duplicates: 0, late: 0, missing: 0, resyncs: 0, underruns: 0, trimmed: 0 };
 
   constructor(options: JitterBufferOptions = {}) {
     this.depth = Math.max(1, options.depth ?? 3);
     this.capacity = Math.max(this.depth * 2, options.capacity ?? 64);
+    this.maxQueued = Math.min(this.capacity - 1, Math.max(this.depth + 1, options.maxQueued ?? this.depth + 10));
     this.slotExt = new Float64Array(this.capacity).fill(-1);
     this.slotTs = new Float64Array(this.capacity);
     this.slotPayload = new Array<Buffer | null>(this.capacity).fill(null);
@@ -105,6 +114,18 @@ export class JitterBuffer {
       this.primed = false;
       this.stats.underruns++;
       return undefined;
+    }
+    if (this.highestExt - this.nextExt + 1 > this.maxQueued) {
+      const target = this.highestExt - this.depth + 1;
+      for (let e = this.nextExt; e < target; e++) {
+        const slot = this.slotIndex(e);
+        if (this.slotExt[slot] === e) {
+          this.slotExt[slot] = -1;
+          this.slotPayload[slot] = null;
+          this.stats.trimmed++;
+        }
+      }
+      this.nextExt = target;
     }
     const ext = this.nextExt++;
     this.playedAny = true;

@@ -37,6 +37,7 @@ export class PacingScheduler {
   private timer: NodeJS.Timeout | undefined;
   private startAt = 0;
   private tickIndex = 0;
+  private epoch = 0;
   readonly stats: PacingStats = { ticks: 0, lateTicks: 0, skippedTicks: 0, maxLagMs: 0, busyMs: 0 };
 
   constructor(private readonly options: PacingSchedulerOptions = {}) {
@@ -68,12 +69,18 @@ export class PacingScheduler {
     if (this.members.size === 0 && this.timer) {
       clearTimeout(this.timer);
       this.timer = undefined;
+      // A wake-up already queued with setImmediate must not start a second chain.
+      this.epoch++;
     }
   }
 
   private schedule(): void {
     const due = this.startAt + (this.tickIndex + 1) * this.intervalMs;
-    this.timer = setTimeout(() => this.run(), Math.max(0, due - performance.now()));
+    // Run in the check phase (setImmediate), after the poll phase has read every datagram that
+    // arrived by now: after a stall, catch-up ticks then play out packets that were already
+    // waiting in the socket instead of declaring them missing.
+    const epoch = this.epoch;
+    this.timer = setTimeout(() => setImmediate(() => epoch === this.epoch && this.run()), Math.max(0, due - performance.now()));
   }
 
   private run(): void {
