@@ -1,0 +1,5 @@
+export * from './client.js';
+export * from './keys.js';
+export * from './server.js';
+export * from './timers.js';
+export * from './types.js';

@@ -1,0 +1,62 @@
+import { randomBytes } from 'node:crypto';
+import { Headers, splitList } from '../message/headers.js';
+import { SipRequest, type SipMessage, type SipResponse } from '../message/message.js';
+import { MAGIC_COOKIE } from '../message/via.js';
+
+/** A fresh RFC 3261 branch: the magic cookie plus enough randomness to be unique (sec. 8.1.1.7). */
+export function newBranch(): string {
+  return `${MAGIC_COOKIE}${randomBytes(10).toString('base64url')}`;
+}
+
+/** RFC 3261 sec. 17.1.3: a response matches the client transaction of its top branch and CSeq method. */
+export function clientTransactionKey(msg: SipMessage): string | undefined {
+  const branch = msg.via[0]?.branch;
+  return branch ? `${branch}|${msg.cseq.method}` : undefined;
+}
+
+/**
+ * RFC 3261 sec. 17.2.3: a request matches a server transaction by branch, sent-by and method,
+ * an ACK matching its INVITE. Requests without the magic cookie (RFC 2543 peers) get no key:
+ * the older matching rules are not implemented, so callers treat each as new.
+ */
+export function serverTransactionKey(req: SipRequest): string | undefined {
+  const top = req.via[0];
+  if (!top?.branch || !top.branch.startsWith(MAGIC_COOKIE) || top.branch.length === MAGIC_COOKIE.length) return undefined;
+  const method = req.method === 'ACK' ? 'INVITE' : req.method;
+  return `${top.branch}|${top.host.toLowerCase()}:${top.port ?? ''}|${method}`;
+}
+
+/**
+ * The ACK a client INVITE transaction sends for a 300-699 (RFC 3261 sec. 17.1.1.3): same
+ * Request-URI, Call-ID, From and top Via as the INVITE, To from the response, the INVITE's
+ * Route set, and CSeq number with method ACK.
+ */
+export function createNonSuccessAck(invite: SipRequest, res: SipResponse): SipRequest {
+  const h = new Headers();
+  const topVia = invite.headers.getAll('via')[0];
+  if (topVia !== undefined) h.append('Via', splitList(topVia)[0] ?? topVia);
+  h.append('Max-Forwards', '70');
+  for (const route of invite.headers.getAll('route')) h.append('Route', route);
+  h.append('From', invite.headers.get('from') ?? '');
+  h.append('To', res.headers.get('to') ?? '');
+  h.append('Call-ID', invite.callId);
+  h.append('CSeq', `${invite.cseq.seq} ACK`);
+  return new SipRequest('ACK', invite.uri, h);
+}
+
+/**
+ * A CANCEL for a pending INVITE (RFC 3261 sec. 9.1): same Request-URI, Call-ID, From, To,
+ * CSeq number and top Via (so the same branch) as the INVITE, and its Route set.
+ */
+export function createCancel(invite: SipRequest): SipRequest {
+  const h = new Headers();
+  const topVia = invite.headers.getAll('via')[0];
+  if (topVia !== undefined) h.append('Via', splitList(topVia)[0] ?? topVia);
+  h.append('Max-Forwards', '70');
+  for (const route of invite.headers.getAll('route')) h.append('Route', route);
+  h.append('From', invite.headers.get('from') ?? '');
+  h.append('To', invite.headers.get('to') ?? '');
+  h.append('Call-ID', invite.callId);
+  h.append('CSeq', `${invite.cseq.seq} CANCEL`);
+  return new SipRequest('CANCEL', invite.uri, h);
+}
