@@ -71,3 +71,20 @@ forEachStore('tenants repository', (store) => {
     await assert.rejects(tenants.delete(db(), acme.id), code('not_found', /not found/));
   });
 });
+
+forEachStore('tenants repository inside a caller transaction', (store) => {
+  const tenants = createTenantsRepository(createSecretBox(randomBytes(32)));
+  it('creates with the caller transaction and disappears on rollback (apply runs in one transaction)', async () => {
+    await assert.rejects(
+      store()
+        .db.transaction()
+        .execute(async (trx) => {
+          await tenants.create(trx, { clientId: 'rolled', name: 'R', timezone: 'UTC', settings: { webhookSecret: 'whsec-0123456789abcdef', ssrfAllowlist: [] } });
+          assert.ok(await tenants.findByClientId(trx, 'rolled'));
+          throw new Error('roll back');
+        }),
+      /roll back/,
+    );
+    assert.equal(await tenants.findByClientId(store().db, 'rolled'), undefined);
+  });
+});

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import type { Kysely, Selectable } from 'kysely';
 import { alreadyExists, invalidArgument, notFound } from '../../core/errors.js';
@@ -81,23 +82,17 @@ export function createTenantsRepository(box: SecretBox): TenantsRepository {
 
     async create(db, input) {
       const spec = parseOrThrow(tenantSchema, input, 'tenant');
+      // The id is the secret's encryption context, so it is chosen here; one insert, no
+      // transaction of our own (apply runs every write inside its transaction).
+      const id = randomUUID();
+      const sealed = sealSecrets(spec, undefined, options(id));
       try {
-        // The id is needed for the secret's encryption context, so insert first, then seal.
-        return await db.transaction().execute(async (trx) => {
-          const row = await trx
-            .insertInto('tenants')
-            .values({ client_id: spec.clientId, name: spec.name, timezone: spec.timezone, settings: '{}' })
-            .returningAll()
-            .executeTakeFirstOrThrow();
-          const sealed = sealSecrets(spec, undefined, options(row.id));
-          const updated = await trx
-            .updateTable('tenants')
-            .set({ settings: JSON.stringify(sealed.settings) })
-            .where('id', '=', row.id)
-            .returningAll()
-            .executeTakeFirstOrThrow();
-          return stored(updated);
-        });
+        const row = await db
+          .insertInto('tenants')
+          .values({ id, client_id: spec.clientId, name: spec.name, timezone: spec.timezone, settings: JSON.stringify(sealed.settings) })
+          .returningAll()
+          .executeTakeFirstOrThrow();
+        return stored(row);
       } catch (error) {
         if ((error as { code?: string }).code === '23505') throw alreadyExists(`tenant '${spec.clientId}' already exists`);
         throw error;
