@@ -158,7 +158,12 @@ export class RecipeRun extends TypedEmitter<RunEvents> {
       services.logger.warn({ blockId, callId: context.callId }, message);
       this.emit('warning', { blockId, message });
     };
-    const onMissing = (name: string): void => warn(`template variable '${name}' is not set; rendered as empty`);
+    const reported = new Set<string>();
+    const onMissing = (name: string): void => {
+      if (reported.has(name)) return;
+      reported.add(name);
+      warn(`template variable '${name}' is not set; rendered as empty`);
+    };
     return {
       blockId,
       call: context,
