@@ -68,7 +68,7 @@ function touch(m: SipMessage): number {
   return m.callId.length + m.cseq.seq + (m.topVia.branch?.length ?? 0) + (m.from.tag?.length ?? 0) + (m.to.tag?.length ?? 0);
 }
 
-function run(name: string, work: () => number, ms = 1500): void {
+function run(name: string, work: () => number, unit = 'msg', ms = 1500): void {
   for (let i = 0; i < 20_000; i++) work(); // warm-up for the JIT
   let n = 0;
   let sink = 0;
@@ -85,8 +85,8 @@ function run(name: string, work: () => number, ms = 1500): void {
   const perSecond = n / (elapsed / 1000);
   const perCpuSecond = n / cpuSeconds;
   console.log(
-    `${name.padEnd(46)} ${Math.round(perSecond).toLocaleString('en-US').padStart(10)} msg/s  ` +
-      `${Math.round(perCpuSecond).toLocaleString('en-US').padStart(10)} msg/CPU-s  ${(1e6 / perCpuSecond).toFixed(2).padStart(6)} us/msg` +
+    `${name.padEnd(52)} ${Math.round(perSecond).toLocaleString('en-US').padStart(9)} ${unit}/s ` +
+      `${Math.round(perCpuSecond).toLocaleString('en-US').padStart(9)} ${unit}/CPU-s ${(1e6 / perCpuSecond).toFixed(2).padStart(6)} us/${unit}` +
       (sink === -1 ? '!' : ''),
   );
 }
@@ -101,6 +101,31 @@ run('ours: UAS step (parse INVITE, build+serialize 200)', () => {
   touch(req);
   return serialize(createResponse(req, 200, undefined, { toTag: 'a1b2c3', body: Buffer.from(sdp) })).length;
 });
+
+// A whole UAS call as the message layer sees it: INVITE in, 100 and 200 out, ACK in, BYE in, 200 out.
+const ack = Buffer.from(
+  invite
+    .toString()
+    .split('\r\n\r\n')[0]!
+    .replace('INVITE sip:', 'ACK sip:')
+    .replace('CSeq: 1 INVITE', 'CSeq: 1 ACK')
+    .replace('branch=z9hG4bK-524287-1---7f3a9c1e', 'branch=z9hG4bK-524287-2---8a1b')
+    .replace(/Content-Type: application\/sdp\r\nContent-Length: \d+/, 'Content-Length: 0')
+    .replace('To: <sip:+15551230000@gw.example.com>', 'To: <sip:+15551230000@gw.example.com>;tag=a1b2c3') + '\r\n\r\n',
+);
+const bye = Buffer.from(ack.toString().replace('ACK sip:', 'BYE sip:').replace('CSeq: 1 ACK', 'CSeq: 2 BYE').replace('8a1b', '9c2d'));
+run('ours: one UAS call (INVITE/100/200/ACK/BYE/200)', () => {
+  const inv = parseDatagram(invite);
+  if (!isRequest(inv)) return 0;
+  touch(inv);
+  let n = serialize(createResponse(inv, 100)).length;
+  n += serialize(createResponse(inv, 200, undefined, { toTag: 'a1b2c3', body: Buffer.from(sdp) })).length;
+  n += touch(parseDatagram(ack));
+  const b = parseDatagram(bye);
+  if (!isRequest(b)) return 0;
+  touch(b);
+  return n + serialize(createResponse(b, 200)).length;
+}, 'call');
 
 interface KirmSip {
   parse(s: Buffer | string): Record<string, unknown> | undefined;
