@@ -10,6 +10,7 @@ import { jsonErrors } from './http/error-response.js';
 import { opsRouter } from './http/ops-routes.js';
 import { requestLog } from './http/request-log.js';
 import { managementRouter } from './management/management-router.js';
+import { campaignService, type CampaignServiceDeps } from './campaigns/campaign-service.js';
 import type { TenantAdmin } from './management/tenant-admin.js';
 
 export interface ControlAppDeps {
@@ -23,6 +24,8 @@ export interface ControlAppDeps {
   readonly isDraining?: () => boolean;
   /** Resource kinds the management API serves, and tenant persistence; the platform's own by default. */
   readonly management?: { readonly definitions: readonly ResourceDefinition[]; readonly tenants: TenantAdmin };
+  /** Campaign SendMessage wiring: the job queue that makes a stored message fire on time, a clock for tests. */
+  readonly campaigns?: Pick<CampaignServiceDeps, 'enqueue' | 'clock'>;
 }
 
 /** Every resource kind of the platform and tenant persistence, sealing secrets with the platform key. */
@@ -40,6 +43,8 @@ export function createControlApp(deps: ControlAppDeps): Koa {
   app.use(jsonErrors(deps.logger));
   const ops = opsRouter({ database: async () => void (await deps.store.db.selectNoFrom((eb) => eb.lit(1).as('one')).execute()) }, deps.isDraining);
   app.use(ops.routes()).use(ops.allowedMethods());
+  // Twirp campaign service: owns everything under /api/ (Twirp error bodies, tenant from the Host).
+  app.use(campaignService({ db: deps.store.db, logger: deps.logger, baseDomain: deps.config.control.baseDomain, bodyLimitBytes: deps.config.control.bodyLimitBytes, ...deps.campaigns }));
   const kinds = deps.management ?? platformKinds(deps.secretKey);
   const management = managementRouter({
     db: deps.store.db,

@@ -98,6 +98,61 @@ export interface CampaignsTable extends ResourceColumns {
   published: boolean;
 }
 
+/** Campaign SendMessage requests (migration 0200, control-api/campaigns). */
+export interface CampaignMessagesTable {
+  id: string;
+  tenant_id: string;
+  campaign_id: string;
+  to_e164: string;
+  variables: JsonColumnWithDefault;
+  callback_url: string | null;
+  callback_state: ColumnType<unknown, string | null, string | null>;
+  requested_at: Timestamp;
+  bypass_window: boolean;
+  idempotency_key: string | null;
+  request_hash: string;
+  status: string;
+  attempts_made: Generated<number>;
+  next_attempt_at: NullableTimestamp;
+  wait_reason: Generated<string>;
+  callback_seq: Generated<number>;
+  created_at: Generated<Date>;
+  updated_at: Generated<Date>;
+}
+
+/** One row per call attempt, inserted before dialing: the exactly-once guard. */
+export interface CampaignAttemptsTable {
+  message_id: string;
+  attempt_no: number;
+  campaign_id: string;
+  from_e164: string;
+  status: string;
+  sip_status: number | null;
+  reason: string | null;
+  worker_id: string;
+  lease_until: Timestamp;
+  started_at: Timestamp;
+  answered_at: NullableTimestamp;
+  ended_at: NullableTimestamp;
+}
+
+/** Outbox of signed status callbacks. */
+export interface CampaignCallbacksTable {
+  id: ColumnType<bigint | number, never, never>;
+  message_id: string;
+  tenant_id: string;
+  url: string;
+  body: string;
+  tries: Generated<number>;
+  next_try_at: Timestamp;
+  delivered_at: NullableTimestamp;
+  given_up_at: NullableTimestamp;
+  last_status: number | null;
+  last_error: string | null;
+  claimed_until: NullableTimestamp;
+  created_at: Generated<Date>;
+}
+
 export interface Database {
   tenants: TenantsTable;
   api_tokens: ApiTokensTable;
@@ -111,4 +166,7 @@ export interface Database {
   phone_numbers: PhoneNumbersTable;
   campaigns: CampaignsTable;
   plants: PlantsTable;
+  campaign_messages: CampaignMessagesTable;
+  campaign_attempts: CampaignAttemptsTable;
+  campaign_callbacks: CampaignCallbacksTable;
 }

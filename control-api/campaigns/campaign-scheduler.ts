@@ -1,0 +1,355 @@
+import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
+import type { Clock, TimerHandle } from '../../core/clock.js';
+import type { Logger } from '../../core/logger.js';
+import { counter, histogram } from '../../core/metrics.js';
+import type { OriginateResult, Originator } from '../../core/ports/originator.js';
+import { campaignSchema, type CampaignSpec } from '../domain/campaign.js';
+import type { CampaignMessagesTable, Database } from '../store/schema.js';
+import { enqueueCallback, type CallbackEvent, type MessageForCallback } from './callbacks.js';
+import { decideRetry, resolveWindow } from './retry-policy.js';
+import { nextOpening } from './working-window.js';
+
+/**
+ * Places campaign calls. A job (Agenda or the store poller) calls `runMessage(id)` when a message
+ * may be due; everything else is decided here under a row lock on the message, so the decision
+ * is the same however many times and on however many workers the job fires:
+ *  - not due / not scheduled: nothing happens;
+ *  - outside the working window: reschedule to the next opening or discard (campaign DND setting);
+ *  - at a concurrency limit: stay queued and look again shortly;
+ *  - otherwise claim the attempt by inserting the (message_id, attempt_no) row, commit, then dial.
+ * An attempt row carries a lease the dialing worker renews; an expired lease means the worker
+ * died mid-attempt and `recoverExpired` settles it (answered: completed; else failed + retry policy).
+ */
+export type RunResult = 'locked' | 'not-scheduled' | 'not-due' | 'rescheduled' | 'discarded' | 'queued' | 'dialing' | 'duplicate';
+
+export interface CampaignSchedulerOptions {
+  readonly db: Kysely<Database>;
+  readonly originator: Originator;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  /** Identifies this worker's leases. */
+  readonly workerId: string;
+  /** Default 60 s; renewed every leaseMs / 3 while a call is in progress. */
+  readonly leaseMs?: number;
+  /** How soon a message held back by a concurrency limit is looked at again; default 1 s. */
+  readonly queueRecheckMs?: number;
+  /** Makes sure a job fires at `dueAt` (Agenda job); the poller finds it anyway. */
+  readonly enqueue?: (messageId: string, dueAt: number) => Promise<void>;
+  /** Called after callbacks were queued, to wake the delivery loop. */
+  readonly onCallbacksQueued?: () => void;
+}
+
+type MessageRow = Selectable<CampaignMessagesTable>;
+
+interface Claim {
+  readonly message: MessageRow;
+  readonly spec: CampaignSpec;
+  readonly attemptNo: number;
+  readonly from: { e164: string; phoneNumberId: string; sipTrunkId: string | null };
+  readonly recipeId: string;
+}
+
+const activeStatuses = ['dialing', 'ringing', 'answered'] as const;
+const runs = counter('campaign_runs_total', 'Campaign message job runs by result', ['result']);
+const outcomes = counter('campaign_attempt_outcomes_total', 'Campaign call attempt outcomes', ['outcome']);
+const lateness = histogram('campaign_dial_lateness_seconds', 'Time from an attempt being due to originate() being called', [], [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30]);
+
+const forCallback = (m: MessageRow): MessageForCallback => m;
+
+export class CampaignScheduler {
+  private readonly inFlight = new Map<string, { controller: AbortController; done: Promise<void> }>();
+  private heartbeat: TimerHandle | undefined;
+  private stopping = false;
+
+  constructor(private readonly options: CampaignSchedulerOptions) {}
+
+  private get leaseMs(): number {
+    return this.options.leaseMs ?? 60_000;
+  }
+
+  start(): void {
+    this.stopping = false;
+    this.scheduleHeartbeat();
+  }
+
+  /** Lets calls in progress finish for `graceMs`, then hangs up the rest (their outcome is still recorded). */
+  async stop(graceMs = 0): Promise<void> {
+    this.stopping = true;
+    if (this.heartbeat) this.options.clock.clearTimeout(this.heartbeat);
+    const all = Promise.all([...this.inFlight.values()].map((c) => c.done));
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = await Promise.race([all.then(() => false), new Promise<boolean>((r) => (timer = setTimeout(() => r(true), graceMs)))]);
+    clearTimeout(timer);
+    if (timedOut) {
+      for (const call of this.inFlight.values()) call.controller.abort(new Error('worker stopping'));
+      await all;
+    }
+  }
+
+  /** Resolves when every call this worker placed has been settled in the store. */
+  async settled(): Promise<void> {
+    while (this.inFlight.size > 0) await Promise.all([...this.inFlight.values()].map((c) => c.done));
+  }
+
+  get activeCalls(): number {
+    return this.inFlight.size;
+  }
+
+  async runMessage(messageId: string): Promise<RunResult> {
+    if (this.stopping) return 'locked';
+    const now = this.options.clock.now();
+    const followUp: { enqueueAt?: number; callbacks: boolean; claim?: Claim } = { callbacks: false };
+    const result = await this.options.db.transaction().execute(async (trx): Promise<RunResult> => {
+      const message = await trx.selectFrom('campaign_messages').selectAll().where('id', '=', messageId).forUpdate().skipLocked().executeTakeFirst();
+      if (!message) return 'locked';
+      if (message.status !== 'scheduled') return 'not-scheduled';
+      if (message.next_attempt_at && message.next_attempt_at.getTime() > now) return 'not-due';
+      const campaign = await trx
+        .selectFrom('campaigns')
+        .innerJoin('phone_numbers', (j) => j.onRef('phone_numbers.id', '=', 'campaigns.phone_number_id').onRef('phone_numbers.tenant_id', '=', 'campaigns.tenant_id'))
+        .innerJoin('tenants', 'tenants.id', 'campaigns.tenant_id')
+        .select(['campaigns.spec', 'campaigns.published', 'campaigns.recipe_id', 'phone_numbers.id as number_id', 'phone_numbers.e164', 'phone_numbers.sip_trunk_id', 'phone_numbers.enabled', 'tenants.timezone'])
+        .where('campaigns.id', '=', message.campaign_id)
+        .executeTakeFirstOrThrow();
+      const spec = campaignSchema.parse(campaign.spec);
+      const attemptNo = message.attempts_made + 1;
+      const discard = async (reason: string): Promise<RunResult> => {
+        await trx.updateTable('campaign_messages').set({ status: 'discarded', next_attempt_at: null, updated_at: new Date(now) }).where('id', '=', message.id).execute();
+        await enqueueCallback(trx, forCallback(message), { status: 'discarded', attempt: message.attempts_made, final: true, reason }, now);
+        followUp.callbacks = true;
+        return 'discarded';
+      };
+      if (!campaign.published) return discard('the campaign is no longer published');
+      if (!campaign.enabled) return discard(`the campaign's number ${campaign.e164} is disabled`);
+
+      // BypassCallingWindow places the requested call at its exact time; retries honour the window.
+      if (!(message.bypass_window && attemptNo === 1)) {
+        const window = await resolveWindow(trx, message.tenant_id, campaign.timezone, spec);
+        if (!window) return discard(`business-hours profile '${spec.workingWindow.profile ?? ''}' not found`);
+        const opening = nextOpening(window, now);
+        if (opening !== now) {
+          if (spec.dndBehaviour === 'discard') return discard('outside the working window (DND: discard)');
+          if (opening === undefined) return discard('the working window never opens');
+          await trx.updateTable('campaign_messages').set({ next_attempt_at: new Date(opening), wait_reason: 'window', updated_at: new Date(now) }).where('id', '=', message.id).execute();
+          await enqueueCallback(trx, forCallback(message), { status: 'rescheduled', attempt: attemptNo, final: false, reason: 'outside the working window', nextAttemptAt: opening }, now);
+          followUp.callbacks = true;
+          followUp.enqueueAt = opening;
+          return 'rescheduled';
+        }
+      }
+
+      if (!(await this.belowLimits(trx, message.campaign_id, campaign.e164, spec))) {
+        const at = now + (this.options.queueRecheckMs ?? 1_000);
+        await trx.updateTable('campaign_messages').set({ next_attempt_at: new Date(at), wait_reason: 'concurrency', updated_at: new Date(now) }).where('id', '=', message.id).execute();
+        followUp.enqueueAt = at;
+        return 'queued';
+      }
+
+      const inserted = await trx
+        .insertInto('campaign_attempts')
+        .values({
+          message_id: message.id,
+          attempt_no: attemptNo,
+          campaign_id: message.campaign_id,
+          from_e164: campaign.e164,
+          status: 'dialing',
+          worker_id: this.options.workerId,
+          lease_until: new Date(now + this.leaseMs),
+          started_at: new Date(now),
+        })
+        .onConflict((oc) => oc.columns(['message_id', 'attempt_no']).doNothing())
+        .returning('attempt_no')
+        .executeTakeFirst();
+      if (!inserted) return 'duplicate';
+      await trx.updateTable('campaign_messages').set({ status: 'calling', attempts_made: attemptNo, updated_at: new Date(now) }).where('id', '=', message.id).execute();
+      followUp.claim = {
+        message,
+        spec,
+        attemptNo,
+        from: { e164: campaign.e164, phoneNumberId: campaign.number_id, sipTrunkId: campaign.sip_trunk_id },
+        recipeId: campaign.recipe_id,
+      };
+      return 'dialing';
+    });
+    runs.inc({ result });
+    if (followUp.callbacks) this.options.onCallbacksQueued?.();
+    if (followUp.enqueueAt !== undefined) await this.enqueue(messageId, followUp.enqueueAt);
+    if (followUp.claim) this.startCall(followUp.claim, now);
+    return result;
+  }
+
+  /**
+   * Concurrency limits (campaign, and the outbound number across campaigns). Advisory locks
+   * serialise the count-then-claim of concurrent workers per campaign / number.
+   */
+  private async belowLimits(trx: Transaction<Database>, campaignId: string, fromE164: string, spec: CampaignSpec): Promise<boolean> {
+    if (spec.maxConcurrentCalls !== undefined) {
+      await sql`SELECT pg_advisory_xact_lock(hashtext(${`campaign:${campaignId}`}))`.execute(trx);
+      const { n } = await trx.selectFrom('campaign_attempts').select((eb) => eb.fn.countAll<string>().as('n')).where('campaign_id', '=', campaignId).where('status', 'in', activeStatuses).executeTakeFirstOrThrow();
+      if (Number(n) >= spec.maxConcurrentCalls) return false;
+    }
+    if (spec.maxConcurrentCallsPerNumber !== undefined) {
+      await sql`SELECT pg_advisory_xact_lock(hashtext(${`number:${fromE164}`}))`.execute(trx);
+      const { n } = await trx.selectFrom('campaign_attempts').select((eb) => eb.fn.countAll<string>().as('n')).where('from_e164', '=', fromE164).where('status', 'in', activeStatuses).executeTakeFirstOrThrow();
+      if (Number(n) >= spec.maxConcurrentCallsPerNumber) return false;
+    }
+    return true;
+  }
+
+  private async enqueue(messageId: string, at: number): Promise<void> {
+    try {
+      await this.options.enqueue?.(messageId, at);
+    } catch (error) {
+      // The store poller's reconciliation pass still finds the message; log and move on.
+      this.options.logger.warn({ err: error, messageId }, 'could not enqueue campaign job; the store poller will pick it up');
+    }
+  }
+
+  private startCall(claim: Claim, claimedAt: number): void {
+    const key = `${claim.message.id}#${claim.attemptNo}`;
+    const controller = new AbortController();
+    const done = this.call(claim, claimedAt, controller.signal)
+      .catch((error: unknown) => this.options.logger.error({ err: error, messageId: claim.message.id, attempt: claim.attemptNo }, 'campaign call bookkeeping failed'))
+      .finally(() => this.inFlight.delete(key));
+    this.inFlight.set(key, { controller, done });
+  }
+
+  private async call(claim: Claim, claimedAt: number, signal: AbortSignal): Promise<void> {
+    const { message, attemptNo, spec } = claim;
+    const due = message.next_attempt_at?.getTime() ?? message.requested_at.getTime();
+    lateness.observe(Math.max(0, claimedAt - due) / 1000);
+    // State updates of one attempt are applied in order, whatever order the events race in.
+    let chain = Promise.resolve();
+    const step = (work: () => Promise<void>): Promise<void> => (chain = chain.then(work));
+    let result: OriginateResult;
+    try {
+      result = await this.options.originator.originate({
+        from: claim.from,
+        to: message.to_e164,
+        ringTimeoutMs: spec.ringDurationSeconds * 1000,
+        startLogic: spec.startLogic,
+        context: { tenantId: message.tenant_id, campaignId: message.campaign_id, messageId: message.id, attempt: attemptNo, recipeId: claim.recipeId, variables: message.variables as Record<string, unknown> },
+        signal,
+        onRinging: () => void step(() => this.progress(message, attemptNo, 'ringing', ['dialing'])).catch(() => undefined),
+      });
+    } catch (error) {
+      result = { outcome: 'failed', reason: `originator error: ${(error as Error).message ?? String(error)}` };
+    }
+    outcomes.inc({ outcome: result.outcome });
+    if (result.outcome !== 'answered') {
+      await step(() => this.finishUnanswered(message, attemptNo, spec, result.outcome as 'busy' | 'no-answer' | 'failed', result.sipStatus, 'reason' in result ? result.reason : undefined));
+      return;
+    }
+    await step(() => this.progress(message, attemptNo, 'answered', ['dialing', 'ringing'], { sipStatus: result.sipStatus }));
+    const completion = await result.completion;
+    await step(() => this.complete(message, attemptNo, completion.reason, completion.durationMs));
+  }
+
+  private async progress(message: MessageRow, attemptNo: number, status: 'ringing' | 'answered', from: readonly string[], extra: { sipStatus?: number } = {}): Promise<void> {
+    const now = this.options.clock.now();
+    await this.options.db.transaction().execute(async (trx) => {
+      const updated = await trx
+        .updateTable('campaign_attempts')
+        .set({ status, ...(status === 'answered' ? { answered_at: new Date(now) } : {}), ...(extra.sipStatus !== undefined ? { sip_status: extra.sipStatus } : {}) })
+        .where('message_id', '=', message.id)
+        .where('attempt_no', '=', attemptNo)
+        .where('status', 'in', from)
+        .executeTakeFirst();
+      if (updated.numUpdatedRows === 0n) return;
+      await enqueueCallback(trx, forCallback(message), { status, attempt: attemptNo, final: false, ...extra }, now);
+    });
+    this.options.onCallbacksQueued?.();
+  }
+
+  private async complete(message: MessageRow, attemptNo: number, reason: string, durationMs?: number): Promise<void> {
+    const now = this.options.clock.now();
+    await this.options.db.transaction().execute(async (trx) => {
+      await trx.selectFrom('campaign_messages').select('id').where('id', '=', message.id).forUpdate().executeTakeFirst();
+      const updated = await trx
+        .updateTable('campaign_attempts')
+        .set({ status: 'completed', reason, ended_at: new Date(now) })
+        .where('message_id', '=', message.id)
+        .where('attempt_no', '=', attemptNo)
+        .where('status', '=', 'answered')
+        .executeTakeFirst();
+      if (updated.numUpdatedRows === 0n) return;
+      await trx.updateTable('campaign_messages').set({ status: 'completed', updated_at: new Date(now) }).where('id', '=', message.id).execute();
+      await enqueueCallback(trx, forCallback(message), { status: 'completed', attempt: attemptNo, final: true, reason, ...(durationMs !== undefined ? { durationMs } : {}) }, now);
+    });
+    this.options.onCallbacksQueued?.();
+  }
+
+  private async finishUnanswered(message: MessageRow, attemptNo: number, spec: CampaignSpec, outcome: 'busy' | 'no-answer' | 'failed', sipStatus?: number, reason?: string): Promise<void> {
+    const now = this.options.clock.now();
+    const decision = decideRetry(spec, attemptNo, outcome, now);
+    const settled = await this.options.db.transaction().execute(async (trx) => {
+      await trx.selectFrom('campaign_messages').select('id').where('id', '=', message.id).forUpdate().executeTakeFirst();
+      const updated = await trx
+        .updateTable('campaign_attempts')
+        .set({ status: outcome, sip_status: sipStatus ?? null, reason: reason ?? null, ended_at: new Date(now) })
+        .where('message_id', '=', message.id)
+        .where('attempt_no', '=', attemptNo)
+        .where('status', 'in', activeStatuses)
+        .executeTakeFirst();
+      if (updated.numUpdatedRows === 0n) return false;
+      const event: CallbackEvent = { status: outcome, attempt: attemptNo, final: !decision.retry, ...(sipStatus !== undefined ? { sipStatus } : {}), ...(reason !== undefined ? { reason } : {}) };
+      await enqueueCallback(trx, forCallback(message), event, now);
+      if (decision.retry) {
+        await trx.updateTable('campaign_messages').set({ status: 'scheduled', next_attempt_at: new Date(decision.at), wait_reason: 'retry', updated_at: new Date(now) }).where('id', '=', message.id).execute();
+        await enqueueCallback(trx, forCallback(message), { status: 'rescheduled', attempt: attemptNo + 1, final: false, reason: `retry after ${outcome}`, nextAttemptAt: decision.at }, now);
+      } else {
+        await trx.updateTable('campaign_messages').set({ status: outcome, updated_at: new Date(now) }).where('id', '=', message.id).execute();
+      }
+      return true;
+    });
+    this.options.onCallbacksQueued?.();
+    if (settled && decision.retry) await this.enqueue(message.id, decision.at);
+  }
+
+  private scheduleHeartbeat(): void {
+    const every = Math.max(50, Math.floor(this.leaseMs / 3));
+    this.heartbeat = this.options.clock.setTimeout(() => {
+      void this.renewLeases()
+        .catch((error: unknown) => this.options.logger.warn({ err: error }, 'could not renew campaign call leases'))
+        .finally(() => {
+          if (!this.stopping) this.scheduleHeartbeat();
+        });
+    }, every);
+  }
+
+  /** Extends the lease of every attempt this worker is still running. */
+  async renewLeases(): Promise<void> {
+    if (this.inFlight.size === 0) return;
+    await this.options.db
+      .updateTable('campaign_attempts')
+      .set({ lease_until: new Date(this.options.clock.now() + this.leaseMs) })
+      .where('worker_id', '=', this.options.workerId)
+      .where('status', 'in', activeStatuses)
+      .execute();
+  }
+
+  /**
+   * Settles attempts whose worker stopped renewing the lease (crashed or was cut off): an answered
+   * call is recorded as completed; anything earlier as failed, retried if the campaign says so.
+   * The attempt number stays used, so the same attempt is never placed twice.
+   */
+  async recoverExpired(limit = 100): Promise<number> {
+    const now = new Date(this.options.clock.now());
+    const expired = await this.options.db
+      .selectFrom('campaign_attempts')
+      .innerJoin('campaign_messages', 'campaign_messages.id', 'campaign_attempts.message_id')
+      .innerJoin('campaigns', 'campaigns.id', 'campaign_messages.campaign_id')
+      .select(['campaign_attempts.message_id', 'campaign_attempts.attempt_no', 'campaign_attempts.status', 'campaigns.spec'])
+      .where('campaign_attempts.status', 'in', activeStatuses)
+      .where('campaign_attempts.lease_until', '<', now)
+      .limit(limit)
+      .execute();
+    for (const row of expired) {
+      const message = await this.options.db.selectFrom('campaign_messages').selectAll().where('id', '=', row.message_id).executeTakeFirstOrThrow();
+      this.options.logger.warn({ messageId: row.message_id, attempt: row.attempt_no, status: row.status }, 'campaign call lease expired: settling the attempt');
+      if (row.status === 'answered') await this.complete(message, row.attempt_no, 'worker-lost');
+      else await this.finishUnanswered(message, row.attempt_no, campaignSchema.parse(row.spec), 'failed', undefined, 'worker-lost');
+    }
+    return expired.length;
+  }
+}
