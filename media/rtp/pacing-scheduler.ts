@@ -17,6 +17,10 @@ export interface PacingStats {
   lateTicks: number;
   skippedTicks: number;
   maxLagMs: number;
+  /** Ticks that ran more than 5, 20 (one packet) and 60 ms (a typical jitter buffer) late. */
+  lagOver5Ms: number;
+  lagOver20Ms: number;
+  lagOver60Ms: number;
   /** Time spent inside session tick handlers. */
   busyMs: number;
 }
@@ -38,7 +42,7 @@ export class PacingScheduler {
   private startAt = 0;
   private tickIndex = 0;
   private epoch = 0;
-  readonly stats: PacingStats = { ticks: 0, lateTicks: 0, skippedTicks: 0, maxLagMs: 0, busyMs: 0 };
+  readonly stats: PacingStats = { ticks: 0, lateTicks: 0, skippedTicks: 0, maxLagMs: 0, lagOver5Ms: 0, lagOver20Ms: 0, lagOver60Ms: 0, busyMs: 0 };
 
   constructor(private readonly options: PacingSchedulerOptions = {}) {
     this.intervalMs = options.intervalMs ?? 20;
@@ -100,6 +104,9 @@ export class PacingScheduler {
       const lag = now - due;
       if (lag > this.stats.maxLagMs) this.stats.maxLagMs = lag;
       if (lag > this.lateThresholdMs) this.stats.lateTicks++;
+      if (lag > 5) this.stats.lagOver5Ms++;
+      if (lag > 20) this.stats.lagOver20Ms++;
+      if (lag > 60) this.stats.lagOver60Ms++;
       this.stats.ticks++;
       this.fire(this.tickIndex, now);
     }
