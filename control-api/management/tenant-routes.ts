@@ -6,7 +6,7 @@ import type { StoredResource } from '../resources/resource-definition.js';
 import type { TenantSpec } from '../domain/tenant.js';
 import { fromZodError } from '../http/error-response.js';
 import { readJsonBody } from '../http/read-body.js';
-import { authenticate, reaches, requireOperator } from './auth.js';
+import { authenticate, reaches, requireOperator, type Principal } from './auth.js';
 import { parseListQuery } from './list-query.js';
 import type { ManagementDeps } from './management-deps.js';
 import type { TenantAdmin } from './tenant-admin.js';
@@ -30,13 +30,12 @@ export const renderTenant = (stored: StoredResource<TenantSpec>): TenantBody => 
 /** `/tenants` (operator only) and `/tenants/:clientId` (a tenant token reads and edits its own). */
 export function mountTenantRoutes(router: Router, deps: ManagementDeps, tenants: TenantAdmin): void {
   const { db } = deps;
-  const load = async (ctx: Koa.Context): Promise<StoredResource<TenantSpec>> => {
+  const load = async (ctx: Koa.Context): Promise<{ principal: Principal; stored: StoredResource<TenantSpec> }> => {
     const principal = await authenticate(ctx, db, deps.operatorToken);
     const clientId = (ctx.params as { clientId: string }).clientId;
     const stored = await tenants.findByClientId(db, clientId);
     if (!stored || !reaches(principal, stored.id)) throw notFound(`tenant "${clientId}"`);
-    ctx.state['principal'] = principal;
-    return stored;
+    return { principal, stored };
   };
 
   router.get('/tenants', async (ctx) => {
@@ -57,11 +56,11 @@ export function mountTenantRoutes(router: Router, deps: ManagementDeps, tenants:
   });
 
   router.get('/tenants/:clientId', async (ctx) => {
-    ctx.body = renderTenant(await load(ctx));
+    ctx.body = renderTenant((await load(ctx)).stored);
   });
 
   router.put('/tenants/:clientId', async (ctx) => {
-    const stored = await load(ctx);
+    const { stored } = await load(ctx);
     const body = await readJsonBody(ctx, deps.bodyLimitBytes);
     // A body read back from GET carries the (unchangeable) clientId: accept it when it matches.
     const fields = body !== null && typeof body === 'object' && !Array.isArray(body) ? { ...(body as Record<string, unknown>) } : body;
@@ -77,8 +76,8 @@ export function mountTenantRoutes(router: Router, deps: ManagementDeps, tenants:
   });
 
   router.delete('/tenants/:clientId', async (ctx) => {
-    const stored = await load(ctx);
-    requireOperator(ctx.state['principal'] as Parameters<typeof requireOperator>[0], 'delete tenants');
+    const { principal, stored } = await load(ctx);
+    requireOperator(principal, 'delete tenants');
     await tenants.delete(db, stored.id);
     ctx.status = 204;
   });

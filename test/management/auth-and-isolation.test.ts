@@ -95,6 +95,10 @@ forEachStore('management API credentials and tenant isolation', (store) => {
     it('cannot list or create tenants (403), nor apply another tenant', async () => {
       const a = h.client(tokenA);
       assert.equal((await a.get('/v1/tenants')).status, 403);
+      const ownDelete = await a.delete('/v1/tenants/tenant-a');
+      assert.equal(ownDelete.status, 403);
+      assert.match(String(ownDelete.body['message']), /only the operator credential may delete tenants/);
+      assert.equal((await a.put('/v1/tenants/tenant-a', { name: 'A renamed' })).status, 200, 'a tenant may edit its own settings');
       const created = await a.post('/v1/tenants', { clientId: 'evil', name: 'Evil' });
       assert.equal(created.status, 403);
       assert.equal(created.body['code'], 'permission_denied');
