@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import Koa from 'koa';
 import type { Logger } from '../core/logger.js';
 import type { PlatformConfig } from '../core/config/schema.js';
@@ -10,6 +11,8 @@ import { jsonErrors } from './http/error-response.js';
 import { opsRouter } from './http/ops-routes.js';
 import { requestLog } from './http/request-log.js';
 import { managementRouter } from './management/management-router.js';
+import { callsRouter } from './calls/calls-router.js';
+import { DirectoryRecordingStore, type RecordingStore } from './calls/recording-store.js';
 import { campaignService, type CampaignServiceDeps } from './campaigns/campaign-service.js';
 import type { TenantAdmin } from './management/tenant-admin.js';
 
@@ -24,6 +27,8 @@ export interface ControlAppDeps {
   readonly isDraining?: () => boolean;
   /** Resource kinds the management API serves, and tenant persistence; the platform's own by default. */
   readonly management?: { readonly definitions: readonly ResourceDefinition[]; readonly tenants: TenantAdmin };
+  /** Where call recordings are read from; default `<dataDir>/recordings`. */
+  readonly recordings?: RecordingStore;
   /** Campaign SendMessage wiring: the job queue that makes a stored message fire on time, a clock for tests. */
   readonly campaigns?: Pick<CampaignServiceDeps, 'enqueue' | 'clock'>;
 }
@@ -55,5 +60,8 @@ export function createControlApp(deps: ControlAppDeps): Koa {
     bodyLimitBytes: deps.config.control.bodyLimitBytes,
   });
   app.use(management.routes()).use(management.allowedMethods());
+  const recordings = deps.recordings ?? new DirectoryRecordingStore(join(deps.config.dataDir, 'recordings'));
+  const calls = callsRouter({ db: deps.store.db, operatorToken: deps.operatorToken, recordings });
+  app.use(calls.routes()).use(calls.allowedMethods());
   return app;
 }

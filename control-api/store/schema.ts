@@ -153,6 +153,64 @@ export interface CampaignCallbacksTable {
   created_at: Generated<Date>;
 }
 
+/** Call records (migration 0300, control-api/calls). */
+export interface CallsTable {
+  id: Generated<string>;
+  tenant_id: string;
+  direction: 'inbound' | 'outbound' | 'simulation';
+  phone_number_id: string | null;
+  /** The platform's number (E.164). */
+  phone_number: string | null;
+  /** The other party (E.164 or SIP user). */
+  remote_number: string | null;
+  campaign_id: string | null;
+  message_id: string | null;
+  recipe_id: string | null;
+  language: string | null;
+  started_at: Timestamp;
+  answered_at: NullableTimestamp;
+  ended_at: NullableTimestamp;
+  status: 'in_progress' | 'ended';
+  outcome: string | null;
+  sip_status: number | null;
+  duration_ms: number | null;
+  end_reason: string | null;
+  disposition: string | null;
+  variables: JsonColumnWithDefault;
+  recording_ref: string | null;
+  analysis_status: 'pending' | 'analyzing' | 'completed' | 'failed' | 'skipped';
+  analysis_error: string | null;
+  analysis_completed_at: NullableTimestamp;
+  /** Parameter name -> typed value (null when the transcript did not say). */
+  insights: ColumnType<unknown, string | null | undefined, string | null>;
+  created_at: Generated<Date>;
+  updated_at: Generated<Date>;
+}
+
+export interface CallTranscriptsTable {
+  call_id: string;
+  entries: JsonColumn;
+}
+
+/** Durable post-call jobs (migration 0300, control-api/insights). */
+export interface AnalysisJobsTable {
+  id: Generated<string>;
+  call_id: string;
+  tenant_id: string;
+  kind: 'extract' | 'deliver';
+  state: 'pending' | 'running' | 'done' | 'failed' | 'skipped';
+  payload: JsonColumnWithDefault;
+  attempts: Generated<number>;
+  run_at: Timestamp;
+  deadline_at: Timestamp;
+  locked_by: string | null;
+  lease_until: NullableTimestamp;
+  last_error: string | null;
+  last_status: number | null;
+  created_at: Generated<Date>;
+  finished_at: NullableTimestamp;
+}
+
 export interface Database {
   tenants: TenantsTable;
   api_tokens: ApiTokensTable;
@@ -166,6 +224,9 @@ export interface Database {
   phone_numbers: PhoneNumbersTable;
   campaigns: CampaignsTable;
   plants: PlantsTable;
+  calls: CallsTable;
+  call_transcripts: CallTranscriptsTable;
+  analysis_jobs: AnalysisJobsTable;
   campaign_messages: CampaignMessagesTable;
   campaign_attempts: CampaignAttemptsTable;
   campaign_callbacks: CampaignCallbacksTable;

@@ -1,0 +1,148 @@
+import type { Kysely, Transaction } from 'kysely';
+import { systemClock, type Clock } from '../../core/clock.js';
+import { AppError, notFound } from '../../core/errors.js';
+import { insightParameterListSchema, type InsightParameter } from '../domain/insight-parameter.js';
+import { enqueueJob, type ExtractPayload } from '../insights/analysis-jobs.js';
+import type { Database } from '../store/schema.js';
+import { isUuid, toCallRecord } from './call-repository.js';
+import type { CallEnd, CallRecord, CallStart } from './call-types.js';
+
+/**
+ * The API the gateway, the campaign scheduler and the simulator call around a call:
+ * `startCall` when it begins (so a live call is listed), `completeCall` at hang-up, or
+ * `recordCall` for both at once (a dial that never connected, a finished simulation).
+ *
+ * Hang-up stores the record and the transcript and queues the analysis in one transaction, so a
+ * crash right after hang-up can neither lose the analysis nor analyse a half-written call.
+ */
+export interface CallRecorderOptions {
+  readonly db: Kysely<Database>;
+  readonly clock?: Clock;
+  /** How long after hang-up analysis may still complete (spec: up to 5 minutes). */
+  readonly analysisWindowMs?: number;
+  /** Told when analysis was queued, so an in-process worker starts at once instead of at its next poll. */
+  readonly onAnalysisQueued?: () => void;
+}
+
+export const defaultAnalysisWindowMs = 5 * 60_000;
+
+export class CallRecorder {
+  private readonly clock: Clock;
+
+  constructor(private readonly options: CallRecorderOptions) {
+    this.clock = options.clock ?? systemClock;
+  }
+
+  /** Stores a call that has begun; returns its id. */
+  async startCall(start: CallStart): Promise<string> {
+    const row = await this.options.db
+      .insertInto('calls')
+      .values({ ...startColumns(start), status: 'in_progress', analysis_status: 'pending' })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    return row.id;
+  }
+
+  /**
+   * Records the end of a started call and queues its analysis. Idempotent: completing a call
+   * that has already ended returns the stored record unchanged.
+   */
+  async completeCall(callId: string, end: CallEnd): Promise<CallRecord> {
+    if (!isUuid(callId)) throw notFound(`call "${callId}"`);
+    const record = await this.options.db.transaction().execute(async (trx) => {
+      const current = await trx.selectFrom('calls').selectAll().where('id', '=', callId).forUpdate().executeTakeFirst();
+      if (!current) throw notFound(`call "${callId}"`);
+      if (current.status === 'ended') return { record: toCallRecord(current), queued: false };
+      const queued = await this.finish(trx, callId, current.tenant_id, current.recipe_id, current.started_at, end);
+      const row = await trx.selectFrom('calls').selectAll().where('id', '=', callId).executeTakeFirstOrThrow();
+      return { record: toCallRecord(row), queued };
+    });
+    if (record.queued) this.options.onAnalysisQueued?.();
+    return record.record;
+  }
+
+  /** Stores a whole call in one step (start and end known together). */
+  async recordCall(call: CallStart & CallEnd): Promise<CallRecord> {
+    const result = await this.options.db.transaction().execute(async (trx) => {
+      const inserted = await trx
+        .insertInto('calls')
+        .values({ ...startColumns(call), status: 'in_progress', analysis_status: 'pending' })
+        .returning('id')
+        .executeTakeFirstOrThrow();
+      const queued = await this.finish(trx, inserted.id, call.tenantId, call.recipeId ?? null, call.startedAt, call);
+      const row = await trx.selectFrom('calls').selectAll().where('id', '=', inserted.id).executeTakeFirstOrThrow();
+      return { record: toCallRecord(row), queued };
+    });
+    if (result.queued) this.options.onAnalysisQueued?.();
+    return result.record;
+  }
+
+  private async finish(trx: Transaction<Database>, callId: string, tenantId: string, recipeId: string | null, startedAt: Date, end: CallEnd): Promise<boolean> {
+    if (end.endedAt.getTime() < startedAt.getTime()) throw new AppError('invalid_argument', 'a call cannot end before it started');
+    const answeredAt = end.answeredAt ?? (end.outcome === 'completed' ? startedAt : undefined);
+    const transcript = end.transcript ?? [];
+    // Only a conversation can be analysed; a busy or unanswered dial has nothing to extract from.
+    const analyse = end.outcome === 'completed';
+    await trx
+      .updateTable('calls')
+      .set({
+        status: 'ended',
+        ended_at: end.endedAt,
+        answered_at: answeredAt ?? null,
+        outcome: end.outcome,
+        sip_status: end.sipStatus ?? null,
+        duration_ms: answeredAt ? Math.max(0, end.endedAt.getTime() - answeredAt.getTime()) : 0,
+        end_reason: end.endReason ?? null,
+        disposition: end.disposition ?? null,
+        ...(end.variables ? { variables: JSON.stringify(end.variables) } : {}),
+        recording_ref: end.recordingRef ?? null,
+        analysis_status: analyse ? 'analyzing' : 'skipped',
+        updated_at: new Date(this.clock.now()),
+      })
+      .where('id', '=', callId)
+      .execute();
+    await trx
+      .insertInto('call_transcripts')
+      .values({ call_id: callId, entries: JSON.stringify(transcript) })
+      .onConflict((oc) => oc.column('call_id').doUpdateSet({ entries: JSON.stringify(transcript) }))
+      .execute();
+    if (!analyse) return false;
+    const parameters = end.insightParameters ?? (await recipeInsights(trx, tenantId, recipeId));
+    const now = this.clock.now();
+    const payload: ExtractPayload = { parameters };
+    await enqueueJob(trx, {
+      callId,
+      tenantId,
+      kind: 'extract',
+      runAt: new Date(now),
+      deadlineAt: new Date(Math.max(now, end.endedAt.getTime()) + (this.options.analysisWindowMs ?? defaultAnalysisWindowMs)),
+      payload,
+    });
+    return true;
+  }
+}
+
+function startColumns(start: CallStart) {
+  return {
+    tenant_id: start.tenantId,
+    direction: start.direction,
+    started_at: start.startedAt,
+    phone_number_id: start.phoneNumberId ?? null,
+    phone_number: start.phoneNumber ?? null,
+    remote_number: start.remoteNumber ?? null,
+    campaign_id: start.campaignId ?? null,
+    message_id: start.messageId ?? null,
+    recipe_id: start.recipeId ?? null,
+    language: start.language ?? null,
+    variables: JSON.stringify(start.variables ?? {}),
+  };
+}
+
+/** The recipe's insight parameters as stored now; none when the recipe is gone or has none. */
+async function recipeInsights(db: Transaction<Database>, tenantId: string, recipeId: string | null): Promise<InsightParameter[]> {
+  if (!recipeId) return [];
+  const row = await db.selectFrom('recipes').select('spec').where('tenant_id', '=', tenantId).where('id', '=', recipeId).executeTakeFirst();
+  const spec = row?.spec as { globalSettings?: { insights?: unknown } } | undefined;
+  const parsed = insightParameterListSchema.safeParse(spec?.globalSettings?.insights ?? []);
+  return parsed.success ? parsed.data : [];
+}

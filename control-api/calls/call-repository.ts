@@ -1,0 +1,123 @@
+import type { Kysely, Selectable } from 'kysely';
+import type { CallsTable, Database } from '../store/schema.js';
+import type { AnalysisState, CallOutcome, CallRecord, InsightValues, TranscriptLine } from './call-types.js';
+
+/** Reading call records: one call, its transcript, and filtered keyset pages. */
+export type CallRow = Selectable<CallsTable>;
+
+const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+export const isUuid = (value: string): boolean => uuidPattern.test(value);
+
+export function toCallRecord(row: CallRow): CallRecord {
+  return {
+    id: row.id,
+    tenantId: row.tenant_id,
+    direction: row.direction,
+    phoneNumberId: row.phone_number_id,
+    phoneNumber: row.phone_number,
+    remoteNumber: row.remote_number,
+    campaignId: row.campaign_id,
+    messageId: row.message_id,
+    recipeId: row.recipe_id,
+    language: row.language,
+    startedAt: row.started_at,
+    answeredAt: row.answered_at,
+    endedAt: row.ended_at,
+    status: row.status,
+    outcome: row.outcome as CallOutcome | null,
+    sipStatus: row.sip_status,
+    durationMs: row.duration_ms,
+    endReason: row.end_reason,
+    disposition: row.disposition,
+    variables: (row.variables ?? {}) as Record<string, unknown>,
+    recordingRef: row.recording_ref,
+    analysis: {
+      status: row.analysis_status as AnalysisState,
+      error: row.analysis_error,
+      completedAt: row.analysis_completed_at,
+      values: (row.insights ?? null) as InsightValues | null,
+    },
+  };
+}
+
+export interface CallFilter {
+  readonly from?: Date;
+  /** Exclusive. */
+  readonly to?: Date;
+  readonly campaignId?: string;
+  /** Matches the platform's number or the other party's. */
+  readonly number?: string;
+  readonly outcome?: readonly string[];
+  readonly disposition?: readonly string[];
+  readonly direction?: readonly string[];
+  readonly analysisStatus?: readonly string[];
+}
+
+/** Position after the last row of a page, in the (started_at, id) order. */
+export interface CallCursor {
+  readonly startedAt: Date;
+  readonly id: string;
+}
+
+export function encodeCursor(cursor: CallCursor): string {
+  return Buffer.from(`${cursor.startedAt.toISOString()}|${cursor.id}`, 'utf8').toString('base64url');
+}
+
+export function decodeCursor(text: string): CallCursor | undefined {
+  const [at, id] = Buffer.from(text, 'base64url').toString('utf8').split('|');
+  const startedAt = new Date(at ?? '');
+  if (!id || !isUuid(id) || Number.isNaN(startedAt.getTime())) return undefined;
+  return { startedAt, id };
+}
+
+/**
+ * Selects one tenant's calls matching `filter` after `after`, oldest first. Keyset pagination on
+ * (started_at, id), served by the (tenant_id, started_at, id) index: every page costs the same
+ * however deep it is, on PostgreSQL and PGlite alike.
+ */
+export function filteredCalls(db: Kysely<Database>, tenantId: string, filter: CallFilter, after?: CallCursor) {
+  let query = db.selectFrom('calls').where('calls.tenant_id', '=', tenantId);
+  if (filter.from) query = query.where('calls.started_at', '>=', filter.from);
+  if (filter.to) query = query.where('calls.started_at', '<', filter.to);
+  if (filter.campaignId) query = query.where('calls.campaign_id', '=', filter.campaignId);
+  if (filter.number) {
+    const number = filter.number;
+    query = query.where((eb) => eb.or([eb('calls.phone_number', '=', number), eb('calls.remote_number', '=', number)]));
+  }
+  if (filter.outcome?.length) query = query.where('calls.outcome', 'in', [...filter.outcome]);
+  if (filter.disposition?.length) query = query.where('calls.disposition', 'in', [...filter.disposition]);
+  if (filter.direction?.length) query = query.where('calls.direction', 'in', [...(filter.direction as CallRow['direction'][])]);
+  if (filter.analysisStatus?.length) query = query.where('calls.analysis_status', 'in', [...(filter.analysisStatus as CallRow['analysis_status'][])]);
+  if (after) {
+    query = query.where((eb) =>
+      eb.or([eb('calls.started_at', '>', after.startedAt), eb.and([eb('calls.started_at', '=', after.startedAt), eb('calls.id', '>', after.id)])]),
+    );
+  }
+  return query.orderBy('calls.started_at').orderBy('calls.id');
+}
+
+export async function listCalls(
+  db: Kysely<Database>,
+  tenantId: string,
+  filter: CallFilter,
+  page: { limit: number; after?: CallCursor },
+): Promise<{ items: CallRecord[]; next?: CallCursor }> {
+  const rows = await filteredCalls(db, tenantId, filter, page.after)
+    .selectAll('calls')
+    .limit(page.limit + 1)
+    .execute();
+  const items = rows.slice(0, page.limit);
+  const last = items[items.length - 1];
+  return { items: items.map(toCallRecord), ...(rows.length > page.limit && last ? { next: { startedAt: last.started_at, id: last.id } } : {}) };
+}
+
+export async function getCall(db: Kysely<Database>, tenantId: string, callId: string): Promise<CallRecord | undefined> {
+  if (!isUuid(callId)) return undefined;
+  const row = await db.selectFrom('calls').selectAll().where('tenant_id', '=', tenantId).where('id', '=', callId).executeTakeFirst();
+  return row ? toCallRecord(row) : undefined;
+}
+
+export async function getTranscript(db: Kysely<Database>, callId: string): Promise<TranscriptLine[]> {
+  const row = await db.selectFrom('call_transcripts').select('entries').where('call_id', '=', callId).executeTakeFirst();
+  return (row?.entries ?? []) as TranscriptLine[];
+}

@@ -1,0 +1,105 @@
+import type { InsightParameter } from '../domain/insight-parameter.js';
+
+/**
+ * What a call record holds (issue: calls are stored with tenant, number, campaign and
+ * `message_id`, direction, timestamps, outcome and SIP status, duration, disposition, variables,
+ * transcript, recording reference and the analysis state).
+ */
+export type CallDirection = 'inbound' | 'outbound' | 'simulation';
+
+/**
+ * How the call ended from the telephony side. `completed` means it was answered and ran; the
+ * others are the spec's retry outcomes (Busy, No-answer, Failed) plus a cancelled dial.
+ */
+export const callOutcomes = ['completed', 'busy', 'no_answer', 'failed', 'canceled'] as const;
+export type CallOutcome = (typeof callOutcomes)[number];
+
+export const analysisStates = ['pending', 'analyzing', 'completed', 'failed', 'skipped'] as const;
+export type AnalysisState = (typeof analysisStates)[number];
+
+/** One transcript line as stored; `interrupted` marks a Smart Interruption cut (spec: "Interrupted" tag). */
+export interface TranscriptLine {
+  /** Epoch milliseconds. */
+  readonly at: number;
+  readonly speaker: 'agent' | 'caller';
+  readonly text: string;
+  readonly blockId?: string;
+  readonly dtmf?: boolean;
+  readonly interrupted?: boolean;
+  /** The part of an interrupted agent reply that was never played. */
+  readonly unspoken?: string;
+}
+
+export type InsightValue = string | number | boolean;
+
+/** Extracted values by parameter name; null when the transcript did not give one. */
+export type InsightValues = Readonly<Record<string, InsightValue | null>>;
+
+export interface CallStart {
+  readonly tenantId: string;
+  readonly direction: CallDirection;
+  readonly startedAt: Date;
+  readonly phoneNumberId?: string;
+  /** The platform's number (E.164). */
+  readonly phoneNumber?: string;
+  /** The other party: the campaign contact or the caller. */
+  readonly remoteNumber?: string;
+  readonly campaignId?: string;
+  /** The SendMessage `message_id` this call serves (outbound campaign calls). */
+  readonly messageId?: string;
+  readonly recipeId?: string;
+  readonly language?: string;
+  readonly variables?: Readonly<Record<string, unknown>>;
+}
+
+export interface CallEnd {
+  readonly endedAt: Date;
+  readonly outcome: CallOutcome;
+  readonly answeredAt?: Date;
+  /** Final SIP response status of the INVITE (200 for answered calls, 486 busy, ...). */
+  readonly sipStatus?: number;
+  /** Why the conversation ended (RecipeRun end reason: closed, callerHangup, transferred, ...). */
+  readonly endReason?: string;
+  /** Close block disposition tag. */
+  readonly disposition?: string;
+  /** Recipe variables at the end of the call. */
+  readonly variables?: Readonly<Record<string, unknown>>;
+  readonly transcript?: readonly TranscriptLine[];
+  /** Where the recording is, relative to the recordings directory (media/ writes it). */
+  readonly recordingRef?: string;
+  /**
+   * The insight parameters to extract. Default: the recipe's `globalSettings.insights` as stored
+   * at hang-up (a snapshot, so editing the recipe later does not change a running analysis).
+   */
+  readonly insightParameters?: readonly InsightParameter[];
+}
+
+export interface CallRecord {
+  readonly id: string;
+  readonly tenantId: string;
+  readonly direction: CallDirection;
+  readonly phoneNumberId: string | null;
+  readonly phoneNumber: string | null;
+  readonly remoteNumber: string | null;
+  readonly campaignId: string | null;
+  readonly messageId: string | null;
+  readonly recipeId: string | null;
+  readonly language: string | null;
+  readonly startedAt: Date;
+  readonly answeredAt: Date | null;
+  readonly endedAt: Date | null;
+  readonly status: 'in_progress' | 'ended';
+  readonly outcome: CallOutcome | null;
+  readonly sipStatus: number | null;
+  readonly durationMs: number | null;
+  readonly endReason: string | null;
+  readonly disposition: string | null;
+  readonly variables: Readonly<Record<string, unknown>>;
+  readonly recordingRef: string | null;
+  readonly analysis: {
+    readonly status: AnalysisState;
+    readonly error: string | null;
+    readonly completedAt: Date | null;
+    readonly values: InsightValues | null;
+  };
+}

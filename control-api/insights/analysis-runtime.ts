@@ -1,0 +1,39 @@
+import type { Kysely } from 'kysely';
+import type { Logger } from '../../core/logger.js';
+import { createSecretBox } from '../crypto/secret-box.js';
+import type { ChatProvider } from '../llm/chat-provider.js';
+import { SafeHttp } from '../net/safe-http.js';
+import type { Database } from '../store/schema.js';
+import { createTenantsRepository } from '../tenants/tenants-repository.js';
+import { AnalysisWorker, type AnalysisWorkerOptions } from './analysis-worker.js';
+import { LlmInsightExtractor } from './llm-insight-extractor.js';
+import { OfflineInsightExtractor } from './offline-insight-extractor.js';
+
+/**
+ * The analysis worker as the platform runs it: webhook URL and secret from the tenant's settings
+ * (secret opened with the platform key), SSRF-safe delivery honouring the tenant's allowlist, and
+ * the LLM extractor when a chat provider is configured, the offline one otherwise.
+ */
+export interface PlatformAnalysisOptions extends Partial<Omit<AnalysisWorkerOptions, 'db' | 'logger' | 'http' | 'tenantWebhook' | 'extractor'>> {
+  readonly db: Kysely<Database>;
+  readonly logger: Logger;
+  readonly secretKey: Buffer;
+  readonly provider?: ChatProvider;
+}
+
+export function createPlatformAnalysisWorker(options: PlatformAnalysisOptions): AnalysisWorker {
+  const { db, logger, secretKey, provider, ...tuning } = options;
+  const tenants = createTenantsRepository(createSecretBox(secretKey));
+  const settings = (tenantId: string) => tenants.settingsWithSecrets(db, tenantId);
+  return new AnalysisWorker({
+    ...tuning,
+    db,
+    logger: logger.child({ part: 'analysis' }),
+    extractor: provider ? new LlmInsightExtractor(provider) : new OfflineInsightExtractor(),
+    http: new SafeHttp({ allowlist: async (tenantId) => (await settings(tenantId))?.ssrfAllowlist ?? [] }),
+    tenantWebhook: async (tenantId) => {
+      const s = await settings(tenantId);
+      return s ? { ...(s.webhookUrl ? { url: s.webhookUrl } : {}), ...(s.webhookSecret ? { secret: s.webhookSecret } : {}) } : undefined;
+    },
+  });
+}

@@ -1,0 +1,134 @@
+import { Readable, pipeline } from 'node:stream';
+import type { Kysely } from 'kysely';
+import { filteredCalls, type CallCursor, type CallFilter } from '../calls/call-repository.js';
+import type { InsightValue } from '../calls/call-types.js';
+import { insightParameterListSchema } from '../domain/insight-parameter.js';
+import { insightText } from '../insights/insight-values.js';
+import type { Database } from '../store/schema.js';
+import { createCsvEncoder, type CsvOptions } from './csv-encoder.js';
+
+/**
+ * The Master Report: one row per call, fixed call columns, then one `analysis.<name>` column per
+ * insight parameter (spec: Post-call analysis outputs). Streamed: the database is read in
+ * keyset batches only as fast as the client takes bytes, so memory stays flat at any row count.
+ */
+export const fixedColumns = [
+  'call_id',
+  'direction',
+  'started_at',
+  'answered_at',
+  'ended_at',
+  'duration_seconds',
+  'phone_number',
+  'contact_number',
+  'campaign_id',
+  'campaign_name',
+  'message_id',
+  'outcome',
+  'sip_status',
+  'end_reason',
+  'disposition',
+  'analysis_status',
+  'analysis_error',
+  'variables',
+] as const;
+
+export interface ReportScope {
+  readonly tenantId: string;
+  readonly filter: CallFilter;
+}
+
+/**
+ * The insight parameter names that become columns: the filtered campaign's recipe's, otherwise
+ * the union over the tenant's recipes (ordered by recipe name, first occurrence wins). A call
+ * whose recipe lacks a parameter has an empty cell there.
+ */
+export async function insightColumns(db: Kysely<Database>, scope: ReportScope): Promise<string[]> {
+  let query = db.selectFrom('recipes').select(['recipes.spec']).where('recipes.tenant_id', '=', scope.tenantId).orderBy('recipes.name');
+  if (scope.filter.campaignId) {
+    query = query.innerJoin('campaigns', (join) => join.onRef('campaigns.recipe_id', '=', 'recipes.id').onRef('campaigns.tenant_id', '=', 'recipes.tenant_id')).where('campaigns.id', '=', scope.filter.campaignId);
+  }
+  const names: string[] = [];
+  for (const row of await query.execute()) {
+    const insights = (row.spec as { globalSettings?: { insights?: unknown } } | null)?.globalSettings?.insights;
+    const parsed = insightParameterListSchema.safeParse(insights ?? []);
+    if (!parsed.success) continue;
+    for (const p of parsed.data) if (!names.includes(p.name)) names.push(p.name);
+  }
+  return names;
+}
+
+const iso = (d: Date | null): string => (d ? d.toISOString() : '');
+
+/** Report rows as arrays of strings, header first, read `batchSize` calls at a time. */
+export async function* reportRows(db: Kysely<Database>, scope: ReportScope, parameters: readonly string[], batchSize = 2_000): AsyncGenerator<string[]> {
+  const campaigns = new Map(
+    (await db.selectFrom('campaigns').select(['id', 'name']).where('tenant_id', '=', scope.tenantId).execute()).map((c) => [c.id, c.name] as const),
+  );
+  yield [...fixedColumns, ...parameters.map((p) => `analysis.${p}`)];
+  let after: CallCursor | undefined;
+  for (;;) {
+    const rows = await filteredCalls(db, scope.tenantId, scope.filter, after)
+      .select([
+        'calls.id',
+        'calls.direction',
+        'calls.started_at',
+        'calls.answered_at',
+        'calls.ended_at',
+        'calls.duration_ms',
+        'calls.phone_number',
+        'calls.remote_number',
+        'calls.campaign_id',
+        'calls.message_id',
+        'calls.outcome',
+        'calls.sip_status',
+        'calls.end_reason',
+        'calls.disposition',
+        'calls.analysis_status',
+        'calls.analysis_error',
+        'calls.variables',
+        'calls.insights',
+      ])
+      .limit(batchSize)
+      .execute();
+    for (const r of rows) {
+      const values = (r.insights ?? {}) as Record<string, InsightValue | null>;
+      const variables = r.variables && Object.keys(r.variables as object).length > 0 ? JSON.stringify(r.variables) : '';
+      yield [
+        r.id,
+        r.direction,
+        iso(r.started_at),
+        iso(r.answered_at),
+        iso(r.ended_at),
+        r.duration_ms === null ? '' : String(Math.round(r.duration_ms / 1000)),
+        r.phone_number ?? '',
+        r.remote_number ?? '',
+        r.campaign_id ?? '',
+        (r.campaign_id && campaigns.get(r.campaign_id)) ?? '',
+        r.message_id ?? '',
+        r.outcome ?? '',
+        r.sip_status === null ? '' : String(r.sip_status),
+        r.end_reason ?? '',
+        r.disposition ?? '',
+        r.analysis_status,
+        r.analysis_error ?? '',
+        variables,
+        ...parameters.map((p) => insightText(values[p])),
+      ];
+    }
+    const last = rows[rows.length - 1];
+    if (!last || rows.length < batchSize) return;
+    after = { startedAt: last.started_at, id: last.id };
+  }
+}
+
+/**
+ * The report as a byte stream of CSV. Back-pressure flows from the consumer through the encoder
+ * to the row generator; destroying the result (client gone) stops the database reads.
+ */
+export async function masterReportCsv(db: Kysely<Database>, scope: ReportScope, options: CsvOptions & { batchSize?: number } = {}): Promise<Readable> {
+  const parameters = await insightColumns(db, scope);
+  const encoder = createCsvEncoder(options);
+  pipeline(Readable.from(reportRows(db, scope, parameters, options.batchSize)), encoder, () => undefined);
+  return encoder;
+}
