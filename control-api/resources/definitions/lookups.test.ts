@@ -2,7 +2,15 @@ import assert from 'node:assert/strict';
 import { forEachStore } from '../../../test/helpers/stores.js';
 import { maskedSecret } from '../../domain/secret.js';
 import { createResourceDefinitions } from '../registry.js';
-import { findCampaignForTenant, findNumberByE164, findRecipeById, findTrunkByExtension, findTrunksByDid, findTrunksBySource } from './lookups.js';
+import {
+  findCampaignForTenant,
+  findNumberByE164,
+  findRecipeById,
+  findTrunkByExtension,
+  findTrunksByDid,
+  findTrunksBySource,
+  searchSpeechProfiles,
+} from './lookups.js';
 import { campaignDoc, numberDoc, recipeDoc, testBox, trunkDoc } from './test-fixtures.js';
 
 forEachStore('gateway and scheduler lookups', (store) => {
@@ -61,5 +69,23 @@ forEachStore('gateway and scheduler lookups', (store) => {
     assert.equal(found?.spec.ringDurationSeconds, 30);
     assert.equal(await findCampaignForTenant(db(), otherTenant, campaignId), undefined);
     assert.equal(await findCampaignForTenant(db(), tenantId, 'not-a-uuid'), undefined);
+  });
+
+  it('searches speech profiles by gender, language and accent, tags and favourites', async () => {
+    const profiles = [
+      { name: 'Asha', language: 'hi-IN', gender: 'female', provider: 'espeak-ng', voiceName: 'hi+f3', tags: ['Indian', 'Multi-lingual'], favourite: true },
+      { name: 'Arjun', language: 'en-IN', gender: 'male', provider: 'espeak-ng', voiceName: 'en-in+m3', tags: ['Indian', 'Standard'] },
+      { name: 'Layla', language: 'ar', gender: 'female', provider: 'espeak-ng', voiceName: 'ar+f2', tags: ['Standard'] },
+    ];
+    for (const p of profiles) await defs.speechProfile.repository.create(db(), tenantId, p as never);
+    const names = async (filter: Parameters<typeof searchSpeechProfiles>[2]) => (await searchSpeechProfiles(db(), tenantId, filter)).map((p) => p.spec.name);
+    assert.deepEqual(await names({}), ['Arjun', 'Asha', 'Layla']);
+    assert.deepEqual(await names({ gender: 'female' }), ['Asha', 'Layla']);
+    assert.deepEqual(await names({ language: 'en' }), ['Arjun']);
+    assert.deepEqual(await names({ language: 'hi-in' }), ['Asha']);
+    assert.deepEqual(await names({ tags: ['indian'] }), ['Arjun', 'Asha']);
+    assert.deepEqual(await names({ tags: ['Indian', 'Standard'] }), ['Arjun']);
+    assert.deepEqual(await names({ favouritesOnly: true }), ['Asha']);
+    assert.deepEqual(await searchSpeechProfiles(db(), otherTenant, {}), []);
   });
 });

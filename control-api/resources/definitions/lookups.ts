@@ -4,6 +4,12 @@ import type { CampaignSpec } from '../../domain/campaign.js';
 import { normaliseE164 } from '../../domain/common.js';
 import { phoneNumberSecretPaths, type PhoneNumberSpec } from '../../domain/phone-number.js';
 import { sipTrunkSecretPaths, type SipTrunkSpec } from '../../domain/sip-trunk.js';
+import {
+  matchesSpeechProfileFilter,
+  speechProfileFilterSchema,
+  type SpeechProfileFilter,
+  type SpeechProfileSpec,
+} from '../../domain/speech-profile.js';
 import type { Recipe } from '../../recipes/recipe-schema.js';
 import type { Database } from '../../store/schema.js';
 
@@ -139,4 +145,28 @@ export async function findRecipeById(db: Kysely<Database>, tenantId: string, rec
   if (!uuidPattern.test(recipeId)) return undefined;
   const row = await db.selectFrom('recipes').select('spec').where('tenant_id', '=', tenantId).where('id', '=', recipeId).executeTakeFirst();
   return row ? (row.spec as Recipe) : undefined;
+}
+
+/**
+ * The Speech Profiles page's filters (Gender, Language and Accent, Skills tags, favourites).
+ * Gender, favourite and language narrow in SQL on their columns; tags, compared
+ * case-insensitively, are checked on the spec.
+ */
+export async function searchSpeechProfiles(
+  db: Kysely<Database>,
+  tenantId: string,
+  filter: SpeechProfileFilter,
+): Promise<Array<{ id: string; spec: SpeechProfileSpec }>> {
+  const f = speechProfileFilterSchema.parse(filter);
+  let query = db.selectFrom('speech_profiles').select(['id', 'spec']).where('tenant_id', '=', tenantId).orderBy('name');
+  if (f.gender !== 'all') query = query.where('gender', '=', f.gender);
+  if (f.favouritesOnly) query = query.where('favourite', '=', true);
+  if (f.language) {
+    const language = f.language.toLowerCase();
+    query = query.where((eb) => eb.or([eb(eb.fn('lower', ['language']), '=', language), eb(eb.fn('lower', ['language']), 'like', `${language.replace(/[%_\\]/g, '')}-%`)]));
+  }
+  const rows = await query.execute();
+  return rows
+    .map((row) => ({ id: row.id, spec: row.spec as SpeechProfileSpec }))
+    .filter((profile) => matchesSpeechProfileFilter(profile.spec, f));
 }
