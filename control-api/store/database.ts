@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { PGlite } from '@electric-sql/pglite';
+import { PGlite, types as pgliteTypes, type PGliteOptions } from '@electric-sql/pglite';
 import { Kysely, PostgresDialect, type Dialect } from 'kysely';
 import { PGliteDialect } from 'kysely-pglite-dialect';
 import pg from 'pg';
@@ -36,13 +36,15 @@ export async function openStore(options: OpenStoreOptions): Promise<Store> {
     return wrap(new PostgresDialect({ pool }), 'postgres', options.url);
   }
   const dir = options.pgliteDir ?? 'memory://';
+  // Same int8 parsing as pg above: PGlite would otherwise return numbers below 2^53 and bigints above.
+  const pgliteOptions: PGliteOptions = { parsers: { [pgliteTypes.INT8]: (value: string) => BigInt(value) } };
   let pglite: PGlite;
   if (dir === 'memory://') {
-    pglite = new PGlite();
+    pglite = new PGlite(pgliteOptions);
   } else {
     const absolute = resolve(dir);
     mkdirSync(absolute, { recursive: true });
-    pglite = new PGlite(absolute);
+    pglite = new PGlite(absolute, pgliteOptions);
   }
   await pglite.waitReady;
   return wrap(new PGliteDialect(pglite), 'pglite');
