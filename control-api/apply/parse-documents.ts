@@ -1,7 +1,7 @@
 import { parseAllDocuments } from 'yaml';
 import { z } from 'zod';
 import { AppError, type FieldIssue } from '../../core/errors.js';
-import { zodIssues } from '../http/error-response.js';
+import { HttpError, zodIssues } from '../http/error-response.js';
 
 export const apiVersion = 'vap/v1';
 
@@ -49,11 +49,17 @@ export function splitYaml(text: string, source?: string, firstIndex = 0): Source
         issues: [{ path: `documents[${firstIndex + out.length}]`, message: error.message.split('\n')[0] ?? 'YAML error' }],
       });
     }
-    const body: unknown = doc.toJS({ maxAliasCount: 100 });
+    let body: unknown;
+    try {
+      // A bounded alias count stops "billion laughs" documents from expanding in memory.
+      body = doc.toJS({ maxAliasCount: 100 });
+    } catch (cause) {
+      throw new AppError('malformed', `${where}: ${(cause as Error).message}`, { issues: [{ path: `documents[${firstIndex + out.length}]`, message: (cause as Error).message }] });
+    }
     if (body === null || body === undefined) return;
     out.push({ index: firstIndex + out.length, source: where, body });
   });
-  if (firstIndex + out.length > limitDocuments) throw new AppError('resource_exhausted', `an apply holds at most ${limitDocuments} documents`);
+  if (firstIndex + out.length > limitDocuments) throw new HttpError(413, 'resource_exhausted', `an apply holds at most ${limitDocuments} documents`);
   return out;
 }
 
@@ -64,7 +70,7 @@ export function jsonDocuments(body: unknown): SourceDocument[] {
     : body !== null && typeof body === 'object' && Array.isArray((body as { documents?: unknown }).documents)
       ? (body as { documents: unknown[] }).documents
       : [body];
-  if (list.length > limitDocuments) throw new AppError('resource_exhausted', `an apply holds at most ${limitDocuments} documents`);
+  if (list.length > limitDocuments) throw new HttpError(413, 'resource_exhausted', `an apply holds at most ${limitDocuments} documents`);
   return list.map((item, index) => ({ index, body: item }));
 }
 

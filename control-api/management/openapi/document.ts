@@ -88,7 +88,7 @@ function addResourceKind(b: DocumentBuilder, definition: ResourceDefinition): vo
   }));
   b.path(collection, 'post', operation({
     operationId: `create${kind}`, summary: `Create a ${kind}`, tag: kind, parameters: [clientIdParam], requestBody: jsonBody(input),
-    responses: { '201': ok(`The created ${kind}`, ref(kind)), ...errorResponses(400, 401, 404, 409, 413, 415) },
+    responses: { '201': ok(`The created ${kind}`, ref(kind)), ...errorResponses(400, 401, 404, 409, 412, 413, 415) },
   }));
   b.path(item, 'get', operation({
     operationId: `get${kind}`, summary: `Get a ${kind}`, tag: kind, parameters: [clientIdParam, idParam],
@@ -97,7 +97,7 @@ function addResourceKind(b: DocumentBuilder, definition: ResourceDefinition): vo
   b.path(item, 'put', operation({
     operationId: `replace${kind}`, summary: `Replace a ${kind} (masked or absent secrets keep their stored value)`, tag: kind,
     parameters: [clientIdParam, idParam], requestBody: jsonBody(input),
-    responses: { '200': ok(`The updated ${kind}`, ref(kind)), ...errorResponses(400, 401, 404, 409, 413, 415) },
+    responses: { '200': ok(`The updated ${kind}`, ref(kind)), ...errorResponses(400, 401, 404, 409, 412, 413, 415) },
   }));
   b.path(item, 'delete', operation({
     operationId: `delete${kind}`, summary: `Delete a ${kind} (refused while other resources use it)`, tag: kind, parameters: [clientIdParam, idParam],

@@ -14,7 +14,7 @@ export const errorResponses = (...statuses: number[]): Record<string, JsonSchema
     404: 'Not found, or not reachable with this credential',
     405: 'Method not allowed on this path',
     409: 'A resource with the same natural key already exists',
-    412: 'Refused: the resource is still referenced (the message names the users)',
+    412: 'Refused: the change conflicts with resources that use this one (the message names them)',
     413: 'Request body too large',
     415: 'Unsupported content type',
   };
