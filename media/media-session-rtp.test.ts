@@ -123,6 +123,33 @@ describe('MediaSession RTP stream properties (real UDP)', () => {
     peer.socket.close();
   });
 
+  it('keeps delivering 20 ms input frames (concealed silence) after the peer stops sending', async () => {
+    const peer = await peerSocket();
+    const answer = await service.answer(offer(peer.socket.address().port, '8 101'));
+    assert.ok(answer.ok);
+    const session = answer.session as MediaSession;
+    const frames: { concealed: boolean; level: number }[] = [];
+    void (async () => {
+      for await (const f of session.input) frames.push({ concealed: f.concealed, level: f.samples[80] ?? 0 });
+    })();
+    const loud = Buffer.alloc(160);
+    pcma.encode(new Int16Array(160).fill(4000), loud);
+    const start = Date.now();
+    for (let seq = 0; seq < 5; seq++) {
+      peer.socket.send(serializeRtpPacket({ payloadType: 8, sequenceNumber: seq, timestamp: seq * 160, ssrc: 9, payload: loud }), session.port, '127.0.0.1');
+      await sleep(Math.max(0, start + (seq + 1) * 20 - Date.now()));
+    }
+    await sleep(300);
+    const heard = frames.filter((f) => !f.concealed);
+    assert.equal(heard.length, 5);
+    const lastHeard = frames.findLastIndex((f) => !f.concealed);
+    const after = frames.slice(lastHeard + 1);
+    assert.ok(after.length >= 10, `only ${after.length} frames after the peer went quiet`);
+    assert.ok(after.every((f) => f.concealed));
+    assert.ok(after.slice(1).every((f) => f.level === 0), 'silence after one concealed repeat');
+    peer.socket.close();
+  });
+
   it('survives garbage on its RTP port and counts it', async () => {
     const peer = await peerSocket();
     const answer = await service.answer(offer(peer.socket.address().port));

@@ -76,6 +76,7 @@ export class MediaSession extends TypedEmitter<MediaSessionEvents> implements Ca
   private timeoutReported = false;
   private lastHeard: Int16Array | undefined;
   private concealedRun = 0;
+  private playoutStarted = false;
   private dtmfJobs: DtmfJob[] = [];
   private dtmfGapTicks = 0;
   private recorder: CallRecorder | undefined;
@@ -257,12 +258,18 @@ export class MediaSession extends TypedEmitter<MediaSessionEvents> implements Ca
   /** One jitter-buffer step: decoded frame, concealment for a hole, or nothing while (re)priming. */
   private playout(codec: G711Codec): Int16Array | undefined {
     const slot = this.jitter.pop();
-    if (!slot) return undefined;
+    if (slot) this.playoutStarted = true;
+    // Once audio has started, `input` keeps its 20 ms rhythm: an empty buffer (peer paused, on
+    // hold, or re-priming) yields concealed silence, so VAD and turn timers see time pass.
+    if (!slot && !this.playoutStarted) return undefined;
     const wanted = this.inputQueue.active || this.recorder !== undefined;
     if (!wanted) return undefined;
     let frame: Int16Array;
     let concealed = false;
-    if (slot.kind === 'packet' && slot.payload) {
+    if (!slot) {
+      frame = new Int16Array(FRAME_SAMPLES);
+      concealed = true;
+    } else if (slot.kind === 'packet' && slot.payload) {
       frame = new Int16Array(FRAME_SAMPLES);
       codec.decode(slot.payload.length > FRAME_SAMPLES ? slot.payload.subarray(0, FRAME_SAMPLES) : slot.payload, frame);
       this.lastHeard = frame;
