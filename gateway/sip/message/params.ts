@@ -42,6 +42,12 @@ export class Params {
     return this;
   }
 
+  /** Appends without looking for an earlier one (the parser's path: linear in the count). */
+  add(name: string, value: string | null, quoted = false): this {
+    (this.items ??= []).push(name, name.toLowerCase(), value, quoted);
+    return this;
+  }
+
   delete(name: string): boolean {
     const i = this.find(name);
     if (i < 0 || !this.items) return false;
@@ -112,7 +118,7 @@ export function parseParamsAt(s: string, pos: number, into: Params): number {
       i = skipWsp(s, i + 1);
       if (s.charCodeAt(i) === 34) {
         const q = readQuotedString(s, i);
-        into.set(name, q.value, true);
+        into.add(name, q.value, true);
         i = q.end;
       } else {
         const valueStart = i;
@@ -122,10 +128,10 @@ export function parseParamsAt(s: string, pos: number, into: Params): number {
           i++;
         }
         if (i === valueStart) throw new SipParseError(`parameter ${name} has an empty value`);
-        into.set(name, s.slice(valueStart, i));
+        into.add(name, s.slice(valueStart, i));
       }
     } else {
-      into.set(name, null);
+      into.add(name, null);
     }
     i = skipWsp(s, i);
   }

@@ -95,8 +95,10 @@ export function parseHead(text: string): ParsedHead {
     } else {
       if (name) headers.append(name, value);
       name = '';
-      const colon = text.indexOf(':', pos);
-      if (colon < 0 || colon >= end) {
+      // Scan this line only: indexOf could run to a far-away colon for every bad line (quadratic).
+      let colon = pos;
+      while (colon < end && text.charCodeAt(colon) !== 58) colon++;
+      if (colon >= end) {
         problem ??= new SipParseError(`header line without colon: ${text.slice(pos, Math.min(end, pos + 60))}`);
       } else {
         let nameEnd = colon;

@@ -49,6 +49,17 @@ describe('stream framing (RFC 3261 sec. 18.3)', () => {
     assert.throws(() => new StreamFramer({ maxBodyBytes: 100 }).push(Buffer.from(msg('big', '', '5000'))), (e: SipParseError) => e.fatal);
   });
 
+  it('stays linear when a large message trickles in byte by byte', () => {
+    const body = 'x'.repeat(200_000);
+    const wire = Buffer.from(msg('slow', body));
+    const framer = new StreamFramer();
+    const started = Date.now();
+    const items: FramedItem[] = [];
+    for (let i = 0; i < wire.length; i++) items.push(...framer.push(wire.subarray(i, i + 1)));
+    assert.deepEqual(callIds(items), ['slow']);
+    assert.ok(Date.now() - started < 3000, `took ${Date.now() - started} ms`);
+  });
+
   it('keeps the stream after a well-framed but malformed message', () => {
     const bad = msg('bad').replace('CSeq: 1 OPTIONS', 'CSeq: 1 INVITE');
     const items = new StreamFramer().push(Buffer.from(bad + msg('good')));

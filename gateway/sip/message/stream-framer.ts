@@ -25,7 +25,10 @@ const EMPTY = Buffer.alloc(0);
  * framing error is thrown with `fatal` set, after which the connection must be closed.
  */
 export class StreamFramer {
-  private buf: Buffer = EMPTY;
+  /** Receive buffer with spare capacity, grown by doubling: appending is amortized O(chunk). */
+  private store: Buffer = EMPTY;
+  private start = 0;
+  private end = 0;
   /** Where to resume looking for the end of the head, so slow senders cost O(n) overall. */
   private searchFrom = 0;
   private pending: { head: ParsedHead; bodyStart: number; length: number } | undefined;
@@ -39,11 +42,38 @@ export class StreamFramer {
 
   /** Bytes held for an incomplete message. */
   get buffered(): number {
-    return this.buf.length;
+    return this.end - this.start;
+  }
+
+  private get buf(): Buffer {
+    return this.store.subarray(this.start, this.end);
+  }
+
+  private consume(n: number): void {
+    this.start += n;
+    if (this.start >= this.end) this.start = this.end = 0;
+  }
+
+  private append(chunk: Buffer): void {
+    if (this.end + chunk.length > this.store.length) {
+      const live = this.end - this.start;
+      const needed = live + chunk.length;
+      if (needed > this.store.length / 2 || this.store.length === 0) {
+        const grown = Buffer.allocUnsafe(Math.max(needed, this.store.length * 2, 4096));
+        this.store.copy(grown, 0, this.start, this.end);
+        this.store = grown;
+      } else {
+        this.store.copy(this.store, 0, this.start, this.end);
+      }
+      this.start = 0;
+      this.end = live;
+    }
+    chunk.copy(this.store, this.end);
+    this.end += chunk.length;
   }
 
   push(chunk: Buffer): FramedItem[] {
-    this.buf = this.buf.length === 0 ? chunk : Buffer.concat([this.buf, chunk]);
+    this.append(chunk);
     const out: FramedItem[] = [];
     for (;;) {
       if (!this.pending) {
@@ -73,7 +103,7 @@ export class StreamFramer {
       if (this.buf.length < bodyStart + length) break;
       // Copy: the body must not pin (or alias) the connection's receive buffer.
       const body = Buffer.from(this.buf.subarray(bodyStart, bodyStart + length));
-      this.buf = this.buf.subarray(bodyStart + length);
+      this.consume(bodyStart + length);
       this.pending = undefined;
       this.searchFrom = 0;
       try {
@@ -83,7 +113,7 @@ export class StreamFramer {
         out.push({ kind: 'invalid', error: e });
       }
     }
-    if (this.buf.length === 0) this.buf = EMPTY;
+    if (this.buffered === 0 && this.store.length > 256 * 1024) this.store = EMPTY;
     return out;
   }
 
@@ -94,22 +124,23 @@ export class StreamFramer {
       if (this.buf[0] !== 13 && this.buf[0] !== 10) return true;
       if (this.buf.length >= 4 && this.buf.subarray(0, 4).equals(CRLFCRLF)) {
         out.push({ kind: 'ping' });
-        this.buf = this.buf.subarray(4);
+        this.consume(4);
       } else if (this.buf.length >= 2 && this.buf[0] === 13 && this.buf[1] === 10) {
         // A lone CRLF is a pong, or half a ping still in flight: wait if nothing follows it.
         if (this.buf.length < 4 && (this.buf.length === 2 || this.buf[2] === 13)) return false;
-        this.buf = this.buf.subarray(2);
+        this.consume(2);
       } else if (this.buf[0] === 13 && this.buf.length === 1) {
         return false;
       } else {
-        this.buf = this.buf.subarray(1);
+        this.consume(1);
       }
       this.searchFrom = 0;
     }
   }
 
   private fatal(reason: string): SipParseError {
-    this.buf = EMPTY;
+    this.store = EMPTY;
+    this.start = this.end = 0;
     this.pending = undefined;
     return new SipParseError(reason, { fatal: true });
   }

@@ -137,6 +137,8 @@ describe('parser robustness: malformed input never crashes or wedges', () => {
       `To: <sip:a@b>${';p=q'.repeat(30_000)}`,
       `X-Fold: a${'\r\n b'.repeat(30_000)}`,
       `Subject: ${'%'.repeat(100_000)}`,
+      `X: y${'\r\nno colon here'.repeat(30_000)}`,
+      `Via: ${'SIP/2.0/UDP h;branch=z9hG4bKa,'.repeat(10_000)}SIP/2.0/UDP h`,
     ];
     for (const shape of shapes) {
       const buf = Buffer.from(`${head}${shape}\r\nContent-Length: 0\r\n\r\n`, 'latin1');
