@@ -16,7 +16,7 @@ export interface CoercedValue {
 export function coerceInsightValue(parameter: InsightParameter, raw: unknown, today: string): CoercedValue {
   if (raw === null || raw === undefined || (typeof raw === 'string' && raw.trim() === '')) return { value: null };
   const candidate = candidateOf(parameter, raw, today);
-  if (candidate === undefined) return { value: null, issue: `'${parameter.name}': ${JSON.stringify(raw).slice(0, 80)} is not a ${parameter.type}` };
+  if (candidate === undefined) return { value: null, issue: `'${parameter.name}': ${JSON.stringify(raw).slice(0, 80)} is not a valid ${parameter.type} value` };
   const checked = insightValueSchema(parameter).safeParse(candidate);
   if (!checked.success) return { value: null, issue: checked.error.issues[0]?.message ?? `'${parameter.name}' is invalid` };
   return { value: checked.data };
