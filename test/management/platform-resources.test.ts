@@ -136,4 +136,31 @@ forEachStore('the platform resource kinds through the management API', (store) =
     assert.equal((await intruder.delete(`/v1/tenants/intruder/recipes/${String(recipe['id'])}`)).status, 404);
     assert.deepEqual((await intruder.get('/v1/tenants/intruder/recipes')).body.items, []);
   });
+
+  it('answers every malformed create or replace with a 4xx, never a 500', async () => {
+    const op = h.client();
+    const junk: unknown[] = [
+      {},
+      { name: 42 },
+      { name: null, number: {}, recipe: [], provider: 'x', blocks: 'none' },
+      { name: 'x'.repeat(10_000) },
+      { name: 'ok', provider: { type: 'providerB' }, inbound: { terminationAddresses: ['not a host!'] }, hours: [{ day: 'someday' }] },
+      { name: 'ok', number: '+1', startBlockId: '../../etc', blocks: [{ id: 'a', type: 'code', settings: { source: 'x' } }] },
+      { name: 'ok', nested: { deeper: { deepest: [[[[null]]]] } }, expressiveness: 1e308, maxRetries: -1 },
+      { __proto__: { polluted: true }, constructor: { prototype: { polluted: true } } },
+    ];
+    for (const kind of Object.keys(copies)) {
+      const base = `/v1/tenants/greenleaf/${pluralOf(h, kind)}`;
+      const existing = (await op.get(base)).body.items![0]!;
+      for (const body of junk) {
+        const created = await op.post(base, body);
+        assert.ok(created.status >= 400 && created.status < 500, `${kind} POST ${JSON.stringify(body).slice(0, 80)} -> ${created.status} ${created.text}`);
+        const replaced = await op.put(`${base}/${String(existing['id'])}`, body);
+        assert.ok(replaced.status >= 400 && replaced.status < 500, `${kind} PUT -> ${replaced.status} ${replaced.text}`);
+      }
+    }
+    assert.equal(({} as Record<string, unknown>)['polluted'], undefined);
+    const again = await apply();
+    assert.equal(again.body['changed'], false, 'the failed writes changed nothing');
+  });
 });
