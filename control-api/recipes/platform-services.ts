@@ -1,0 +1,49 @@
+import type { Kysely } from 'kysely';
+import type { Logger } from '../../core/logger.js';
+import type { SecretBox } from '../crypto/secret-box.js';
+import type { AgentEngine } from '../llm/agent-engine.js';
+import { OfflineEngine } from '../llm/offline-engine.js';
+import { SafeHttp } from '../net/safe-http.js';
+import type { Database } from '../store/schema.js';
+import { createTenantsRepository } from '../tenants/tenants-repository.js';
+import { SignedWebhookSender } from '../webhooks/webhook-sender.js';
+import { PgKnowledgeSearch } from './knowledge/pg-knowledge-search.js';
+import { StoreAuthProfileResolver, tenantAllowlist } from './knowledge/store-services.js';
+import type { CodeRunner, RuntimeServices, WebhookSender } from './runtime/services.js';
+
+/**
+ * Runtime services for a tenant's recipes, built from the platform's store: SSRF-safe HTTP with
+ * the tenant's allowlist, auth profiles and knowledge from the domain tables, webhooks signed with
+ * the tenant's secret. The engine defaults to the offline one until tenants carry LLM settings.
+ */
+export interface PlatformServicesDeps {
+  readonly db: Kysely<Database>;
+  readonly box: SecretBox;
+  readonly code: CodeRunner;
+  readonly logger: Logger;
+  readonly engineFor?: (tenantId: string) => AgentEngine | Promise<AgentEngine>;
+  /** Replaces the signed sender (simulations record webhooks instead of sending them). */
+  readonly webhooks?: WebhookSender;
+  readonly silenceTimeoutMs?: number;
+}
+
+export function platformServices(deps: PlatformServicesDeps): (tenantId: string) => Promise<RuntimeServices> {
+  const http = new SafeHttp({ allowlist: tenantAllowlist(deps.db) });
+  const tenants = createTenantsRepository(deps.box);
+  const webhooks =
+    deps.webhooks ??
+    new SignedWebhookSender({ http, secretFor: async (tenantId) => (await tenants.settingsWithSecrets(deps.db, tenantId))?.webhookSecret ?? '' });
+  const knowledge = new PgKnowledgeSearch(deps.db);
+  const authProfiles = new StoreAuthProfileResolver(deps.db, deps.box);
+  const offline = new OfflineEngine();
+  return async (tenantId) => ({
+    engine: deps.engineFor ? await deps.engineFor(tenantId) : offline,
+    http,
+    code: deps.code,
+    webhooks,
+    knowledge,
+    authProfiles,
+    logger: deps.logger,
+    silenceTimeoutMs: deps.silenceTimeoutMs ?? 8_000,
+  });
+}
