@@ -212,6 +212,15 @@ export class Headers {
     return this;
   }
 
+  /** Replaces the first line of that header only (a transport stamping the top Via). */
+  replaceFirst(name: string, value: string): this {
+    const i = this.keys.indexOf(headerKey(name));
+    if (i < 0) return this.append(name, value);
+    this.vals[i] = value;
+    this.version++;
+    return this;
+  }
+
   /** Replaces every line of that header by one value, keeping the position of the first. */
   set(name: string, value: string): this {
     const key = headerKey(name);

@@ -7,7 +7,9 @@ import {
   createResponse,
   isRequest,
   parseDatagram,
+  responseTarget,
   serialize,
+  stampReceived,
   type SipMessage,
 } from './index.js';
 
@@ -232,5 +234,38 @@ describe('responses built from requests (RFC 3261 sec. 8.2.6)', () => {
     assert.equal(createErrorResponse(err), undefined);
     const badResponse = parseError(Buffer.from('SIP/2.0 999 Nope\r\nVia: SIP/2.0/UDP h;branch=z9hG4bK1\r\n\r\n'));
     assert.equal(badResponse.canRespond, false);
+  });
+});
+
+describe('Via handling by transports (RFC 3261 sec. 18.2.1/18.2.2, RFC 3581)', () => {
+  it('stamps received and rport on the top Via only and routes the response there', () => {
+    const req = parseRequest(invite(['Via: SIP/2.0/UDP second.example.com;branch=z9hG4bK2']));
+    stampReceived(req.headers, '203.0.113.9', 40123);
+    assert.equal(req.topVia.received, '203.0.113.9');
+    assert.equal(req.topVia.rport, 40123);
+    assert.equal(req.topVia.branch, 'z9hG4bK776asdhds');
+    assert.equal(req.via[1]?.received, undefined);
+    assert.deepEqual(responseTarget(req.topVia), { transport: 'UDP', host: '203.0.113.9', port: 40123 });
+    // The stamped Via is what the response copies (RFC 3261 sec. 8.2.6.2).
+    assert.equal(createResponse(req, 200).topVia.rport, 40123);
+  });
+
+  it('adds received without rport only when sent-by differs from the source', () => {
+    const req = parseRequest(edit(invite(), ';rport', ''));
+    stampReceived(req.headers, '192.0.2.10', 5060);
+    assert.equal(req.topVia.received, undefined);
+    stampReceived(req.headers, '198.51.100.3', 5060);
+    assert.equal(req.topVia.received, '198.51.100.3');
+    assert.deepEqual(responseTarget(req.topVia), { transport: 'UDP', host: '198.51.100.3', port: 5060 });
+  });
+
+  it('sends to maddr when present and uses 5061 by default for TLS', () => {
+    const viaOf = (v: string) => parseRequest(edit(invite(), 'Via: SIP/2.0/UDP 192.0.2.10:5060;branch=z9hG4bK776asdhds;rport', `Via: ${v}`)).topVia;
+    assert.deepEqual(responseTarget(viaOf('SIP/2.0/UDP h.example.com;branch=z9hG4bK1;maddr=239.1.1.1')), {
+      transport: 'UDP',
+      host: '239.1.1.1',
+      port: 5060,
+    });
+    assert.deepEqual(responseTarget(viaOf('SIP/2.0/TLS h.example.com;branch=z9hG4bK1')), { transport: 'TLS', host: 'h.example.com', port: 5061 });
   });
 });

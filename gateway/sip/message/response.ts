@@ -30,16 +30,23 @@ export interface ResponseOptions {
   readonly body?: Buffer;
 }
 
-const hasTag = (to: string): boolean => /;\s*tag\s*=/i.test(to);
+/** Best effort for unparsable To values; parsed requests use their parsed tag instead. */
+const rawHasTag = (to: string): boolean => /;\s*tag\s*=/i.test(to);
 
-function build(basis: ResponseBasis, status: number, reason: string | undefined, opts: ResponseOptions): SipResponse {
+function build(
+  basis: ResponseBasis,
+  status: number,
+  reason: string | undefined,
+  opts: ResponseOptions,
+  toHasTag: boolean,
+): SipResponse {
   // RFC 3261 sec. 8.2.6.2: Via (all, in order), From, To, Call-ID and CSeq are copied; the UAS
   // adds a To tag unless it is answering with 100 or the request already had one.
   const h = new Headers();
   for (const v of basis.vias) h.append('Via', v);
   if (basis.from !== undefined) h.append('From', basis.from);
   if (basis.to !== undefined) {
-    h.append('To', status > 100 && !hasTag(basis.to) ? `${basis.to};tag=${opts.toTag ?? newTag()}` : basis.to);
+    h.append('To', status > 100 && !toHasTag ? `${basis.to};tag=${opts.toTag ?? newTag()}` : basis.to);
   }
   if (basis.callId !== undefined) h.append('Call-ID', basis.callId);
   if (basis.cseq !== undefined) h.append('CSeq', basis.cseq);
@@ -61,7 +68,7 @@ export function createResponse(req: SipRequest, status: number, reason?: string,
     cseq: h.get('cseq'),
     timestamp: h.get('timestamp'),
   };
-  return build(basis, status, reason, opts);
+  return build(basis, status, reason, opts, req.to.tag !== undefined);
 }
 
 /**
@@ -73,5 +80,5 @@ export function createErrorResponse(err: SipParseError, opts: ResponseOptions = 
   // The reason text comes partly from peer input: keep only harmless characters.
   const detail = err.reason.replace(/[^A-Za-z0-9 .,;:()/-]/g, '').slice(0, 80);
   const reason = err.status === 400 ? `Bad Request (${detail})` : undefined;
-  return build(err.basis, err.status, reason, opts);
+  return build(err.basis, err.status, reason, opts, err.basis.to !== undefined && rawHasTag(err.basis.to));
 }

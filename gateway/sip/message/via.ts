@@ -1,6 +1,6 @@
 import { isHostname, isIpv6Reference, isTokenChar, parseDigits, skipWsp, trimWsp } from './chars.js';
 import { SipParseError } from './errors.js';
-import { splitList } from './headers.js';
+import { splitList, type Headers } from './headers.js';
 import { Params, parseParamsAt } from './params.js';
 
 /** One via-parm (RFC 3261 sec. 20.42, 25.1; rport RFC 3581). */
@@ -116,4 +116,50 @@ export function formatVia(v: {
 }): string {
   const hostport = v.port === undefined ? v.host : `${v.host}:${v.port}`;
   return `SIP/2.0/${v.transport.toUpperCase()} ${hostport};branch=${v.branch}${v.rport ? ';rport' : ''}`;
+}
+
+function formatViaParm(v: Via): string {
+  const port = v.port === undefined ? '' : `:${v.port}`;
+  return `${v.protocol}/${v.transport} ${v.host}${port}${v.params.toString()}`;
+}
+
+/**
+ * What a server transport does to the top Via of a request it receives (RFC 3261 sec. 18.2.1,
+ * RFC 3581 sec. 4): `received` when the packet's source differs from sent-by (always when
+ * `rport` was asked for), and `rport` filled with the source port.
+ */
+export function stampReceived(headers: Headers, sourceIp: string, sourcePort: number): void {
+  const lines = headers.getAll('via');
+  const first = lines[0];
+  if (first === undefined) return;
+  const parts = splitList(first);
+  const top = parseViaParm(parts[0] ?? '');
+  const ip = sourceIp.includes(':') && !sourceIp.startsWith('[') ? `[${sourceIp}]` : sourceIp;
+  if (top.rport !== undefined) {
+    top.params.set('received', sourceIp);
+    top.params.set('rport', String(sourcePort));
+  } else if (top.host.toLowerCase() !== ip.toLowerCase()) {
+    top.params.set('received', sourceIp);
+  }
+  parts[0] = formatViaParm(top);
+  headers.replaceFirst('via', parts.join(', '));
+}
+
+export interface ResponseTarget {
+  readonly transport: string;
+  readonly host: string;
+  readonly port: number;
+}
+
+/**
+ * Where an unreliable transport sends a response (RFC 3261 sec. 18.2.2, RFC 3581 sec. 4):
+ * maddr if present, else `received` (or sent-by), at `rport` if filled in, else the sent-by
+ * port or the transport default. Reliable transports answer on the request's connection.
+ */
+export function responseTarget(top: Via): ResponseTarget {
+  const defaultPort = top.transport === 'TLS' || top.transport === 'WSS' ? 5061 : 5060;
+  if (top.maddr) return { transport: top.transport, host: top.maddr, port: top.port ?? defaultPort };
+  const host = top.received ?? top.host;
+  const port = typeof top.rport === 'number' ? top.rport : (top.port ?? defaultPort);
+  return { transport: top.transport, host, port };
 }
