@@ -59,14 +59,16 @@ export class SimulationSessions {
     if (open >= (this.options.maxPerTenant ?? 20)) throw new AppError('resource_exhausted', 'too many open simulations for this tenant; end one first');
     const pendingOutput: string[] = [];
     const warnings: string[] = [];
-    let session: Session | undefined;
+    // The conversation needs the session and the session needs the conversation: a late-bound slot.
+    const slot: { session?: Session } = {};
     const conversation = new TextConversation({
       onSay: (text) => void pendingOutput.push(text),
       nextTurn: () =>
         new Promise<CallerTurn>((resolve) => {
-          if (!session) return resolve({ kind: 'hangup' });
-          session.waitingForCaller = resolve;
-          session.onAwaiting?.();
+          const current = slot.session;
+          if (!current) return resolve({ kind: 'hangup' });
+          current.waitingForCaller = resolve;
+          current.onAwaiting?.();
         }),
     });
     const run = new RecipeRun({ recipe, conversation, context, services, blocks: defaultBlocks });
@@ -74,11 +76,11 @@ export class SimulationSessions {
     run.on('error', (e) => void warnings.push(`${e.blockId}: ERROR ${e.message}`));
     const id = randomUUID();
     const finished = run.run();
-    session = { id, tenantId, run, conversation, pendingOutput, warnings, finished };
-    const current = session;
+    const session: Session = { id, tenantId, run, conversation, pendingOutput, warnings, finished };
+    slot.session = session;
     void finished.then((result) => {
-      current.result = result;
-      current.onAwaiting?.();
+      session.result = result;
+      session.onAwaiting?.();
     });
     this.sessions.set(id, session);
     await this.settle(session);
