@@ -131,6 +131,40 @@ describe('recipe graph', () => {
     });
   });
 
+  describe('no endless loops', () => {
+    it('rejects a cycle of Message / Webhook blocks, which would never wait for the caller', () => {
+      assert.deepEqual(
+        errors({
+          name: 'r',
+          startBlockId: 'a',
+          blocks: [message('a'), message('b'), { id: 'hook', type: 'webhook', settings: { url: 'http://127.0.0.1:9/h' } }],
+          connections: [
+            { from: 'a', exit: 'next', to: 'b' },
+            { from: 'b', exit: 'next', to: 'hook' },
+            { from: 'hook', exit: 'next', to: 'b' },
+          ],
+        }),
+        ["blocks.1: blocks 'b' -> 'hook' -> 'b' loop forever without waiting for the caller"],
+      );
+    });
+
+    it('accepts a loop through a SmartAI block (it waits for the caller)', () => {
+      assert.deepEqual(
+        errors({
+          name: 'r',
+          startBlockId: 'hi',
+          blocks: [message('hi'), smartAi, close],
+          connections: [
+            { from: 'hi', exit: 'next', to: 'talk' },
+            { from: 'talk', exit: 'buy', to: 'hi' },
+            { from: 'talk', exit: 'fallback', to: 'bye' },
+          ],
+        }),
+        [],
+      );
+    });
+  });
+
   describe('warnings', () => {
     it('reports unreachable blocks and open optional exits without rejecting', () => {
       const recipe: RecipeInput = {

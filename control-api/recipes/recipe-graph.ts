@@ -142,11 +142,46 @@ export function validateRecipeGraph(recipe: Pick<Recipe, 'blocks' | 'connections
     }
   }
 
+  for (const loop of unconditionalLoops(recipe, blocks, outgoing)) {
+    const first = blocks.get(loop[0] as string);
+    error(`blocks.${first?.index ?? 0}`, `blocks ${loop.map((id) => `'${id}'`).join(' -> ')} -> '${loop[0]}' loop forever without waiting for the caller`);
+  }
+
   for (const id of unreachableBlocks(recipe, outgoing)) {
     const entry = blocks.get(id);
     if (entry) warning(`blocks.${entry.index}`, `block '${id}' cannot be reached from the start block '${recipe.startBlockId}'`);
   }
   return issues;
+}
+
+/**
+ * Cycles made only of blocks with a single unconditional exit (Message, Webhook): once entered
+ * they never end. Loops through a Condition, Code or a waiting block may be bounded, so they pass.
+ */
+function unconditionalLoops(
+  recipe: Pick<Recipe, 'connections'>,
+  blocks: ReadonlyMap<string, { block: Block }>,
+  outgoing: ReadonlyMap<string, ReadonlyMap<string, number>>,
+): string[][] {
+  const loops: string[][] = [];
+  const settled = new Set<string>();
+  const unconditional = (id: string) => {
+    const type = blocks.get(id)?.block.type;
+    return type === 'message' || type === 'webhook';
+  };
+  for (const start of blocks.keys()) {
+    if (settled.has(start) || !unconditional(start)) continue;
+    const path: string[] = [];
+    let current: string | undefined = start;
+    while (current && unconditional(current) && !settled.has(current) && !path.includes(current)) {
+      path.push(current);
+      const index: number | undefined = outgoing.get(current)?.get('next');
+      current = index === undefined ? undefined : recipe.connections[index]?.to;
+    }
+    if (current && path.includes(current)) loops.push(path.slice(path.indexOf(current)));
+    path.forEach((id) => settled.add(id));
+  }
+  return loops;
 }
 
 function unreachableBlocks(
