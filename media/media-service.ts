@@ -1,9 +1,10 @@
 import { silentLogger, type Logger } from '../core/logger.js';
+import { counter, gauge } from '../core/metrics.js';
 import type { MediaAnswer, MediaPort, MediaSessionOptions, MediaTimeouts } from '../core/ports/media.js';
 import type { G711Law } from './codecs/g711.js';
 import { MediaSession } from './media-session.js';
 import { PacingScheduler } from './rtp/pacing-scheduler.js';
-import { RtpPortPool } from './rtp/port-pool.js';
+import { RtpPortPool, RtpPortsExhaustedError } from './rtp/port-pool.js';
 import type { LatchOptions } from './rtp/symmetric-latch.js';
 import { defaultCapabilities, negotiate, type MediaCapabilities } from './sdp/offer-answer.js';
 
@@ -26,6 +27,10 @@ export interface MediaServiceOptions {
   readonly scheduler?: PacingScheduler;
   readonly logger?: Logger;
 }
+
+const openSessionsGauge = gauge('media_sessions_open', 'RTP media sessions currently open in this process');
+const answersCounter = counter('media_offers_answered_total', 'SDP offers answered, by outcome', ['outcome']);
+const exhaustedCounter = counter('media_rtp_ports_exhausted_total', 'Sessions refused because no RTP port was free');
 
 export const defaultTimeouts: MediaTimeouts = { rtpTimeoutMs: 30_000, holdTimeoutMs: 0 };
 
@@ -64,13 +69,17 @@ export class MediaService implements MediaPort {
   async answer(offerSdp: string, options: MediaSessionOptions = {}): Promise<MediaAnswer> {
     // Check the offer before taking a port, so a 488 costs no socket.
     const precheck = negotiate(offerSdp, this.capabilities, 9, { sessionId: '0', sessionVersion: 0 });
-    if (!precheck.ok) return precheck;
+    if (!precheck.ok) {
+      answersCounter.inc({ outcome: precheck.reason });
+      return precheck;
+    }
     const session = await this.createSession(options);
     const result = session.answerOffer(offerSdp);
     if (!result.ok) {
       await session.close();
       return result;
     }
+    answersCounter.inc({ outcome: 'accepted' });
     return { ok: true, session, sdp: result.sdp };
   }
 
@@ -85,7 +94,13 @@ export class MediaService implements MediaPort {
   }
 
   private async createSession(options: MediaSessionOptions): Promise<MediaSession> {
-    const lease = await this.pool.allocate();
+    let lease;
+    try {
+      lease = await this.pool.allocate();
+    } catch (error) {
+      if (error instanceof RtpPortsExhaustedError) exhaustedCounter.inc();
+      throw error;
+    }
     const session = new MediaSession(
       lease,
       this.scheduler,
@@ -99,7 +114,11 @@ export class MediaService implements MediaPort {
       this.logger.child({ callId: options.callId, rtpPort: lease.port }),
     );
     this.sessions.add(session);
-    session.once('closed', () => this.sessions.delete(session));
+    openSessionsGauge.inc();
+    session.once('closed', () => {
+      this.sessions.delete(session);
+      openSessionsGauge.dec();
+    });
     return session;
   }
 }

@@ -4,6 +4,7 @@ import { once } from 'node:events';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { AppError } from '../core/errors.js';
 import type { AudioFrame, MediaDtmfEvent } from '../core/ports/media.js';
 import { FRAME_SAMPLES, pcmu } from './codecs/g711.js';
 import { writeTelephoneEvent } from './dtmf/rfc4733.js';
@@ -274,6 +275,23 @@ describe('MediaSession over real UDP on 127.0.0.1', () => {
       assert.equal(await agent.playWav(promptPath, controller.signal), 'interrupted');
       assert.ok(Date.now() - started < 1000);
       assert.equal(agent.output.queuedMs, 0);
+    });
+  });
+
+  describe('port exhaustion', () => {
+    it('refuses a session with resource_exhausted (the gateway answers 503) and frees ports on close', async () => {
+      const tiny = new MediaService({ bindAddress: '127.0.0.1', portMin: 47500, portMax: 47503 });
+      try {
+        const first = await tiny.offer();
+        await tiny.offer();
+        await assert.rejects(tiny.answer(first.localSdp), (e: unknown) => e instanceof AppError && e.code === 'resource_exhausted' && e.httpStatus === 429);
+        await first.close();
+        assert.equal(tiny.openSessions, 1);
+        const again = await tiny.answer(offerFrom(4000));
+        assert.ok(again.ok);
+      } finally {
+        await tiny.close();
+      }
     });
   });
 

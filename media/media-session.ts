@@ -178,7 +178,13 @@ export class MediaSession extends TypedEmitter<MediaSessionEvents> implements Ca
 
   async startRecording(path: string): Promise<void> {
     if (this.recorder) throw failedPrecondition('already recording');
-    this.recorder = await CallRecorder.create(path);
+    if (this.closed) throw failedPrecondition('media session is closed');
+    const recorder = await CallRecorder.create(path);
+    if (this.closed || this.recorder) {
+      await recorder.stop();
+      throw failedPrecondition(this.closed ? 'media session closed while the recording opened' : 'already recording');
+    }
+    this.recorder = recorder;
   }
 
   async stopRecording(): Promise<void> {

@@ -68,6 +68,13 @@ describe('SDP offer/answer (RFC 3264)', () => {
       assert.equal(video.ok ? null : video.sipStatus, 488);
     });
 
+    it('rejects streams on IPv6 or FQDN addresses (our sockets are IPv4)', () => {
+      for (const c of ['IN IP6 2001:db8::1', 'IN IP4 media.example.com']) {
+        const result = negotiate(crlf(['v=0', 'o=- 1 1 IN IP4 192.0.2.1', 's=-', `c=${c}`, 't=0 0', 'm=audio 4000 RTP/AVP 0']), local, 30000, origin);
+        assert.equal(result.ok ? null : result.reason, 'no_audio_stream', c);
+      }
+    });
+
     it('answers 400-class malformed for garbage', () => {
       const result = negotiate('hello world', local, 30000, origin);
       assert.deepEqual(result.ok ? null : [result.reason, result.sipStatus], ['malformed', 400]);

@@ -1,3 +1,4 @@
+import { isIPv4 } from 'node:net';
 import type { MediaDescription, SessionDescription } from 'sdp-transform';
 import type { G711Law } from '../codecs/g711.js';
 import {
@@ -67,6 +68,9 @@ export type NegotiationResult =
 const isTelephoneEvent = (f: SdpFormat): boolean => f.encoding === 'TELEPHONE-EVENT' && f.clockRate === 8000;
 const isG711 = (f: SdpFormat, law: G711Law): boolean => f.encoding === law && f.clockRate === 8000 && f.channels === 1;
 const isPlainRtp = (m: SdpMedia): boolean => m.protocol.toUpperCase() === 'RTP/AVP';
+// Our sockets are IPv4; an FQDN in c= (allowed by RFC 8866 sec. 5.7, never seen from carriers)
+// would cost a DNS lookup per packet, so only IPv4 literals are usable.
+const reachable = (m: SdpMedia): m is SdpMedia & { address: string } => m.address !== undefined && isIPv4(m.address);
 
 function pickCodec(offered: readonly SdpFormat[], local: MediaCapabilities): { law: G711Law; format: SdpFormat } | undefined {
   if (local.preferLocalCodecOrder) {
@@ -152,7 +156,7 @@ export function negotiate(
   let sawAudio = false;
   const media = doc.media.map((m): MediaDescription => {
     const rejected = { type: m.type, port: 0, protocol: m.protocol, payloads: m.formatList, rtp: [], fmtp: [] };
-    if (accepted || m.type !== 'audio' || m.port === 0 || !isPlainRtp(m) || !m.address) return rejected;
+    if (accepted || m.type !== 'audio' || m.port === 0 || !isPlainRtp(m) || !reachable(m)) return rejected;
     sawAudio = true;
     const codec = pickCodec(m.formats, local);
     if (!codec) return rejected;
@@ -183,7 +187,7 @@ export function negotiate(
   if (!accepted) {
     return sawAudio
       ? failure('no_common_codec', 'no common audio codec (we accept PCMU, PCMA over RTP/AVP)')
-      : failure('no_audio_stream', 'offer has no usable RTP/AVP audio stream');
+      : failure('no_audio_stream', 'offer has no usable RTP/AVP audio stream on an IPv4 address');
   }
   return { ok: true, sdp: serializeSdp(sessionShell(local, origin, media)), audio: accepted };
 }
@@ -220,7 +224,7 @@ export function acceptAnswer(answer: string, local: MediaCapabilities, offeredDi
   const m = doc.media[0];
   if (!m || m.type !== 'audio') return failure('no_audio_stream', 'answer has no audio stream at m= line 1');
   if (m.port === 0) return failure('no_common_codec', 'answerer rejected the audio stream (port 0)');
-  if (!m.address) return failure('malformed', 'answer audio stream has no connection address');
+  if (!reachable(m)) return failure('no_audio_stream', 'answer audio stream has no IPv4 connection address');
   const codec = pickCodec(m.formats, { ...local, preferLocalCodecOrder: false });
   if (!codec) return failure('no_common_codec', 'answer selected no codec we offered');
   const te = local.telephoneEventPayloadType === false ? undefined : m.formats.find(isTelephoneEvent);
