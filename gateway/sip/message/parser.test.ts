@@ -181,6 +181,12 @@ describe('datagram framing (RFC 3261 sec. 18.3)', () => {
     assert.ok(err.canRespond);
   });
 
+  it('tolerates bare-LF line ends', () => {
+    const m = parseDatagram(Buffer.from(invite([], 'v=0\n').toString().replace(/\r\n/g, '\n')));
+    assert.equal(m.callId, 'a84b4c76e66710@pc33.example.com');
+    assert.equal(m.body.toString(), 'v=0\n');
+  });
+
   it('ignores CRLFs before the start line (RFC 3261 sec. 7.5)', () => {
     const m = parseDatagram(Buffer.concat([Buffer.from('\r\n\r\n'), invite()]));
     assert.ok(isRequest(m));
