@@ -8,156 +8,269 @@
  * 60 ms, the receiver's 3-packet jitter buffer, behind their due time, or skipped), or concealed at
  * our own receivers, or the time budget is used. The share sent more than 20 ms late is printed too.
  *
- *   node --import tsx bench/rtp-sessions.ts [--stages 50,100,200,400,800] [--seconds 8] [--budget 110]
+ * With --workers N the pairs are spread over N worker threads, each with its own MediaService
+ * (port range, pacing clock): the layout for using more than one core in one process.
+ *
+ *   node --import tsx bench/rtp-sessions.ts [--stages 50,100,200] [--seconds 8] [--budget 110] [--workers 1]
  */
 import { cpus, loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
+import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import { MediaService } from '../media/media-service.js';
 import type { MediaSession } from '../media/media-session.js';
+
+interface StageCounters {
+  sent: number;
+  received: number;
+  concealed: number;
+  ticks: number;
+  skipped: number;
+  over20: number;
+  over60: number;
+  maxLagMs: number;
+  busyMs: number;
+  elapsedMs: number;
+  elu: number;
+}
+
+type ToWorker = { type: 'stage'; pairs: number; seconds: number } | { type: 'stop' };
+type FromWorker = { type: 'measuring' } | { type: 'result'; counters: StageCounters } | { type: 'stopped'; framesDecoded: number };
+
+const warmupMs = 1500;
+const tone = Int16Array.from({ length: 8000 }, (_, i) => Math.round(6000 * Math.sin((2 * Math.PI * 440 * i) / 8000)));
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+/** The sessions of one thread. */
+class PairRunner {
+  private readonly service: MediaService;
+  private readonly pairs: { caller: MediaSession; agent: MediaSession }[] = [];
+  private readonly feeder: NodeJS.Timeout;
+  framesDecoded = 0;
+
+  constructor(portMin: number, portMax: number) {
+    this.service = new MediaService({ bindAddress: '127.0.0.1', portMin, portMax, timeouts: { rtpTimeoutMs: 0 }, receiveBufferBytes: 1 << 20 });
+    // Keep every sender's queue topped up so real audio (not idle silence) is encoded each tick.
+    this.feeder = setInterval(() => {
+      for (const { caller, agent } of this.pairs) {
+        if (caller.output.queuedMs < 500) caller.output.write(tone);
+        if (agent.output.queuedMs < 500) agent.output.write(tone);
+      }
+    }, 200);
+  }
+
+  async stage(target: number, seconds: number, onMeasuring: () => void): Promise<StageCounters> {
+    while (this.pairs.length < target) await this.addPair();
+    await sleep(warmupMs);
+    const s = this.service.scheduler.stats;
+    const before = { ...this.totals(), ticks: s.ticks, skipped: s.skippedTicks, over20: s.lagOver20Ms, over60: s.lagOver60Ms, busy: s.busyMs, at: performance.now() };
+    const elu = performance.eventLoopUtilization();
+    s.maxLagMs = 0;
+    onMeasuring();
+    await sleep(seconds * 1000);
+    const sentAt = this.totals().sent;
+    await sleep(100); // let packets in flight land before counting them
+    const after = this.totals();
+    return {
+      sent: sentAt - before.sent,
+      received: after.received - before.received,
+      concealed: after.concealed - before.concealed,
+      ticks: s.ticks - before.ticks,
+      skipped: s.skippedTicks - before.skipped,
+      over20: s.lagOver20Ms - before.over20,
+      over60: s.lagOver60Ms - before.over60,
+      maxLagMs: s.maxLagMs,
+      busyMs: s.busyMs - before.busy,
+      elapsedMs: performance.now() - before.at,
+      elu: performance.eventLoopUtilization(elu).utilization,
+    };
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.feeder);
+    await this.service.close();
+  }
+
+  private async addPair(): Promise<void> {
+    const caller = await this.service.offer();
+    const answer = await this.service.answer(caller.localSdp);
+    if (!answer.ok) throw new Error(answer.message);
+    caller.applyAnswer(answer.sdp);
+    const agent = answer.session as MediaSession;
+    this.pairs.push({ caller, agent });
+    void (async () => {
+      for await (const frame of agent.input) this.framesDecoded += frame.samples.length > 0 ? 1 : 0;
+    })();
+  }
+
+  private totals(): { sent: number; received: number; concealed: number } {
+    let sent = 0;
+    let received = 0;
+    let concealed = 0;
+    for (const { caller, agent } of this.pairs) {
+      for (const s of [caller, agent]) {
+        sent += s.stats.packetsSent;
+        received += s.stats.packetsReceived;
+        // What a listener would notice: holes concealed at playout and packets too late to play.
+        concealed += s.jitterStats.missing + s.jitterStats.late;
+      }
+    }
+    return { sent, received, concealed };
+  }
+}
+
+function portRange(index: number): [number, number] {
+  const per = Math.floor(16000 / Math.max(1, workersWanted()));
+  return [20000 + index * per, 20000 + (index + 1) * per - 1];
+}
 
 function arg(name: string, fallback: string): string {
   const i = process.argv.indexOf(`--${name}`);
   return i > 0 ? (process.argv[i + 1] ?? fallback) : fallback;
 }
 
-const stages = arg('stages', '50,100,200,400,600,800,1000,1200').split(',').map(Number);
-const measureSeconds = Number(arg('seconds', '8'));
-const budgetSeconds = Number(arg('budget', '110'));
-const warmupMs = 1500;
-
-const tone = Int16Array.from({ length: 8000 }, (_, i) => Math.round(6000 * Math.sin((2 * Math.PI * 440 * i) / 8000)));
-
-interface Pair {
-  readonly caller: MediaSession;
-  readonly agent: MediaSession;
+function workersWanted(): number {
+  return isMainThread ? Math.max(0, Number(arg('workers', '0'))) : Number((workerData as { workers: number }).workers);
 }
 
-const service = new MediaService({
-  bindAddress: '127.0.0.1',
-  portMin: 20000,
-  portMax: 29999,
-  timeouts: { rtpTimeoutMs: 0 },
-  receiveBufferBytes: 1 << 20,
-});
-const pairs: Pair[] = [];
-let framesDecoded = 0;
-
-async function addPair(): Promise<void> {
-  const caller = await service.offer();
-  const answer = await service.answer(caller.localSdp);
-  if (!answer.ok) throw new Error(answer.message);
-  caller.applyAnswer(answer.sdp);
-  const agent = answer.session as MediaSession;
-  pairs.push({ caller, agent });
-  void (async () => {
-    for await (const frame of agent.input) framesDecoded += frame.samples.length > 0 ? 1 : 0;
-  })();
+/** A thread running pairs: the main thread itself (no workers) or a worker. */
+interface Lane {
+  stage(pairs: number, seconds: number): Promise<{ measuringAt: Promise<void>; result: Promise<StageCounters> }>;
+  stop(): Promise<number>;
 }
 
-/** Keeps every sender's queue topped up so real audio (not idle silence) is encoded each tick. */
-const feeder = setInterval(() => {
-  for (const { caller, agent } of pairs) {
-    if (caller.output.queuedMs < 500) caller.output.write(tone);
-    if (agent.output.queuedMs < 500) agent.output.write(tone);
-  }
-}, 200);
-
-function totals(): { sent: number; received: number; concealed: number } {
-  let sent = 0;
-  let received = 0;
-  let concealed = 0;
-  for (const { caller, agent } of pairs) {
-    sent += caller.stats.packetsSent + agent.stats.packetsSent;
-    received += caller.stats.packetsReceived + agent.stats.packetsReceived;
-    // What a listener would notice: holes concealed at playout and packets too late to play.
-    for (const s of [caller, agent]) concealed += s.jitterStats.missing + s.jitterStats.late;
-  }
-  return { sent, received, concealed };
-}
-
-interface StageResult {
-  pairs: number;
-  pps: number;
-  lossPct: number;
-  late20Pct: number;
-  latePct: number;
-  concealedPct: number;
-  cpuPct: number;
-  maxLagMs: number;
-  tickBusyPct: number;
-  rssMb: number;
-  load: number;
-}
-
-async function runStage(target: number): Promise<StageResult> {
-  while (pairs.length < target) await addPair();
-  await new Promise((r) => setTimeout(r, warmupMs));
-  const s = service.scheduler.stats;
-  const before = { ...totals(), ticks: s.ticks, skipped: s.skippedTicks, over20: s.lagOver20Ms, over60: s.lagOver60Ms, cpu: process.cpuUsage(), at: performance.now() };
-  const baseBusy = s.busyMs;
-  s.maxLagMs = 0;
-  await new Promise((r) => setTimeout(r, measureSeconds * 1000));
-  // Let packets in flight land before counting them.
-  const sentAt = totals().sent;
-  await new Promise((r) => setTimeout(r, 100));
-  const after = { ...totals(), ticks: s.ticks, skipped: s.skippedTicks, cpu: process.cpuUsage(before.cpu), at: performance.now() };
-  const maxLag = s.maxLagMs;
-  const elapsed = (after.at - before.at) / 1000;
-  const sent = sentAt - before.sent;
-  const received = after.received - before.received;
-  const ticks = after.ticks - before.ticks;
-  const skipped = after.skipped - before.skipped;
+function localLane(): Lane {
+  const [min, max] = portRange(0);
+  const runner = new PairRunner(min, max);
   return {
-    pairs: target,
-    pps: Math.round((sent + received) / elapsed),
-    lossPct: sent > 0 ? Math.max(0, ((sent - received) / sent) * 100) : 0,
-    concealedPct: received > 0 ? ((after.concealed - before.concealed) / received) * 100 : 0,
-    late20Pct: ticks + skipped > 0 ? ((s.lagOver20Ms - before.over20 + skipped) / (ticks + skipped)) * 100 : 0,
-    latePct: ticks + skipped > 0 ? ((s.lagOver60Ms - before.over60 + skipped) / (ticks + skipped)) * 100 : 0,
-    cpuPct: ((after.cpu.user + after.cpu.system) / 1000 / (elapsed * 1000)) * 100,
-    maxLagMs: maxLag,
-    tickBusyPct: ((s.busyMs - baseBusy) / (elapsed * 1000)) * 100,
-    load: loadavg()[0] ?? 0,
-    rssMb: Math.round(process.memoryUsage().rss / 1048576),
+    async stage(pairs, seconds) {
+      let measuring!: () => void;
+      const measuringAt = new Promise<void>((r) => (measuring = r));
+      return { measuringAt, result: runner.stage(pairs, seconds, measuring) };
+    },
+    async stop() {
+      await runner.stop();
+      return runner.framesDecoded;
+    },
   };
 }
 
+function workerLane(index: number, workers: number): Lane {
+  // Workers do not inherit tsx's loader hooks: register them first, then load this file.
+  const bootstrap = `(async () => { const { register } = await import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}); register(); await import(${JSON.stringify(import.meta.url)}); })();`;
+  const worker = new Worker(bootstrap, { eval: true, workerData: { index, workers } });
+  const next = (type: FromWorker['type']): Promise<FromWorker> =>
+    new Promise((resolve) => {
+      const onMessage = (m: FromWorker): void => {
+        if (m.type !== type) return;
+        worker.off('message', onMessage);
+        resolve(m);
+      };
+      worker.on('message', onMessage);
+    });
+  return {
+    async stage(pairs, seconds) {
+      const measuring = next('measuring');
+      const result = next('result');
+      worker.postMessage({ type: 'stage', pairs, seconds } satisfies ToWorker);
+      return {
+        measuringAt: measuring.then(() => undefined),
+        result: result.then((m) => (m.type === 'result' ? m.counters : Promise.reject(new Error('bad reply')))),
+      };
+    },
+    async stop() {
+      const stopped = next('stopped');
+      worker.postMessage({ type: 'stop' } satisfies ToWorker);
+      const m = await stopped;
+      await worker.terminate();
+      return m.type === 'stopped' ? m.framesDecoded : 0;
+    },
+  };
+}
+
+async function workerMain(): Promise<void> {
+  const { index } = workerData as { index: number };
+  const [min, max] = portRange(index);
+  const runner = new PairRunner(min, max);
+  const port = parentPort;
+  port?.on('message', (m: ToWorker) => {
+    if (m.type === 'stage') {
+      void runner.stage(m.pairs, m.seconds, () => port.postMessage({ type: 'measuring' } satisfies FromWorker)).then((counters) =>
+        port.postMessage({ type: 'result', counters } satisfies FromWorker),
+      );
+    } else {
+      void runner.stop().then(() => port.postMessage({ type: 'stopped', framesDecoded: runner.framesDecoded } satisfies FromWorker));
+    }
+  });
+}
+
 async function main(): Promise<void> {
+  const stages = arg('stages', '50,100,200,400,600,800,1000,1200').split(',').map(Number);
+  const seconds = Number(arg('seconds', '8'));
+  const budgetSeconds = Number(arg('budget', '110'));
+  const workers = workersWanted();
+  const lanes = workers === 0 ? [localLane()] : Array.from({ length: workers }, (_, i) => workerLane(i, workers));
   const started = performance.now();
-  console.log(`bidirectional G.711 RTP on loopback, ${measureSeconds} s per stage, 50 pkt/s each way per pair`);
-  console.log('CPU% is this process (100 = one core)');
+  console.log(`bidirectional G.711 RTP on loopback, ${seconds} s per stage, 50 pkt/s each way per pair, ${workers === 0 ? 'main thread only' : `${workers} worker threads`}`);
   console.log(`host: ${cpus().length} cores (${cpus()[0]?.model ?? '?'}), load average at start ${loadavg()[0]?.toFixed(2)}`);
+  console.log('CPU% = this process, all threads (100 = one core); loop% = busiest thread event-loop utilisation');
   console.log('late = sent > 60 ms (the 3-packet jitter buffer) behind schedule, or skipped; >20ms% = more than one packet time late');
   console.log('concealed = holes and too-late packets at our own receivers; criterion: loss, late and concealed each < 1%');
-  console.log('pairs  endpoints  packets/s(tx+rx)  loss%   late%  >20ms%  concealed%  maxLag ms   CPU%  tick busy%  RSS MB  load');
-  let best: StageResult | undefined;
+  console.log('pairs  endpoints  packets/s(tx+rx)  loss%   late%  >20ms%  concealed%  maxLag ms   CPU%  loop%  RSS MB  load');
+  let best: { pairs: number; pps: number; cpu: number } | undefined;
   for (const target of stages) {
-    const estimate = (measureSeconds + warmupMs / 1000 + 1) * 1000;
-    if (performance.now() - started + estimate > budgetSeconds * 1000) {
+    if (performance.now() - started + (seconds + warmupMs / 1000 + 2) * 1000 > budgetSeconds * 1000) {
       console.log(`(time budget reached before ${target} pairs)`);
       break;
     }
-    const r = await runStage(target);
+    const perLane = Math.ceil(target / lanes.length);
+    const runs = await Promise.all(lanes.map((lane) => lane.stage(perLane, seconds)));
+    await Promise.all(runs.map((r) => r.measuringAt));
+    const cpuBefore = process.cpuUsage();
+    const t0 = performance.now();
+    const results = await Promise.all(runs.map((r) => r.result));
+    const cpu = process.cpuUsage(cpuBefore);
+    const wallMs = performance.now() - t0;
+    const sum = (f: (c: StageCounters) => number): number => results.reduce((a, c) => a + f(c), 0);
+    const sent = sum((c) => c.sent);
+    const received = sum((c) => c.received);
+    const ticks = sum((c) => c.ticks + c.skipped);
+    const pairs = perLane * lanes.length;
+    const pps = Math.round(((sent + received) / sum((c) => c.elapsedMs)) * 1000 * lanes.length);
+    const lossPct = sent > 0 ? Math.max(0, ((sent - received) / sent) * 100) : 0;
+    const latePct = ticks > 0 ? (sum((c) => c.over60 + c.skipped) / ticks) * 100 : 0;
+    const late20Pct = ticks > 0 ? (sum((c) => c.over20 + c.skipped) / ticks) * 100 : 0;
+    const concealedPct = received > 0 ? (sum((c) => c.concealed) / received) * 100 : 0;
+    const cpuPct = ((cpu.user + cpu.system) / 1000 / wallMs) * 100;
+    const loopPct = Math.max(...results.map((c) => c.elu)) * 100;
+    const maxLag = Math.max(...results.map((c) => c.maxLagMs));
     console.log(
-      `${String(r.pairs).padStart(5)}  ${String(r.pairs * 2).padStart(9)}  ${String(r.pps).padStart(16)}  ${r.lossPct.toFixed(2).padStart(5)}  ${r.latePct.toFixed(2).padStart(6)}  ${r.late20Pct.toFixed(2).padStart(6)}  ${r.concealedPct.toFixed(2).padStart(10)}  ${r.maxLagMs.toFixed(1).padStart(9)}  ${r.cpuPct.toFixed(0).padStart(5)}  ${r.tickBusyPct.toFixed(1).padStart(10)}  ${String(r.rssMb).padStart(6)}  ${r.load.toFixed(1).padStart(4)}`,
+      [
+        String(pairs).padStart(5), String(pairs * 2).padStart(9), String(pps).padStart(16), lossPct.toFixed(2).padStart(5),
+        latePct.toFixed(2).padStart(6), late20Pct.toFixed(2).padStart(6), concealedPct.toFixed(2).padStart(10),
+        maxLag.toFixed(1).padStart(9), cpuPct.toFixed(0).padStart(5), loopPct.toFixed(0).padStart(5),
+        String(Math.round(process.memoryUsage().rss / 1048576)).padStart(6), (loadavg()[0] ?? 0).toFixed(1).padStart(4),
+      ].join('  '),
     );
-    if (r.lossPct >= 1 || r.latePct >= 1 || r.concealedPct >= 1) {
-      console.log(`stopped: ${r.pairs} pairs exceed 1% lost or late packets`);
+    if (lossPct >= 1 || latePct >= 1 || concealedPct >= 1) {
+      console.log(`stopped: ${pairs} pairs reach 1% lost, late or concealed packets`);
       break;
     }
-    best = r;
+    best = { pairs, pps, cpu: cpuPct };
   }
   console.log(
     best
-      ? `sustained: ${best.pairs} pairs (${best.pairs * 2} RTP endpoints, ${best.pps} packets/s) with < 1% lost/late at ${best.cpuPct.toFixed(0)}% of one core`
+      ? `sustained: ${best.pairs} pairs (${best.pairs * 2} RTP endpoints, ${best.pps} packets/s) with < 1% lost/late at ${best.cpu.toFixed(0)}% CPU`
       : 'no stage met the < 1% criterion',
   );
-  console.log(`frames decoded by agents: ${framesDecoded}`);
-  clearInterval(feeder);
-  await service.close();
+  const decoded = await Promise.all(lanes.map((l) => l.stop()));
+  console.log(`frames decoded by agents: ${decoded.reduce((a, b) => a + b, 0)}`);
 }
 
-main().catch((error: unknown) => {
-  console.error(error);
-  process.exitCode = 1;
-});
+if (isMainThread) {
+  main().catch((error: unknown) => {
+    console.error(error);
+    process.exitCode = 1;
+  });
+} else {
+  void workerMain();
+}
