@@ -38,9 +38,9 @@ function instant(name: string, text: string, timezone: string, endOfDay: boolean
     if (!day.isValid) throw bad(name, 'must be a date YYYY-MM-DD or an ISO 8601 date-time with offset');
     return (endOfDay ? day.plus({ days: 1 }) : day).startOf('day').toJSDate();
   }
-  if (!/(Z|[+-]\d{2}:?\d{2})$/i.test(text)) throw bad(name, 'must carry a UTC offset (e.g. 2026-03-01T00:00:00Z) or be a date YYYY-MM-DD');
   const at = DateTime.fromISO(text, { setZone: true });
   if (!at.isValid) throw bad(name, 'must be a date YYYY-MM-DD or an ISO 8601 date-time with offset');
+  if (!/(Z|[+-]\d{2}:?\d{2})$/i.test(text)) throw bad(name, 'must carry a UTC offset (e.g. 2026-03-01T00:00:00Z) or be a date YYYY-MM-DD');
   return at.toJSDate();
 }
 
