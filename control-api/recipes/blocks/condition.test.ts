@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { fakeContext } from '../../../test/fakes/fake-block-context.js';
 import { conditionSettingsSchema, type ConditionRule } from '../recipe-schema.js';
-import { conditionBlock, ruleMatches } from './condition.js';
+import { conditionBlock, isLinearSafe, ruleMatches } from './condition.js';
 
 describe('Condition block', () => {
   const vars = { amount: '2500', due: 5000, city: 'Mumbai', empty: '', tags: ['vip', 'late'], paid_on: '2026-11-20', promise: '2026-11-25', regex_target: 'INV-2026-0042' };
@@ -25,6 +25,20 @@ describe('Condition block', () => {
     assert.equal(check({ variable: 'regex_target', operator: 'endsWith', value: '0042' }), true);
     assert.equal(check({ variable: 'regex_target', operator: 'matchesRegex', value: '^INV-\\d{4}-\\d+$' }), true);
     assert.equal(check({ variable: 'caller_number', operator: 'startsWith', value: '+91' }), true, 'built-in call context');
+  });
+
+  it('refuses regular expressions that can backtrack catastrophically, at once', () => {
+    for (const pattern of ['(a+)+$', '^(\\w*)*$', '(a|aa)+$', '(\\d+)-\\1', '((ab)+c)+']) {
+      assert.equal(isLinearSafe(pattern), false, pattern);
+    }
+    for (const pattern of ['^INV-\\d{4}-\\d+$', '^\\+91[0-9]{10}$', '^(yes|no)$', '[(]a+[)]+']) {
+      assert.equal(isLinearSafe(pattern), true, pattern);
+    }
+    const started = Date.now();
+    const evil = fakeContext({ variables: { v: `${'a'.repeat(40)}!` } });
+    assert.equal(ruleMatches(evil, { variable: 'v', operator: 'matchesRegex', value: '^(a+)+$' }), false);
+    assert.ok(Date.now() - started < 100);
+    assert.match(evil.warnings[0] ?? '', /refused/);
   });
 
   it('never matches a comparison against a missing or non-numeric value', () => {

@@ -54,14 +54,68 @@ export function ruleMatches(ctx: Pick<BlockContext, 'lookup' | 'warn'>, rule: Co
       return text(left).startsWith(text(right));
     case 'endsWith':
       return text(left).endsWith(text(right));
-    case 'matchesRegex':
+    case 'matchesRegex': {
+      const pattern = String(right ?? '');
+      if (!isLinearSafe(pattern)) {
+        ctx.warn(`regular expression in condition on '${rule.variable}' refused: nested quantifiers or backreferences can backtrack for minutes`);
+        return false;
+      }
       try {
-        return new RegExp(String(right ?? ''), 'iu').test(String(left ?? '').slice(0, maxSubjectLength));
+        return new RegExp(pattern, 'iu').test(String(left ?? '').slice(0, maxSubjectLength));
       } catch {
         ctx.warn(`invalid regular expression in condition on '${rule.variable}'`);
         return false;
       }
+    }
   }
+}
+
+/**
+ * V8 regular expressions have no time limit and run on the event loop every call shares, so a
+ * pattern whose matching can go exponential on caller text is refused: a quantified group that
+ * itself contains a quantifier (`(a+)+`, `(\w*)*`, `(a|aa){2,}`-style) or a backreference. A
+ * heuristic, deliberately strict; simple validation patterns (`^\d{6}$`, `^INV-\d+`) pass.
+ */
+export function isLinearSafe(pattern: string): boolean {
+  if (/\\[1-9]|\\k</.test(pattern)) return false;
+  const stack: boolean[] = [];
+  let quantifiedInside = false;
+  for (let i = 0; i < pattern.length; i++) {
+    const c = pattern[i];
+    if (c === '\\') {
+      i++;
+      continue;
+    }
+    if (c === '[') {
+      while (i < pattern.length && pattern[i] !== ']') i += pattern[i] === '\\' ? 2 : 1;
+      continue;
+    }
+    if (c === '(') {
+      stack.push(quantifiedInside);
+      quantifiedInside = false;
+    } else if (c === ')') {
+      const inner = quantifiedInside;
+      quantifiedInside = stack.pop() ?? false;
+      const next = pattern[i + 1];
+      const groupQuantified = next === '*' || next === '+' || next === '{';
+      if (groupQuantified && (inner || /\|/.test(groupBody(pattern, i)))) return false;
+      quantifiedInside = quantifiedInside || inner || groupQuantified;
+    } else if (c === '*' || c === '+' || c === '{') {
+      quantifiedInside = true;
+    }
+  }
+  return true;
+}
+
+/** Text of the group that closes at `end` (for the alternation check). */
+function groupBody(pattern: string, end: number): string {
+  let depth = 0;
+  for (let i = end; i >= 0; i--) {
+    if (pattern[i] === ')' && pattern[i - 1] !== '\\') depth++;
+    if (pattern[i] === '(' && pattern[i - 1] !== '\\') depth--;
+    if (depth === 0) return pattern.slice(i + 1, end);
+  }
+  return pattern;
 }
 
 function isEmpty(value: unknown): boolean {
