@@ -1,9 +1,12 @@
 import { createControlApp } from '../../control-api/control-app.js';
 import { serve } from '../../control-api/http/serve.js';
+import { campaignEnqueuer } from '../../control-api/campaigns/campaign-worker.js';
 import type { RoleStarter } from './role.js';
 
 export const startControlRole: RoleStarter = async (ctx) => {
   const { config, logger } = ctx;
+  // On PostgreSQL, SendMessage schedules an Agenda job for the due time (scheduling-only instance).
+  const jobs = await campaignEnqueuer(ctx.store, logger.child({ role: 'control' }));
   const app = createControlApp({
     store: ctx.store,
     logger: logger.child({ role: 'control' }),
@@ -11,8 +14,15 @@ export const startControlRole: RoleStarter = async (ctx) => {
     operatorToken: ctx.secrets.operatorToken,
     secretKey: ctx.secrets.secretKey,
     isDraining: ctx.isDraining,
+    ...(jobs ? { campaigns: { enqueue: (id: string, at: number) => jobs.enqueue(id, at) } } : {}),
   });
   const running = await serve(app, config.control.host, config.control.port);
   logger.info({ role: 'control', url: running.url, port: running.port }, 'control API listening');
-  return { name: 'control', stop: (graceMs) => running.close(graceMs) };
+  return {
+    name: 'control',
+    stop: async (graceMs) => {
+      await running.close(graceMs);
+      await jobs?.close();
+    },
+  };
 };

@@ -1,6 +1,7 @@
 import type { RoleName } from '../../core/config/schema.js';
 import { startControlRole } from './control.js';
 import { startSandboxRole } from './sandbox.js';
+import { startWorkerRole } from './worker.js';
 import type { RoleStarter } from './role.js';
 
 /** Which starter runs each role. Roles not built yet say so at start instead of pretending. */
@@ -15,7 +16,7 @@ export const roleStarters: Readonly<Record<RoleName, RoleStarter>> = {
   gateway: notBuiltYet('gateway'),
   control: startControlRole,
   sandbox: startSandboxRole,
-  worker: notBuiltYet('worker'),
+  worker: startWorkerRole,
 };
 
 /** Start order: storage users first, the SIP gateway last so calls only arrive once all is up. */

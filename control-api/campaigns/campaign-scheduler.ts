@@ -101,9 +101,17 @@ export class CampaignScheduler {
     const followUp: { enqueueAt?: number; callbacks: boolean; claim?: Claim } = { callbacks: false };
     const result = await this.options.db.transaction().execute(async (trx): Promise<RunResult> => {
       const message = await trx.selectFrom('campaign_messages').selectAll().where('id', '=', messageId).forUpdate().skipLocked().executeTakeFirst();
-      if (!message) return 'locked';
+      if (!message) {
+        // Another worker holds the row (usually placing this very call); look again shortly in case it was not.
+        followUp.enqueueAt = now + 1_000;
+        return 'locked';
+      }
       if (message.status !== 'scheduled') return 'not-scheduled';
-      if (message.next_attempt_at && message.next_attempt_at.getTime() > now) return 'not-due';
+      if (message.next_attempt_at && message.next_attempt_at.getTime() > now) {
+        // A timer may fire a little early; make sure a job exists for the real due time.
+        if (message.next_attempt_at.getTime() - now < 5_000) followUp.enqueueAt = message.next_attempt_at.getTime();
+        return 'not-due';
+      }
       const campaign = await trx
         .selectFrom('campaigns')
         .innerJoin('phone_numbers', (j) => j.onRef('phone_numbers.id', '=', 'campaigns.phone_number_id').onRef('phone_numbers.tenant_id', '=', 'campaigns.tenant_id'))
@@ -172,6 +180,7 @@ export class CampaignScheduler {
       return 'dialing';
     });
     runs.inc({ result });
+    this.options.logger.debug({ messageId, result }, 'campaign message run');
     if (followUp.callbacks) this.options.onCallbacksQueued?.();
     if (followUp.enqueueAt !== undefined) await this.enqueue(messageId, followUp.enqueueAt);
     if (followUp.claim) this.startCall(followUp.claim, now);

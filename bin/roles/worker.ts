@@ -1,0 +1,30 @@
+import type { Originator } from '../../core/ports/originator.js';
+import { startCampaignWorker } from '../../control-api/campaigns/campaign-worker.js';
+import { createSecretBox } from '../../control-api/crypto/secret-box.js';
+import type { RoleStarter } from './role.js';
+
+/**
+ * Stand-in until the SIP gateway's Originator is wired here: every attempt ends `failed` with
+ * 503, so messages follow the campaign's retry policy instead of silently waiting. The gateway
+ * issue replaces it with the real originator (`createWorkerRole(gatewayOriginator)`).
+ */
+export const gatewayNotBuiltOriginator: Originator = {
+  originate: async () => ({ outcome: 'failed', sipStatus: 503, reason: 'the SIP gateway is not available in this build' }),
+};
+
+/** The `worker` role: the campaign scheduler (Agenda on PostgreSQL, the store poller on PGlite) and its callbacks. */
+export const createWorkerRole =
+  (originator: Originator | undefined): RoleStarter =>
+  async (ctx) => {
+    const logger = ctx.logger.child({ role: 'worker' });
+    if (!originator) logger.warn('no SIP originator in this build: campaign calls will fail with 503 and follow their retry policy');
+    const worker = await startCampaignWorker({
+      store: ctx.store,
+      logger,
+      originator: originator ?? gatewayNotBuiltOriginator,
+      secretBox: createSecretBox(ctx.secrets.secretKey),
+    });
+    return { name: 'worker', stop: (graceMs) => worker.stop(graceMs) };
+  };
+
+export const startWorkerRole: RoleStarter = createWorkerRole(undefined);
