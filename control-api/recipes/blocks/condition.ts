@@ -94,7 +94,7 @@ export function isLinearSafe(pattern: string): boolean {
       stack.push(quantifiedInside);
       quantifiedInside = false;
     } else if (c === ')') {
-      const inner = quantifiedInside;
+      const inner: boolean = quantifiedInside;
       quantifiedInside = stack.pop() ?? false;
       const next = pattern[i + 1];
       const groupQuantified = next === '*' || next === '+' || next === '{';
