@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync, readlinkSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from '../../core/config/load-config.js';
@@ -7,9 +7,9 @@ import { platformKinds } from '../../control-api/control-app.js';
 import type { ApplyReport } from '../../control-api/apply/apply-documents.js';
 import { createApplyService } from '../../control-api/apply/apply-service.js';
 import { splitYaml, type SourceDocument } from '../../control-api/apply/parse-documents.js';
-import { openStore, type Store } from '../../control-api/store/database.js';
-import { migrateToLatest } from '../../control-api/store/migrate.js';
+import type { Store } from '../../control-api/store/database.js';
 import { resolveLocalSecrets } from '../local-secrets.js';
+import { openCliStore, StoreBusyError, storeBusyExitCode } from './cli-store.js';
 import type { CliCommand } from './command.js';
 
 const usage = `usage: npm run cli -- apply -f <file.yaml|directory> [-f ...] [--dry-run] [--output text|json] [--config <file>]
@@ -55,34 +55,6 @@ export function readDocuments(targets: readonly string[]): SourceDocument[] {
   return documents;
 }
 
-/** PGlite has no lock of its own: refuse a data directory another process has open (Linux /proc). */
-function pgliteInUse(dir: string): number[] {
-  const prefix = `${path.resolve(dir)}/`;
-  const holders: number[] = [];
-  let pids: string[];
-  try {
-    pids = readdirSync('/proc').filter((p) => /^\d+$/.test(p) && Number(p) !== process.pid);
-  } catch {
-    return holders;
-  }
-  for (const pid of pids) {
-    try {
-      if (readdirSync(`/proc/${pid}/fd`).some((fd) => safeReadlink(`/proc/${pid}/fd/${fd}`).startsWith(prefix))) holders.push(Number(pid));
-    } catch {
-      // The process ended or is not ours to inspect.
-    }
-  }
-  return holders;
-}
-
-const safeReadlink = (p: string): string => {
-  try {
-    return readlinkSync(p);
-  } catch {
-    return '';
-  }
-};
-
 export function formatReport(report: ApplyReport): string {
   const lines = report.results.map((r) => {
     const name = r.tenant ? `${r.tenant}/${r.key}` : r.key;
@@ -117,21 +89,17 @@ export async function runApplyCommand(args: readonly string[], io: ApplyCommandI
     const documents = readDocuments(values.file);
 
     const config = loadConfig({ ...(io.env ? { env: io.env } : {}), ...(values.config ? { file: values.config } : {}) });
-    const pgliteDir = path.join(config.dataDir, 'pglite');
-    if (!config.database.url) {
-      const holders = pgliteInUse(pgliteDir);
-      if (holders.length > 0) {
-        throw new UsageError(`the embedded database ${path.resolve(pgliteDir)} is in use by process ${holders.join(', ')} (a running platform?): stop it first, or use PostgreSQL via DATABASE_URL`);
-      }
-    }
     const { secretKey } = resolveLocalSecrets(config.dataDir, config.security);
-    store = await openStore({ ...(config.database.url ? { url: config.database.url } : {}), pgliteDir, poolSize: 2 });
-    await migrateToLatest(store.db);
+    store = await openCliStore(config);
     const kinds = platformKinds(secretKey);
     const report = await createApplyService(store.db, kinds.definitions, kinds.tenants).apply(documents, { dryRun: values['dry-run'] === true });
     io.stdout(output === 'json' ? `${JSON.stringify(report, null, 2)}\n` : formatReport(report));
     return 0;
   } catch (error) {
+    if (error instanceof StoreBusyError) {
+      io.stderr(`apply: ${error.message}\n`);
+      return storeBusyExitCode;
+    }
     if (error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
       io.stderr(`apply: ${(error as Error).message}\n\n${usage}`);
       return 64; // EX_USAGE

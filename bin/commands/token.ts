@@ -1,12 +1,9 @@
-import { readdirSync, readlinkSync } from 'node:fs';
-import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from '../../core/config/load-config.js';
-import type { PlatformConfig } from '../../core/config/schema.js';
 import { clientIdPattern } from '../../control-api/domain/tenant.js';
-import { openStore, type Store } from '../../control-api/store/database.js';
-import { migrateToLatest } from '../../control-api/store/migrate.js';
+import type { Store } from '../../control-api/store/database.js';
 import { issueToken, revokeToken, tokenScopes, type TokenScope } from '../../control-api/tenants/api-tokens.js';
+import { openCliStore, StoreBusyError, storeBusyExitCode } from './cli-store.js';
 import type { CliCommand } from './command.js';
 
 const usage = `usage:
@@ -22,62 +19,6 @@ DATABASE_URL), stop the platform first: PGlite allows one process per data direc
 `;
 
 class UsageError extends Error {}
-
-/**
- * Processes that have files of the PGlite directory open (Linux /proc). PGlite has no lock of its
- * own, and two processes writing one data directory corrupt it, so the CLI refuses instead.
- */
-function pgliteHolders(dir: string): number[] {
-  const prefix = `${path.resolve(dir)}/`;
-  let pids: string[];
-  try {
-    pids = readdirSync('/proc').filter((p) => /^\d+$/.test(p) && Number(p) !== process.pid);
-  } catch {
-    return [];
-  }
-  const holders: number[] = [];
-  for (const pid of pids) {
-    let fds: string[];
-    try {
-      fds = readdirSync(`/proc/${pid}/fd`);
-    } catch {
-      continue;
-    }
-    for (const fd of fds) {
-      try {
-        if (readlinkSync(`/proc/${pid}/fd/${fd}`).startsWith(prefix)) {
-          holders.push(Number(pid));
-          break;
-        }
-      } catch {
-        // The fd closed while we looked.
-      }
-    }
-  }
-  return holders;
-}
-
-async function openConfiguredStore(config: PlatformConfig): Promise<Store> {
-  const pgliteDir = path.join(config.dataDir, 'pglite');
-  if (!config.database.url) {
-    const holders = pgliteHolders(pgliteDir);
-    if (holders.length > 0) {
-      throw new UsageError(
-        `the embedded database ${path.resolve(pgliteDir)} is in use by process ${holders.join(', ')} (a running platform?). ` +
-          'PGlite allows one process per data directory: stop the platform, run this command, then start it again ' +
-          '(or use PostgreSQL via DATABASE_URL, where both can run at once).',
-      );
-    }
-  }
-  const store = await openStore({ ...(config.database.url ? { url: config.database.url } : {}), pgliteDir, poolSize: 2 });
-  try {
-    await migrateToLatest(store.db);
-  } catch (error) {
-    await store.close();
-    throw error;
-  }
-  return store;
-}
 
 function parseScopes(value: string | undefined): TokenScope[] {
   if (!value) throw new UsageError('--scope is required');
@@ -137,7 +78,7 @@ export async function runTokenCommand(args: readonly string[], io: TokenCommandI
     if (action === 'revoke' && !/^[0-9a-f-]{36}$/i.test(values.id ?? '')) throw new UsageError('--id: expected the token id (a UUID) shown by create or list');
 
     const config = loadConfig({ ...(io.env ? { env: io.env } : {}), ...(values.config ? { file: values.config } : {}) });
-    store = await openConfiguredStore(config);
+    store = await openCliStore(config);
     let tenantId = await findTenant(store, clientId);
 
     if (action === 'create') {
@@ -170,6 +111,10 @@ export async function runTokenCommand(args: readonly string[], io: TokenCommandI
     io.stderr(`revoked token ${values.id}\n`);
     return 0;
   } catch (error) {
+    if (error instanceof StoreBusyError) {
+      io.stderr(`token: ${error.message}\n`);
+      return storeBusyExitCode;
+    }
     if (error instanceof UsageError || error instanceof ConfigError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
       io.stderr(`token: ${(error as Error).message}\n`);
       return error instanceof ConfigError ? 78 : 64;

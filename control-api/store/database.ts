@@ -4,6 +4,7 @@ import { PGlite, types as pgliteTypes, type PGliteOptions } from '@electric-sql/
 import { Kysely, PostgresDialect, type Dialect } from 'kysely';
 import { PGliteDialect } from 'kysely-pglite-dialect';
 import pg from 'pg';
+import { acquireDirectoryLock, type DirectoryLock } from './directory-lock.js';
 import type { Database } from './schema.js';
 
 // int8 as BigInt, so int64 identifiers (plant ids, counters) never lose precision; PGlite does the same.
@@ -38,19 +39,25 @@ export async function openStore(options: OpenStoreOptions): Promise<Store> {
   const dir = options.pgliteDir ?? 'memory://';
   // Same int8 parsing as pg above: PGlite would otherwise return numbers below 2^53 and bigints above.
   const pgliteOptions: PGliteOptions = { parsers: { [pgliteTypes.INT8]: (value: string) => BigInt(value) } };
-  let pglite: PGlite;
   if (dir === 'memory://') {
-    pglite = new PGlite(pgliteOptions);
-  } else {
-    const absolute = resolve(dir);
-    mkdirSync(absolute, { recursive: true });
-    pglite = new PGlite(absolute, pgliteOptions);
+    const pglite = new PGlite(pgliteOptions);
+    await pglite.waitReady;
+    return wrap(new PGliteDialect(pglite), 'pglite');
   }
-  await pglite.waitReady;
-  return wrap(new PGliteDialect(pglite), 'pglite');
+  const absolute = resolve(dir);
+  mkdirSync(absolute, { recursive: true });
+  const lock = acquireDirectoryLock(`${absolute}.lock`, `the embedded database ${absolute}`);
+  try {
+    const pglite = new PGlite(absolute, pgliteOptions);
+    await pglite.waitReady;
+    return wrap(new PGliteDialect(pglite), 'pglite', undefined, lock);
+  } catch (error) {
+    lock.release();
+    throw error;
+  }
 }
 
-function wrap(dialect: Dialect, kind: StoreKind, url?: string): Store {
+function wrap(dialect: Dialect, kind: StoreKind, url?: string, lock?: DirectoryLock): Store {
   const db = new Kysely<Database>({ dialect });
   let closed = false;
   return {
@@ -60,7 +67,11 @@ function wrap(dialect: Dialect, kind: StoreKind, url?: string): Store {
     async close() {
       if (closed) return;
       closed = true;
-      await db.destroy();
+      try {
+        await db.destroy();
+      } finally {
+        lock?.release();
+      }
     },
   };
 }

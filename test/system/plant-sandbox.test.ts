@@ -94,8 +94,8 @@ describe('plant sandbox in the real platform process (--role sandbox)', function
 
       // PGlite has one process per data directory: the CLI refuses while the platform runs.
       const busy = await cli(env, ['token', 'create', '--tenant', 'acme', '--scope', 'sandbox']);
-      assert.equal(busy.code, 64);
-      assert.match(busy.stderr, /is in use by process \d+.*stop the platform/);
+      assert.equal(busy.code, 75);
+      assert.match(busy.stderr, /is in use by process \d+ \(a running platform\?\)/);
     } finally {
       assert.equal(await platform.stop(), 0);
     }
