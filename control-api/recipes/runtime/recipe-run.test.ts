@@ -102,6 +102,16 @@ describe('RecipeRun', () => {
     assert.equal(result.disposition, 'fallback');
   });
 
+  it('ends with an error when a block returns an exit its type does not declare', async () => {
+    const confused: BlockModule<{ text: string }> = { type: 'message', settings: z.object({ text: z.string() }), run: async () => ({ exit: 'sideways' }) };
+    const { run } = start(greetAndClose, [], { ...defaultBlocks, message: confused });
+    const errors: string[] = [];
+    run.on('error', (e) => errors.push(e.message));
+    const result = await run.run();
+    assert.equal(result.reason, 'error');
+    assert.match(errors[0] ?? '', /unknown exit 'sideways'; its exits are next/);
+  });
+
   it('stops a graph that loops without waiting for the caller', async () => {
     const { run } = start(
       {

@@ -1,5 +1,6 @@
 import { TypedEmitter } from '../../../core/typed-emitter.js';
 import type { ChatMessage } from '../../llm/chat-provider.js';
+import { exitsOf } from '../recipe-graph.js';
 import type { Block, BlockOf, BlockType, Recipe } from '../recipe-schema.js';
 import type { BlockContext, BlockModule, BlockOutcome } from './block.js';
 import { builtinVariables, localTime, type CallContext } from './call-context.js';
@@ -104,6 +105,10 @@ export class RecipeRun extends TypedEmitter<RunEvents> {
         return outcome.end === 'closed'
           ? this.finish({ reason: 'closed', disposition: outcome.disposition, lastBlockId: block.id }, block.id)
           : { reason: 'transferred', transferTarget: outcome.target, lastBlockId: block.id };
+      }
+      if (!exitsOf(block).includes(outcome.exit)) {
+        // A block module returned an exit its type does not declare: a bug, never a routing choice.
+        return this.fail(block.id, `block '${block.id}' returned unknown exit '${outcome.exit}'; its exits are ${exitsOf(block).join(', ') || 'none'}`);
       }
       this.emit('blockExited', { blockId: block.id, type: block.type, exit: outcome.exit });
       blockId = this.routes.get(`${block.id}\u0000${outcome.exit}`);
