@@ -121,10 +121,12 @@ export async function conversationLoop(ctx: BlockContext, settings: SmartAiSetti
     }
     turns++;
     if (turns >= settings.retryLimit) return { exit: 'fallback' };
-    if (result.reply) {
-      await ctx.say(result.reply, { bargeIn: settings.bargeIn });
-      exchange.push({ role: 'assistant', content: result.reply });
-      lastPrompt = result.reply;
+    // A model that only called the tool leaves the caller in silence; say the reprompt instead.
+    const reply = result.reply || replies.reprompt || lastPrompt;
+    if (reply) {
+      await ctx.say(reply, { bargeIn: settings.bargeIn });
+      exchange.push({ role: 'assistant', content: reply });
+      lastPrompt = reply;
     }
   }
 }

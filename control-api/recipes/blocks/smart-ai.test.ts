@@ -63,6 +63,13 @@ describe('SmartAI block', () => {
     assert.equal(patient.said.length, 2);
   });
 
+  it('says the reprompt when the model answered with a tool call but no words', async () => {
+    const engine = recordingEngine([{ reply: 'Hello', values: {} }, { reply: '', values: {} }, { reply: '', intent: 'confirm', values: {} }]);
+    const ctx = fakeContext({ engine, variables: { name: 'A', date: 'B' }, turns: [say('hmm'), say('yes')] });
+    assert.deepEqual(await smartAiBlock.run(ctx, reminder, ctx.signal), { exit: 'confirm' });
+    assert.deepEqual(ctx.said.map((s) => s.text), ['Hello', 'Please say yes or no.']);
+  });
+
   it('leaves through fallback when the provider fails', async () => {
     const engine = recordingEngine([{ reply: 'Hello', values: {} }, new ProviderError('HTTP 503', true, 503)]);
     const ctx = fakeContext({ engine, variables: { name: 'A', date: 'B' }, turns: [say('yes')] });
