@@ -9,9 +9,11 @@ import { routeToolName } from '../../control-api/llm/llm-engine.js';
  * in its description, variable kinds in its JSON Schema) and answers deterministically. It lets
  * the same scripted simulations run through the real adapter, SSE and tool-call decoding.
  */
-export function offlineBrain(today: string): FakeBrain {
+export function offlineBrain(fallbackToday: string): FakeBrain {
   return (request: WireChatRequest) => {
     const last = request.messages[request.messages.length - 1];
+    // Like a model, take "today" from the system prompt the engine wrote.
+    const today = /Today's date is (\d{4}-\d{2}-\d{2})/.exec(request.messages[0]?.content ?? '')?.[1] ?? fallbackToday;
     const tool = request.tools?.find((t) => t.function.name === routeToolName);
     if (!tool || !last || last.role !== 'user') return { content: 'Hello, this is the fake model speaking.' };
     const intents = parseIntents(tool.function.description);
