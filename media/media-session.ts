@@ -23,6 +23,7 @@ import { acceptAnswer, createOffer, negotiate, type MediaCapabilities, type Nego
 import { CallRecorder } from './session/call-recorder.js';
 import { FrameQueue } from './session/frame-queue.js';
 import { OutputQueue } from './session/output-queue.js';
+import { Playout } from './session/playout.js';
 import { readWav } from './wav/wav.js';
 
 export interface MediaSessionConfig {
@@ -60,6 +61,7 @@ export class MediaSession extends TypedEmitter<MediaSessionEvents> implements Ca
   readonly stats: MediaSessionStats = { packetsSent: 0, packetsReceived: 0, malformedPackets: 0, unexpectedPayloadType: 0 };
   private readonly inputQueue: FrameQueue;
   private readonly jitter: JitterBuffer;
+  private readonly player: Playout;
   private readonly dtmfIn: DtmfReceiver;
   private readonly ssrc = randomBytes(4).readUInt32BE(0);
   private seq = randomBytes(2).readUInt16BE(0);
@@ -74,9 +76,6 @@ export class MediaSession extends TypedEmitter<MediaSessionEvents> implements Ca
   private readonly sdpSessionId = String(randomBytes(4).readUInt32BE(0));
   private lastRtpAt = performance.now();
   private timeoutReported = false;
-  private lastHeard: Int16Array | undefined;
-  private concealedRun = 0;
-  private playoutStarted = false;
   private dtmfJobs: DtmfJob[] = [];
   private dtmfGapTicks = 0;
   private recorder: CallRecorder | undefined;
@@ -91,6 +90,7 @@ export class MediaSession extends TypedEmitter<MediaSessionEvents> implements Ca
     super();
     this.inputQueue = new FrameQueue(config.inputQueueFrames ?? 50);
     this.jitter = new JitterBuffer({ depth: config.jitterDepth });
+    this.player = new Playout(this.jitter);
     this.dtmfIn = new DtmfReceiver((e) => this.emit('dtmf', e));
     lease.socket.on('message', (msg, rinfo) => this.onDatagram(msg, rinfo));
     lease.socket.on('error', (error) => this.logger.warn({ err: error, session: this.id }, 'RTP socket error'));
@@ -261,35 +261,11 @@ export class MediaSession extends TypedEmitter<MediaSessionEvents> implements Ca
     this.checkTimeout(audio, now);
   }
 
-  /** One jitter-buffer step: decoded frame, concealment for a hole, or nothing while (re)priming. */
+  /** One playout step: a decoded or concealed 20 ms frame for `input` and the recording. */
   private playout(codec: G711Codec): Int16Array | undefined {
-    const slot = this.jitter.pop();
-    if (slot) this.playoutStarted = true;
-    // Once audio has started, `input` keeps its 20 ms rhythm: an empty buffer (peer paused, on
-    // hold, or re-priming) yields concealed silence, so VAD and turn timers see time pass.
-    if (!slot && !this.playoutStarted) return undefined;
-    const wanted = this.inputQueue.active || this.recorder !== undefined;
-    if (!wanted) return undefined;
-    let frame: Int16Array;
-    let concealed = false;
-    if (!slot) {
-      frame = new Int16Array(FRAME_SAMPLES);
-      concealed = true;
-    } else if (slot.kind === 'packet' && slot.payload) {
-      frame = new Int16Array(FRAME_SAMPLES);
-      codec.decode(slot.payload.length > FRAME_SAMPLES ? slot.payload.subarray(0, FRAME_SAMPLES) : slot.payload, frame);
-      this.lastHeard = frame;
-      this.concealedRun = 0;
-    } else {
-      // PLC-lite: repeat the last frame at half level once, then silence.
-      concealed = slot.kind === 'missing';
-      frame = new Int16Array(FRAME_SAMPLES);
-      if (concealed && this.lastHeard && this.concealedRun++ === 0) {
-        for (let i = 0; i < FRAME_SAMPLES; i++) frame[i] = (this.lastHeard[i] ?? 0) >> 1;
-      }
-    }
-    if (this.inputQueue.active) this.inputQueue.push({ samples: frame, concealed });
-    return frame;
+    const frame = this.player.next(codec, this.inputQueue.active || this.recorder !== undefined);
+    if (frame && this.inputQueue.active) this.inputQueue.push(frame);
+    return frame?.samples;
   }
 
   private send(audio: NegotiatedAudio, codec: G711Codec, tick: number): Int16Array | undefined {
