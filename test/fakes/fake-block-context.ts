@@ -21,6 +21,8 @@ export interface FakeContextOptions {
   readonly engine?: AgentEngine;
   readonly transfer?: TransferResult;
   readonly now?: number;
+  /** Give the context streaming speech; each call's pieces are recorded in `streamed`. */
+  readonly streaming?: boolean;
 }
 
 export interface FakeContext extends BlockContext {
@@ -31,6 +33,7 @@ export interface FakeContext extends BlockContext {
   readonly vars: Map<string, unknown>;
   readonly httpRequests: HttpRequest[];
   readonly controller: AbortController;
+  readonly streamed: { pieces: string[]; firstAt: number }[];
 }
 
 export function fakeContext(options: FakeContextOptions = {}): FakeContext {
@@ -43,6 +46,7 @@ export function fakeContext(options: FakeContextOptions = {}): FakeContext {
   const httpRequests: HttpRequest[] = [];
   const history: ChatMessage[] = [];
   const turns = [...(options.turns ?? [])];
+  const streamed: { pieces: string[]; firstAt: number }[] = [];
   const call: CallContext = {
     callId: 'call-1',
     tenantId: 'tenant-1',
@@ -83,6 +87,21 @@ export function fakeContext(options: FakeContextOptions = {}): FakeContext {
     transfers,
     vars,
     httpRequests,
+    streamed,
+    sayStream: options.streaming
+      ? async (pieces, sayOptions = {}) => {
+          const record = { pieces: [] as string[], firstAt: 0 };
+          streamed.push(record);
+          for await (const piece of pieces) {
+            if (record.pieces.length === 0) record.firstAt = Date.now();
+            record.pieces.push(piece);
+          }
+          const text = record.pieces.join('').trim();
+          said.push({ text, bargeIn: sayOptions.bargeIn ?? true });
+          history.push({ role: 'assistant', content: text });
+          return { interrupted: false, text };
+        }
+      : undefined,
     async say(text, sayOptions = {}) {
       if (controller.signal.aborted) throw new CallEndedError();
       if (text.trim() === '') return { interrupted: false };

@@ -2,6 +2,7 @@ import type { TemplatedReplies, TurnRequest, TurnResult, VariableSpec } from '..
 import type { ChatMessage } from '../../llm/chat-provider.js';
 import type { SmartAiSettings } from '../recipe-schema.js';
 import type { BlockContext } from '../runtime/block.js';
+import { TextStream } from '../runtime/text-stream.js';
 
 /**
  * What SmartAI and Ask share: instructions from the prompt plus the recipe's persona and
@@ -83,12 +84,15 @@ export async function conversationLoop(ctx: BlockContext, settings: SmartAiSetti
     signal: ctx.signal,
   } satisfies Omit<TurnRequest, 'history'>;
 
-  const opening = await ctx.services.engine.turn({ ...base, history: earlier });
-  if (opening.reply) {
-    await ctx.say(opening.reply, { bargeIn: settings.bargeIn });
-    exchange.push({ role: 'assistant', content: opening.reply });
-  }
-  let lastPrompt = opening.reply || replies.reprompt || '';
+  const speak = async (text: string): Promise<void> => {
+    if (!text) return;
+    await ctx.say(text, { bargeIn: settings.bargeIn });
+  };
+  const opening = await streamedTurn(ctx, settings.bargeIn, true, (onDelta) => ctx.services.engine.turn({ ...base, history: earlier, onDelta }));
+  if (!opening.spoken) await speak(opening.result.reply);
+  const openingText = opening.spoken || opening.result.reply;
+  if (openingText) exchange.push({ role: 'assistant', content: openingText });
+  let lastPrompt = openingText || replies.reprompt || '';
   let turns = 0;
   const captured = new Set<string>();
   for (;;) {
@@ -104,7 +108,12 @@ export async function conversationLoop(ctx: BlockContext, settings: SmartAiSetti
     }
     const userText = heard.kind === 'dtmf' ? heard.digits : heard.text;
     const knowledge = await retrieve(ctx, settings, userText);
-    const result: TurnResult = await ctx.services.engine.turn({ ...base, history: [...earlier, ...exchange], userText, knowledge });
+    // Streaming is safe on every turn but the last allowed one: there, an unmatched reply must
+    // not be spoken (the block leaves through fallback), exactly as without streaming.
+    const mayStream = turns + 1 < settings.retryLimit;
+    const history = [...earlier, ...exchange];
+    const turn = await streamedTurn(ctx, settings.bargeIn, mayStream, (onDelta) => ctx.services.engine.turn({ ...base, history, userText, knowledge, onDelta }));
+    const result: TurnResult = turn.result;
     for (const [name, value] of Object.entries(result.values)) {
       ctx.setVariable(name, value);
       captured.add(name);
@@ -112,21 +121,53 @@ export async function conversationLoop(ctx: BlockContext, settings: SmartAiSetti
     exchange.push({ role: 'user', content: userText });
     if (result.intent) {
       if (settings.intentVariable) ctx.setVariable(settings.intentVariable, result.intent);
-      if (result.reply) await ctx.say(result.reply, { bargeIn: settings.bargeIn });
+      if (!turn.spoken) await speak(result.reply);
       return { exit: result.intent };
     }
     if (options?.isDone(captured)) {
-      if (result.reply) await ctx.say(result.reply, { bargeIn: settings.bargeIn });
+      if (!turn.spoken) await speak(result.reply);
       return { exit: options.doneExit };
     }
     turns++;
     if (turns >= settings.retryLimit) return { exit: 'fallback' };
     // A model that only called the tool leaves the caller in silence; say the reprompt instead.
-    const reply = result.reply || replies.reprompt || lastPrompt;
+    const reply = turn.spoken || result.reply || replies.reprompt || lastPrompt;
+    if (!turn.spoken) await speak(reply);
     if (reply) {
-      await ctx.say(reply, { bargeIn: settings.bargeIn });
       exchange.push({ role: 'assistant', content: reply });
       lastPrompt = reply;
     }
   }
+}
+
+/**
+ * Runs one engine turn, feeding its text deltas to the conversation's streaming speech when it
+ * has one (and `allowed`); returns the turn and the text already spoken ('' when none).
+ */
+async function streamedTurn(
+  ctx: BlockContext,
+  bargeIn: boolean,
+  allowed: boolean,
+  turn: (onDelta: ((text: string) => void) | undefined) => Promise<TurnResult>,
+): Promise<{ result: TurnResult; spoken: string }> {
+  const sayStream = ctx.sayStream;
+  if (!sayStream || !allowed) return { result: await turn(undefined), spoken: '' };
+  const stream = new TextStream();
+  let speaking: Promise<{ text: string }> | undefined;
+  const onDelta = (text: string): void => {
+    stream.push(text);
+    speaking ??= sayStream(stream, { bargeIn });
+  };
+  let result: TurnResult;
+  try {
+    result = await turn(onDelta);
+  } catch (error) {
+    stream.end();
+    await speaking?.catch(() => undefined);
+    throw error;
+  } finally {
+    stream.end();
+  }
+  const spoken = speaking ? (await speaking).text : '';
+  return { result, spoken };
 }

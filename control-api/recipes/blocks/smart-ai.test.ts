@@ -1,7 +1,10 @@
 import assert from 'node:assert/strict';
 import { fakeContext, say, silence } from '../../../test/fakes/fake-block-context.js';
 import type { AgentEngine, TurnRequest, TurnResult } from '../../llm/agent-engine.js';
+import { FakeChatCompletionsServer } from '../../../test/fakes/fake-chat-completions.js';
 import { ProviderError } from '../../llm/chat-provider.js';
+import { LlmEngine } from '../../llm/llm-engine.js';
+import { OpenAiCompatibleProvider } from '../../llm/openai-compatible.js';
 import { smartAiSettingsSchema } from '../recipe-schema.js';
 import type { KnowledgeSearch } from '../runtime/services.js';
 import { smartAiBlock } from './smart-ai.js';
@@ -125,6 +128,27 @@ describe('SmartAI block', () => {
     await smartAiBlock.run(llmCtx, settings, llmCtx.signal);
     assert.deepEqual(engine.requests[1]?.knowledge, ['Refunds take 5 to 7 working days. They go to the original card.']);
     assert.match(engine.requests[1]?.instructions ?? '', /Answer in one sentence/);
+  });
+
+  it('streams model deltas into speech before the turn completes, except on the last allowed turn', async () => {
+    const server = await new FakeChatCompletionsServer().start();
+    try {
+      server.enqueue(
+        { content: 'Hello Asha, can you come on Monday morning?', chunkDelayMs: 40 },
+        { content: 'Sorry, I did not get that, could you repeat?', chunkDelayMs: 40, toolCalls: [{ name: 'route_turn', arguments: { intent: 'none' } }] },
+        { content: 'This reply must never be heard.', toolCalls: [{ name: 'route_turn', arguments: { intent: 'none' } }] },
+      );
+      const engine = new LlmEngine(new OpenAiCompatibleProvider({ baseUrl: server.baseUrl, model: 'm' }));
+      const ctx = fakeContext({ engine, streaming: true, variables: { name: 'Asha', date: 'Monday' }, turns: [say('hmm'), say('what')] });
+      const started = Date.now();
+      assert.deepEqual(await smartAiBlock.run(ctx, reminder, ctx.signal), { exit: 'fallback' });
+      assert.equal(ctx.streamed.length, 2, 'opening and first reply streamed; the last turn was not');
+      assert.ok((ctx.streamed[0]?.pieces.length ?? 0) > 3, 'speech received several pieces');
+      assert.ok((ctx.streamed[0]?.firstAt ?? 0) - started < 250, 'speech started with the first delta, not after the whole reply');
+      assert.deepEqual(ctx.said.map((s) => s.text), ['Hello Asha, can you come on Monday morning?', 'Sorry, I did not get that, could you repeat?']);
+    } finally {
+      await server.stop();
+    }
   });
 
   it('stops when the caller hangs up mid-conversation', async () => {

@@ -23,6 +23,8 @@ export interface BlockContext {
   /** Aborted when the caller hangs up or the run is cancelled. */
   readonly signal: AbortSignal;
   say(text: string, options?: { readonly bargeIn?: boolean }): Promise<SayResult>;
+  /** Present when the conversation can speak text as it streams in (see Conversation.sayStream). */
+  readonly sayStream?: (pieces: AsyncIterable<string>, options?: { readonly bargeIn?: boolean }) => Promise<SayResult & { readonly text: string }>;
   listen(options?: { readonly timeoutMs?: number }): Promise<Heard>;
   transfer(target: string, bridgeMessage: string): Promise<TransferResult>;
   /** Renders `{{name}}`; `encode` escapes each substituted value (URL components, JSON strings). */

@@ -30,6 +30,11 @@ export type TransferResult = { readonly ok: true } | { readonly ok: false; reado
 
 export interface Conversation {
   say(text: string, options: SayOptions): Promise<SayResult>;
+  /**
+   * Optional: start speaking while the text is still being generated (model deltas straight into
+   * TTS, saving the wait for the whole reply). Resolves once all of it was spoken, with the text.
+   */
+  sayStream?(pieces: AsyncIterable<string>, options: SayOptions): Promise<SayResult & { readonly text: string }>;
   listen(options: ListenOptions): Promise<Heard>;
   /** Bridges the caller to a SIP URI or E.164 number after speaking the bridge message. */
   transfer(target: string, bridgeMessage: string, signal: AbortSignal): Promise<TransferResult>;

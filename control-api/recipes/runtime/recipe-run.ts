@@ -182,6 +182,16 @@ export class RecipeRun extends TypedEmitter<RunEvents> {
         this.record({ at: context.now(), speaker: 'agent', text, blockId, ...(result.interrupted ? { interrupted: true, unspoken: result.unspoken } : {}) });
         return result;
       },
+      sayStream: conversation.sayStream
+        ? async (pieces, options = {}) => {
+            if (signal.aborted) throw new CallEndedError();
+            const result = await (conversation.sayStream as NonNullable<Conversation['sayStream']>).call(conversation, pieces, { bargeIn: options.bargeIn ?? true, signal });
+            if (result.text.trim() !== '') {
+              this.record({ at: context.now(), speaker: 'agent', text: result.text, blockId, ...(result.interrupted ? { interrupted: true, unspoken: result.unspoken } : {}) });
+            }
+            return result;
+          }
+        : undefined,
       listen: async (options = {}) => {
         if (signal.aborted) throw new CallEndedError();
         const heard = await conversation.listen({ signal, timeoutMs: options.timeoutMs ?? services.silenceTimeoutMs });

@@ -29,6 +29,15 @@ export class TextConversation implements Conversation {
     return { interrupted: false };
   }
 
+  /** Collects the pieces into one line: text has no audio to start early, but the path is the same. */
+  async sayStream(pieces: AsyncIterable<string>, options: SayOptions): Promise<SayResult & { text: string }> {
+    let text = '';
+    for await (const piece of pieces) text += piece;
+    const trimmed = text.trim();
+    if (trimmed === '') return { interrupted: false, text: '' };
+    return { ...(await this.say(trimmed, options)), text: trimmed };
+  }
+
   async listen({ signal }: ListenOptions): Promise<Heard> {
     if (signal.aborted || this.hungUp) throw new CallEndedError();
     const turn = await this.options.nextTurn(signal);
