@@ -113,11 +113,15 @@ describe('MediaSession RTP stream properties (real UDP)', () => {
     const hold = session.update(offer(port, '0 101', 'sendonly').replace('o=- 5 5', 'o=- 5 6'));
     assert.ok(hold.ok && /a=recvonly/.test(hold.sdp) && /o=- \d+ 2 IN IP4/.test(hold.sdp));
     await sleep(60);
+    await assert.rejects(session.sendDtmf('1'), /not sending media \(recvonly\)/);
     const duringHold = peer.packets.length;
     await sleep(200);
     assert.equal(peer.packets.length, duringHold, 'no RTP towards a peer on hold');
     const resume = session.update(offer(port, '0 101', 'sendrecv').replace('o=- 5 5', 'o=- 5 7'));
-    assert.ok(resume.ok && /a=sendrecv/.test(resume.sdp));
+    assert.ok(resume.ok && /a=sendrecv/.test(resume.sdp) && /o=- \d+ 3 IN IP4/.test(resume.sdp));
+    // A session refresh with an unchanged offer gets an unchanged answer, version included.
+    const refresh = session.update(offer(port, '0 101', 'sendrecv').replace('o=- 5 5', 'o=- 5 7'));
+    assert.ok(refresh.ok && refresh.sdp === resume.sdp);
     await sleep(200);
     assert.ok(peer.packets.length >= duringHold + 5);
     peer.socket.close();

@@ -42,9 +42,12 @@ export interface MediaSessionStats {
   packetsReceived: number;
   malformedPackets: number;
   unexpectedPayloadType: number;
+  socketErrors: number;
 }
 
 const CN_PAYLOAD_TYPE = 13;
+
+const sends = (audio: NegotiatedAudio): boolean => audio.direction === 'sendrecv' || audio.direction === 'sendonly';
 
 interface DtmfJob {
   readonly plan: EventPacketPlan[];
@@ -58,7 +61,7 @@ interface DtmfJob {
 export class MediaSession extends TypedEmitter<MediaSessionEvents> implements CallMediaSession, Tickable {
   readonly id = randomUUID();
   readonly output = new OutputQueue();
-  readonly stats: MediaSessionStats = { packetsSent: 0, packetsReceived: 0, malformedPackets: 0, unexpectedPayloadType: 0 };
+  readonly stats: MediaSessionStats = { packetsSent: 0, packetsReceived: 0, malformedPackets: 0, unexpectedPayloadType: 0, socketErrors: 0 };
   private readonly inputQueue: FrameQueue;
   private readonly jitter: JitterBuffer;
   private readonly player: Playout;
@@ -80,6 +83,7 @@ export class MediaSession extends TypedEmitter<MediaSessionEvents> implements Ca
   private dtmfGapTicks = 0;
   private recorder: CallRecorder | undefined;
   private closed = false;
+  private lastErrorLogAt = -Infinity;
 
   constructor(
     private readonly lease: RtpPortLease,
@@ -93,7 +97,7 @@ export class MediaSession extends TypedEmitter<MediaSessionEvents> implements Ca
     this.player = new Playout(this.jitter);
     this.dtmfIn = new DtmfReceiver((e) => this.emit('dtmf', e));
     lease.socket.on('message', (msg, rinfo) => this.onDatagram(msg, rinfo));
-    lease.socket.on('error', (error) => this.logger.warn({ err: error, session: this.id }, 'RTP socket error'));
+    lease.socket.on('error', (error) => this.onSocketError(error));
   }
 
   get port(): number {
@@ -137,10 +141,15 @@ export class MediaSession extends TypedEmitter<MediaSessionEvents> implements Ca
   }
 
   update(offerSdp: string): SdpResult {
-    if (this.audio) this.sdpVersion++;
-    const origin = { sessionId: this.sdpSessionId, sessionVersion: this.sdpVersion };
-    const result = negotiate(offerSdp, this.config.capabilities, this.port, origin);
+    // RFC 3264 sec. 8: our o= version moves only when our SDP actually changes (a session
+    // refresh re-INVITE with the same offer gets the same answer back).
+    let result = negotiate(offerSdp, this.config.capabilities, this.port, { sessionId: this.sdpSessionId, sessionVersion: this.sdpVersion });
     if (!result.ok) return result;
+    if (this.audio && result.sdp !== this.sdp) {
+      this.sdpVersion++;
+      result = negotiate(offerSdp, this.config.capabilities, this.port, { sessionId: this.sdpSessionId, sessionVersion: this.sdpVersion });
+      if (!result.ok) return result;
+    }
     this.sdp = result.sdp;
     this.apply(result.audio);
     return { ok: true, sdp: result.sdp };
@@ -163,6 +172,7 @@ export class MediaSession extends TypedEmitter<MediaSessionEvents> implements Ca
     if (this.audio?.telephoneEventPayloadType === undefined) {
       return Promise.reject(failedPrecondition('the peer did not negotiate telephone-event (RFC 4733)'));
     }
+    if (!sends(this.audio)) return Promise.reject(failedPrecondition(`not sending media (${this.audio.direction})`));
     const chars = [...digits];
     if (chars.length === 0 || !chars.every(isDtmfDigit)) {
       return Promise.reject(invalidArgument('DTMF digits must be 0-9, *, #, A-D', [{ path: 'digits', message: digits }]));
@@ -199,8 +209,7 @@ export class MediaSession extends TypedEmitter<MediaSessionEvents> implements Ca
     this.scheduler.delete(this);
     this.output.abort();
     this.inputQueue.end();
-    for (const job of this.dtmfJobs) job.reject(new AppError('canceled', 'media session closed'));
-    this.dtmfJobs = [];
+    this.rejectDtmf(new AppError('canceled', 'media session closed'));
     await this.stopRecording();
     await this.lease.release();
     this.emit('closed');
@@ -209,6 +218,7 @@ export class MediaSession extends TypedEmitter<MediaSessionEvents> implements Ca
   private apply(audio: NegotiatedAudio): void {
     const previous = this.audio;
     this.audio = audio;
+    if (!sends(audio)) this.rejectDtmf(failedPrecondition(`media direction became ${audio.direction}`));
     this.g711 = codecByName(audio.codec);
     if (!this.latch) this.latch = new SymmetricRtpLatch(audio.remoteAddress, audio.remotePort, this.config.latch);
     else if (previous && (previous.remoteAddress !== audio.remoteAddress || previous.remotePort !== audio.remotePort)) {
@@ -270,7 +280,7 @@ export class MediaSession extends TypedEmitter<MediaSessionEvents> implements Ca
 
   private send(audio: NegotiatedAudio, codec: G711Codec, tick: number): Int16Array | undefined {
     const latch = this.latch;
-    if (!latch || audio.direction === 'recvonly' || audio.direction === 'inactive') return undefined;
+    if (!latch || !sends(audio)) return undefined;
     // RFC 3550 sec. 5.1: the timestamp follows the sampling clock (160 per 20 ms tick), from a random base.
     const timestamp = (this.timestampBase + (tick - this.startTick) * FRAME_SAMPLES) >>> 0;
     const job = this.dtmfGapTicks > 0 ? undefined : this.dtmfJobs[0];
@@ -302,6 +312,21 @@ export class MediaSession extends TypedEmitter<MediaSessionEvents> implements Ca
     this.sentAny = true;
     this.transmit(packet, latch);
     return frame;
+  }
+
+  private rejectDtmf(error: AppError): void {
+    const jobs = this.dtmfJobs;
+    this.dtmfJobs = [];
+    for (const job of jobs) job.reject(error);
+  }
+
+  /** Send errors (ENOBUFS, EPERM) arrive here per packet: count all, log at most every 10 s. */
+  private onSocketError(error: Error): void {
+    this.stats.socketErrors++;
+    const now = performance.now();
+    if (now - this.lastErrorLogAt < 10_000) return;
+    this.lastErrorLogAt = now;
+    this.logger.warn({ err: error, session: this.id, socketErrors: this.stats.socketErrors }, 'RTP socket error');
   }
 
   private nextSeq(): number {
