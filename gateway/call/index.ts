@@ -1,0 +1,2 @@
+export * from './call.js';
+export * from './call-registry.js';

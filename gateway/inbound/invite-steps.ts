@@ -1,0 +1,201 @@
+import { randomUUID } from 'node:crypto';
+import type { Clock } from '../../core/clock.js';
+import type { Logger } from '../../core/logger.js';
+import type { CallDirectory, DirectoryNumber, DirectoryTrunk } from '../../core/ports/call-directory.js';
+import type { CallHandler, InboundCallInfo } from '../../core/ports/call-handler.js';
+import type { CallMediaSession, MediaPort } from '../../core/ports/media.js';
+import { Call } from '../call/call.js';
+import type { CallRegistry } from '../call/call-registry.js';
+import { Dialog, type DialogHost } from '../sip/dialog/dialog.js';
+import type { ServerRequest } from '../sip/ua/server-request.js';
+import { SipError } from '../sip/ua/sip-error.js';
+import type { AbuseGuard } from './abuse-guard.js';
+import { dialledUser, normaliseE164 } from './e164.js';
+import type { Step } from './method-router.js';
+
+export interface InviteDeps {
+  readonly host: DialogHost;
+  readonly directory: CallDirectory;
+  readonly media: MediaPort;
+  readonly callHandler: CallHandler;
+  readonly registry: CallRegistry;
+  readonly guard: AbuseGuard;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  /** Addresses of the platform's native telephony stack, trusted without a trunk. */
+  readonly trustedSources: ReadonlySet<string>;
+  readonly maxCallsPerNumber: number;
+  readonly maxCallsPerTenant: number;
+  /** Time between 180 Ringing and the answer. */
+  readonly ringMs: number;
+  readonly retryAfterSeconds: number;
+}
+
+interface InviteState {
+  trunks: readonly DirectoryTrunk[];
+  trusted: boolean;
+  number?: DirectoryNumber;
+  trunk?: DirectoryTrunk;
+  matchedBy?: InboundCallInfo['matchedBy'];
+  release?: () => void;
+  session?: CallMediaSession;
+  answerSdp?: string;
+}
+
+const states = new WeakMap<ServerRequest, InviteState>();
+const state = (sreq: ServerRequest): InviteState => {
+  const s = states.get(sreq);
+  if (!s) throw new Error('INVITE state missing: steps out of order');
+  return s;
+};
+
+/** The INVITE steps, in order; each answers its own status (spec: inbound routing). */
+export function inviteSteps(deps: InviteDeps): Array<Step<ServerRequest>> {
+  /** 100 Trying at once (RFC 3261 sec. 17.2.1 says within 200 ms; the lookups may take longer). */
+  const trying: Step<ServerRequest> = async (sreq, next) => {
+    sreq.respond(100);
+    deps.registry.pending(1);
+    try {
+      await next();
+    } finally {
+      deps.registry.pending(-1);
+      const s = states.get(sreq);
+      // Anything that did not become a call gives back what it held.
+      if (s && !sreq.finalResponse?.status.toString().startsWith('2')) {
+        s.release?.();
+        void s.session?.close();
+      }
+    }
+  };
+
+  /** Source check: a trunk's termination address or the native stack, else 403. */
+  const source: Step<ServerRequest> = async (sreq, next) => {
+    const address = sreq.flow.remote.address;
+    const trusted = deps.trustedSources.has(address);
+    const trunks = trusted ? [] : await deps.directory.trunksForSource(address);
+    if (!trusted && trunks.length === 0) {
+      deps.guard.recordAuthFailure(address);
+      throw new SipError(403, 'Forbidden (source is not a trunk termination address)');
+    }
+    states.set(sreq, { trunks, trusted });
+    await next();
+  };
+
+  /** Number: Request-URI user, then To user (E.164), then a trunk's Extension Number; else 404. */
+  const identify: Step<ServerRequest> = async (sreq, next) => {
+    const s = state(sreq);
+    const req = sreq.request;
+    const candidates: Array<[InboundCallInfo['matchedBy'], string | undefined]> = [
+      ['request-uri', dialledUser(req.requestUri)],
+      ['to', dialledUser(req.to.uri)],
+    ];
+    const tenants = new Set(s.trunks.map((t) => t.tenantId));
+    const allowed = (tenantId: string): boolean => s.trusted || tenants.has(tenantId);
+    for (const [how, user] of candidates) {
+      const e164 = user ? normaliseE164(user) : undefined;
+      if (!e164) continue;
+      const n = await deps.directory.numberByE164(e164);
+      if (n && allowed(n.tenantId)) {
+        Object.assign(s, { number: n, matchedBy: how, trunk: s.trunks.find((t) => t.id === n.sipTrunkId) });
+        return next();
+      }
+    }
+    // Spec fallback for carriers that do not forward To: the trunk's Extension Number.
+    for (const [, user] of candidates) {
+      if (!user || !/^[0-9]{2,16}$/.test(user)) continue;
+      const trunk = await deps.directory.trunkByExtension(user);
+      if (!trunk || !(s.trusted || s.trunks.some((t) => t.id === trunk.id))) continue;
+      const n = await deps.directory.numberForTrunk(trunk);
+      if (n) {
+        Object.assign(s, { number: n, matchedBy: 'extension', trunk });
+        return next();
+      }
+    }
+    throw new SipError(404, 'Not Found (number not provisioned)');
+  };
+
+  const enabled: Step<ServerRequest> = async (sreq, next) => {
+    if (!state(sreq).number?.enabled) throw new SipError(480, 'Temporarily Unavailable (number disabled)');
+    await next();
+  };
+
+  /** Tenant and number concurrency: 486 for a busy number, 503 + Retry-After for a tenant at its limit. */
+  const limits: Step<ServerRequest> = async (sreq, next) => {
+    const s = state(sreq);
+    const n = s.number as DirectoryNumber;
+    if (deps.registry.numberCount(n.id) >= deps.maxCallsPerNumber) throw new SipError(486, 'Busy Here (number at its concurrency limit)');
+    if (deps.registry.tenantCount(n.tenantId) >= deps.maxCallsPerTenant) {
+      throw new SipError(503, 'Service Unavailable (tenant at its concurrency limit)', [['Retry-After', String(deps.retryAfterSeconds)]]);
+    }
+    s.release = deps.registry.reserve(n.tenantId, n.id);
+    await next();
+  };
+
+  /** Offer/answer through the media port: 488 without a common codec (RFC 3264 sec. 6). */
+  const media: Step<ServerRequest> = async (sreq, next) => {
+    const req = sreq.request;
+    const type = (req.contentType ?? '').toLowerCase();
+    if (req.body.length === 0) throw new SipError(488, 'Not Acceptable Here (INVITE without SDP offer is not supported)');
+    if (!type.startsWith('application/sdp')) throw new SipError(415, 'Unsupported Media Type', [['Accept', 'application/sdp']]);
+    let answer;
+    try {
+      answer = await deps.media.answer(req.body.toString('utf8'), { callId: req.callId });
+    } catch (error) {
+      deps.logger.warn({ err: error, callId: req.callId }, 'no media session available');
+      throw new SipError(503, 'Service Unavailable (no media capacity)', [['Retry-After', String(deps.retryAfterSeconds)]]);
+    }
+    if (!answer.ok) throw new SipError(answer.sipStatus, `${answer.sipStatus === 488 ? 'Not Acceptable Here' : 'Bad Request'} (${answer.message.slice(0, 60)})`);
+    Object.assign(state(sreq), { session: answer.session, answerSdp: answer.sdp });
+    await next();
+  };
+
+  /** 180, then 200 with the SDP answer, then the control plane gets the call. */
+  const answer: Step<ServerRequest> = async (sreq) => {
+    const s = state(sreq);
+    const dialog = Dialog.fromInvite(deps.host, sreq);
+    sreq.respond(180, { headers: dialog.answerHeaders() });
+    if (deps.ringMs > 0) await new Promise<void>((resolve) => deps.clock.setTimeout(resolve, deps.ringMs));
+    if (sreq.signal.aborted || sreq.answered) {
+      dialog.end('cancelled');
+      return;
+    }
+    const n = s.number as DirectoryNumber;
+    const session = s.session as CallMediaSession;
+    const req = sreq.request;
+    const info: InboundCallInfo = {
+      id: randomUUID(),
+      sipCallId: req.callId,
+      tenantId: n.tenantId,
+      numberId: n.id,
+      dialled: n.e164,
+      caller: dialledUser(req.from.uri) ?? 'anonymous',
+      trunkId: s.trunk?.id ?? null,
+      recipeId: n.recipeId,
+      language: n.language,
+      matchedBy: s.matchedBy ?? 'request-uri',
+      transport: sreq.flow.transport,
+      remoteAddress: sreq.flow.remote.address,
+      startedAt: deps.clock.now(),
+    };
+    dialog.accept(sreq, s.answerSdp);
+    const call = new Call(info, dialog, session, {
+      maxDurationMs: n.maxCallDurationMinutes * 60_000,
+      silenceMs: n.endCallOnSilenceMinutes * 60_000,
+    }, deps.clock, deps.logger);
+    deps.registry.add(call, s.release ?? (() => undefined));
+    s.release = undefined;
+    s.session = undefined;
+    deps.logger.info({ callId: info.id, sipCallId: info.sipCallId, tenantId: info.tenantId, number: info.dialled, matchedBy: info.matchedBy }, 'inbound call answered');
+    // The handler runs for the whole call; the INVITE's steps are done once it has the call.
+    void (async () => {
+      try {
+        await deps.callHandler.handle(call);
+      } catch (error) {
+        deps.logger.error({ err: error, callId: info.id }, 'call handler failed: ending the call');
+        await call.hangup('handler-error');
+      }
+    })();
+  };
+
+  return [trying, source, identify, enabled, limits, media, answer];
+}

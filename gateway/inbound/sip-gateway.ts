@@ -1,0 +1,91 @@
+import type { Clock } from '../../core/clock.js';
+import type { Logger } from '../../core/logger.js';
+import type { CallDirectory } from '../../core/ports/call-directory.js';
+import type { CallHandler } from '../../core/ports/call-handler.js';
+import type { MediaPort } from '../../core/ports/media.js';
+import { CallRegistry } from '../call/call-registry.js';
+import type { TimerValues } from '../sip/transaction/timers.js';
+import { TransportSet, type TransportSetOptions } from '../sip/transport/transport-set.js';
+import { SipStack } from '../sip/ua/sip-stack.js';
+import { AbuseGuard, type AbuseGuardOptions } from './abuse-guard.js';
+import { inviteSteps } from './invite-steps.js';
+import { MethodRouter } from './method-router.js';
+
+export interface SipGatewayOptions {
+  readonly transports: TransportSetOptions;
+  readonly directory: CallDirectory;
+  readonly media: MediaPort;
+  readonly callHandler: CallHandler;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly publicAddress?: string;
+  readonly timers?: Partial<TimerValues>;
+  readonly trustedSources?: readonly string[];
+  readonly maxCallsPerNumber?: number;
+  readonly maxCallsPerTenant?: number;
+  readonly ringMs?: number;
+  readonly abuse?: Omit<AbuseGuardOptions, 'clock' | 'concurrentCalls'>;
+}
+
+/**
+ * The inbound SIP gateway: transports, the stack, the per-method router (INVITE steps, OPTIONS for
+ * trunk keep-alives) and the live calls. Outbound origination will hang off the same stack.
+ */
+export class SipGateway {
+  private constructor(
+    readonly stack: SipStack,
+    readonly transports: TransportSet,
+    readonly registry: CallRegistry,
+    readonly guard: AbuseGuard,
+  ) {}
+
+  static async start(options: SipGatewayOptions): Promise<SipGateway> {
+    const logger = options.logger;
+    const stack = new SipStack({
+      clock: options.clock,
+      logger,
+      ...(options.timers ? { timers: options.timers } : {}),
+      ...(options.publicAddress ? { publicAddress: options.publicAddress } : {}),
+    });
+    const registry = new CallRegistry();
+    const retryAfterSeconds = options.abuse?.retryAfterSeconds ?? 5;
+    const guard = new AbuseGuard({ ...options.abuse, clock: options.clock, concurrentCalls: () => registry.inProgress });
+    const router = new MethodRouter(logger);
+    router.use(
+      'INVITE',
+      ...inviteSteps({
+        host: stack,
+        directory: options.directory,
+        media: options.media,
+        callHandler: options.callHandler,
+        registry,
+        guard,
+        clock: options.clock,
+        logger,
+        trustedSources: new Set(options.trustedSources ?? []),
+        maxCallsPerNumber: options.maxCallsPerNumber ?? 100,
+        maxCallsPerTenant: options.maxCallsPerTenant ?? 500,
+        ringMs: options.ringMs ?? 0,
+        retryAfterSeconds,
+      }),
+    );
+    // Trunk keep-alives (RFC 3261 sec. 11): answered whoever asks, so carriers see us up.
+    router.use('OPTIONS', async (sreq) => stack.answerOptions(sreq));
+    stack.onRequest(router.handle);
+    stack.setGuard(guard.verdict);
+    const transports = await TransportSet.start(options.transports, stack.receive);
+    stack.attach(transports);
+    return new SipGateway(stack, transports, registry, guard);
+  }
+
+  get ports(): TransportSet['ports'] {
+    return this.transports.ports;
+  }
+
+  /** Stops taking calls: BYE to every live call (bounded by `graceMs`), then closes the transports. */
+  async stop(graceMs = 2000): Promise<void> {
+    const byes = [...this.registry.all()].map((c) => c.hangup('shutdown'));
+    await Promise.race([Promise.allSettled(byes), new Promise((resolve) => setTimeout(resolve, graceMs).unref())]);
+    await this.transports.close();
+  }
+}

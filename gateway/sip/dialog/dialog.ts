@@ -1,0 +1,375 @@
+import { randomInt } from 'node:crypto';
+import type { Clock, TimerHandle } from '../../../core/clock.js';
+import type { Logger } from '../../../core/logger.js';
+import { TypedEmitter } from '../../../core/typed-emitter.js';
+import { Headers } from '../message/headers.js';
+import { SipRequest, type SipResponse } from '../message/message.js';
+import { newBranch } from '../transaction/keys.js';
+import type { TimerValues } from '../transaction/timers.js';
+import type { Flow } from '../transport/types.js';
+import type { ServerRequest } from '../ua/server-request.js';
+import { SipError } from '../ua/sip-error.js';
+import { dialogKey, type DialogTable } from './dialog-table.js';
+
+/** What a dialog needs from the stack (SipStack satisfies it). */
+export interface DialogHost {
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly timerValues: TimerValues;
+  readonly dialogs: DialogTable;
+  request(req: SipRequest, flow: Flow, onProvisional?: (r: SipResponse) => void, on2xxRetransmit?: (r: SipResponse) => void): Promise<SipResponse>;
+  sendStateless(req: SipRequest, flow: Flow): void;
+  flowFor(uri: string, fallback?: Flow): Flow;
+  contactUri(flow: Flow): string;
+  viaFor(flow: Flow, branch: string): string;
+  answerOptions(sreq: ServerRequest): void;
+}
+
+export type DialogEndReason = 'remote-bye' | 'local-bye' | 'ack-timeout' | 'rejected' | 'cancelled' | 'transport-error';
+
+export interface DialogEvents {
+  /** ACK received for our 2xx (UAS) or sent for theirs (UAC): the dialog is confirmed. */
+  confirmed: [];
+  /** A target refresh (re-INVITE or UPDATE) was accepted; `sdp` is the offer that came with it. */
+  modify: [{ readonly method: 'INVITE' | 'UPDATE'; readonly sdp: string | undefined }];
+  /** INFO (e.g. application/dtmf-relay); already answered 200. */
+  info: [{ readonly contentType: string | undefined; readonly body: string }];
+  /** REFER (RFC 3515); the listener must answer `request` (202 or a failure). */
+  refer: [{ readonly referTo: string; readonly request: ServerRequest }];
+  destroy: [{ readonly reason: DialogEndReason }];
+}
+
+/** Answers an offer in a re-INVITE/UPDATE: returns the SDP answer, or throws SipError (488...). */
+export type OfferHandler = (offer: string | undefined, method: 'INVITE' | 'UPDATE') => Promise<string> | string;
+
+export type DialogState = 'early' | 'confirmed' | 'terminated';
+
+interface DialogInit {
+  readonly callId: string;
+  readonly localTag: string;
+  readonly remoteTag: string;
+  readonly localUri: string;
+  readonly remoteUri: string;
+  readonly remoteTarget: string;
+  readonly routeSet: readonly string[];
+  readonly localSeq: number;
+  readonly remoteSeq: number | undefined;
+  readonly secure: boolean;
+}
+
+const sdpBody = (m: { body: Buffer; contentType: string | undefined }): string | undefined =>
+  m.body.length > 0 && (m.contentType ?? 'application/sdp').toLowerCase().startsWith('application/sdp') ? m.body.toString('utf8') : undefined;
+
+/**
+ * A dialog per RFC 3261 sec. 12: identified by Call-ID and both tags, with the route set, local and
+ * remote CSeq and remote target; target refreshes (re-INVITE sec. 14, UPDATE RFC 3311) are
+ * serialised, glare answered 491 (sec. 14.2); the UAS side retransmits its 2xx until the ACK
+ * (sec. 13.3.1.4) and sends BYE when none comes.
+ */
+export class Dialog extends TypedEmitter<DialogEvents> {
+  readonly callId: string;
+  readonly localTag: string;
+  readonly remoteTag: string;
+  readonly localUri: string;
+  readonly remoteUri: string;
+  readonly routeSet: readonly string[];
+  readonly secure: boolean;
+  remoteTarget: string;
+  localSeq: number;
+  remoteSeq: number | undefined;
+  state: DialogState = 'early';
+  offerHandler: OfferHandler | undefined;
+  private localRefresh = false;
+  private incomingInvite: ServerRequest | undefined;
+  private awaitingAck: { readonly seq: number; timer: TimerHandle | undefined; giveUp: TimerHandle } | undefined;
+  private lastAck: { seq: number; req: SipRequest } | undefined;
+
+  private constructor(
+    private readonly host: DialogHost,
+    init: DialogInit,
+    public flow: Flow,
+  ) {
+    super();
+    this.callId = init.callId;
+    this.localTag = init.localTag;
+    this.remoteTag = init.remoteTag;
+    this.localUri = init.localUri;
+    this.remoteUri = init.remoteUri;
+    this.remoteTarget = init.remoteTarget;
+    this.routeSet = init.routeSet;
+    this.localSeq = init.localSeq;
+    this.remoteSeq = init.remoteSeq;
+    this.secure = init.secure;
+    host.dialogs.add(this);
+  }
+
+  get key(): string {
+    return dialogKey(this.callId, this.localTag, this.remoteTag);
+  }
+
+  /** UAS side (sec. 12.1.1): built from the INVITE we are about to answer with a To tag. */
+  static fromInvite(host: DialogHost, sreq: ServerRequest): Dialog {
+    const req = sreq.request;
+    const contact = req.contacts[0];
+    if (!contact || contact.wildcard) throw new SipError(400, 'Bad Request (INVITE without Contact)');
+    return new Dialog(
+      host,
+      {
+        callId: req.callId,
+        localTag: sreq.toTag,
+        remoteTag: req.from.tag ?? '',
+        localUri: req.to.uriText,
+        remoteUri: req.from.uriText,
+        remoteTarget: contact.uriText,
+        routeSet: req.headers.values('record-route'),
+        localSeq: randomInt(1, 2 ** 20),
+        remoteSeq: req.cseq.seq,
+        secure: sreq.flow.secure && req.requestUri.scheme === 'sips',
+      },
+      sreq.flow,
+    );
+  }
+
+  /** UAC side (sec. 12.1.2): built from our INVITE and the 2xx (or 1xx with tag) that answered it. */
+  static fromResponse(host: DialogHost, invite: SipRequest, res: SipResponse, flow: Flow): Dialog {
+    const contact = res.contacts[0];
+    return new Dialog(
+      host,
+      {
+        callId: invite.callId,
+        localTag: invite.from.tag ?? '',
+        remoteTag: res.to.tag ?? '',
+        localUri: invite.from.uriText,
+        remoteUri: invite.to.uriText,
+        remoteTarget: contact?.uriText ?? invite.uri,
+        routeSet: res.headers.values('record-route').reverse(),
+        localSeq: invite.cseq.seq,
+        remoteSeq: undefined,
+        secure: invite.uri.startsWith('sips:'),
+      },
+      flow,
+    );
+  }
+
+  /** Response headers a dialog-creating or target-refresh 2xx carries (sec. 12.1.1, 13.3.1.4). */
+  answerHeaders(): Array<readonly [string, string]> {
+    const h: Array<readonly [string, string]> = this.routeSet.map((r) => ['Record-Route', r] as const);
+    h.push(['Contact', `<${this.host.contactUri(this.flow)}>`]);
+    return h;
+  }
+
+  /** Sends the 2xx for `sreq` and retransmits it until the ACK (sec. 13.3.1.4). */
+  accept(sreq: ServerRequest, sdp: string | undefined): void {
+    const res = sreq.respond(200, { headers: this.answerHeaders(), ...(sdp ? { body: sdp } : {}) });
+    if (res.status !== 200 || sreq.finalResponse !== res) return;
+    const { T1, T2 } = this.host.timerValues;
+    const clock = this.host.clock;
+    const wait = { seq: sreq.request.cseq.seq, timer: undefined as TimerHandle | undefined, giveUp: clock.setTimeout(() => this.ackTimeout(), 64 * T1) };
+    this.awaitingAck = wait;
+    if (!sreq.flow.reliable) {
+      const resend = (interval: number): void => {
+        wait.timer = clock.setTimeout(() => {
+          if (this.awaitingAck !== wait) return;
+          sreq.retransmitFinal();
+          resend(Math.min(interval * 2, T2));
+        }, interval);
+      };
+      resend(T1);
+    }
+  }
+
+  private stopAckWait(): void {
+    if (!this.awaitingAck) return;
+    if (this.awaitingAck.timer) this.host.clock.clearTimeout(this.awaitingAck.timer);
+    this.host.clock.clearTimeout(this.awaitingAck.giveUp);
+    this.awaitingAck = undefined;
+  }
+
+  private ackTimeout(): void {
+    this.awaitingAck = undefined;
+    this.host.logger.info({ callId: this.callId }, 'no ACK for our 2xx within 64*T1: ending the dialog with BYE (RFC 3261 sec. 13.3.1.4)');
+    void this.bye('ack-timeout');
+  }
+
+  receiveAck(ack: SipRequest): void {
+    if (this.awaitingAck && ack.cseq.seq === this.awaitingAck.seq) {
+      this.stopAckWait();
+      this.incomingInvite = undefined;
+      if (this.state === 'early') {
+        this.state = 'confirmed';
+        this.emit('confirmed');
+      }
+    }
+  }
+
+  /** The UAS gave up before a 2xx: the early dialog ends with the transaction. */
+  rejected(): void {
+    this.end('rejected');
+  }
+
+  receiveRequest(sreq: ServerRequest): void {
+    const req = sreq.request;
+    if (this.state === 'terminated') {
+      sreq.respond(481);
+      return;
+    }
+    // RFC 3261 sec. 12.2.2: a lower CSeq than the last one is out of order.
+    if (this.remoteSeq !== undefined && req.cseq.seq < this.remoteSeq) {
+      sreq.respond(500, { reason: 'CSeq out of order' });
+      return;
+    }
+    this.remoteSeq = req.cseq.seq;
+    switch (req.method) {
+      case 'BYE':
+        sreq.respond(200);
+        if (this.incomingInvite && !this.incomingInvite.answered) this.incomingInvite.respond(487);
+        this.end('remote-bye');
+        return;
+      case 'INVITE':
+      case 'UPDATE':
+        void this.refresh(sreq, req.method);
+        return;
+      case 'INFO':
+        sreq.respond(200);
+        this.emit('info', { contentType: req.contentType, body: req.body.toString('utf8') });
+        return;
+      case 'REFER': {
+        const referTo = req.headers.get('refer-to');
+        if (!referTo) sreq.respond(400, { reason: 'Bad Request (REFER without Refer-To)' });
+        else if (this.listenerCount('refer') === 0) sreq.respond(403, { reason: 'Transfer not enabled' });
+        else this.emit('refer', { referTo, request: sreq });
+        return;
+      }
+      case 'OPTIONS':
+        this.host.answerOptions(sreq);
+        return;
+      default:
+        sreq.respond(405);
+    }
+  }
+
+  /** Target refresh from the peer (sec. 14.2 re-INVITE, RFC 3311 UPDATE). */
+  private async refresh(sreq: ServerRequest, method: 'INVITE' | 'UPDATE'): Promise<void> {
+    const req = sreq.request;
+    // Glare: our own refresh is in progress (sec. 14.2 / RFC 3311 sec. 5.2).
+    if (this.localRefresh) {
+      sreq.respond(491);
+      return;
+    }
+    if (method === 'INVITE' && (this.incomingInvite || this.awaitingAck)) {
+      sreq.respond(500, { headers: [['Retry-After', String(randomInt(0, 11))]] });
+      return;
+    }
+    if (method === 'INVITE') this.incomingInvite = sreq;
+    const offer = sdpBody({ body: req.body, contentType: req.contentType });
+    let answer: string | undefined;
+    try {
+      if (offer !== undefined || method === 'INVITE') {
+        if (!this.offerHandler) throw new SipError(488, 'Not Acceptable Here (no media handler)');
+        answer = await this.offerHandler(offer, method);
+      }
+    } catch (error) {
+      const status = error instanceof SipError ? error.status : 500;
+      if (!sreq.answered) sreq.respond(status, error instanceof SipError ? { headers: error.headers } : {});
+      if (method === 'INVITE') this.incomingInvite = undefined;
+      return;
+    }
+    if (sreq.answered || this.state === 'terminated') return;
+    const contact = req.contacts[0];
+    if (contact && !contact.wildcard) this.remoteTarget = contact.uriText;
+    if (method === 'INVITE') this.accept(sreq, answer);
+    else sreq.respond(200, { headers: this.answerHeaders(), ...(answer ? { body: answer } : {}) });
+    this.emit('modify', { method, sdp: offer });
+  }
+
+  /** A request inside the dialog (sec. 12.2.1.1). */
+  buildRequest(method: string, options: { body?: string; contentType?: string; headers?: ReadonlyArray<readonly [string, string]> } = {}): { req: SipRequest; flow: Flow } {
+    const strict = this.routeSet.length > 0 && !/;lr\b/i.test(this.routeSet[0] ?? '');
+    const firstRoute = this.routeSet[0]?.replace(/^[^<]*<([^>]*)>.*$/, '$1');
+    const uri = strict && firstRoute ? firstRoute : this.remoteTarget;
+    const flow = this.host.flowFor(firstRoute ?? this.remoteTarget, this.flow);
+    const h = new Headers();
+    h.append('Via', this.host.viaFor(flow, newBranch()));
+    h.append('Max-Forwards', '70');
+    const routes = strict ? [...this.routeSet.slice(1), `<${this.remoteTarget}>`] : this.routeSet;
+    for (const r of routes) h.append('Route', r);
+    h.append('From', `<${this.localUri}>;tag=${this.localTag}`);
+    h.append('To', `<${this.remoteUri}>;tag=${this.remoteTag}`);
+    h.append('Call-ID', this.callId);
+    if (method !== 'ACK') this.localSeq += 1;
+    h.append('CSeq', `${this.localSeq} ${method}`);
+    if (method === 'INVITE' || method === 'UPDATE') h.append('Contact', `<${this.host.contactUri(flow)}>`);
+    for (const [n, v] of options.headers ?? []) h.append(n, v);
+    const body = options.body === undefined ? Buffer.alloc(0) : Buffer.from(options.body, 'utf8');
+    if (body.length > 0) h.append('Content-Type', options.contentType ?? 'application/sdp');
+    return { req: new SipRequest(method, uri, h, body), flow };
+  }
+
+  /** Sends a request in this dialog; a 481 or 408 ends the dialog (sec. 12.2.1.2). */
+  async request(method: string, options: Parameters<Dialog['buildRequest']>[1] = {}): Promise<SipResponse> {
+    if (this.state === 'terminated' && method !== 'BYE') throw new SipError(481, 'dialog terminated');
+    const { req, flow } = this.buildRequest(method, options);
+    const res = await this.host.request(req, flow, undefined, method === 'INVITE' ? (r) => this.ackFor(r, req, flow) : undefined);
+    if ((res.status === 481 || res.status === 408) && method !== 'BYE') this.end('transport-error');
+    return res;
+  }
+
+  /** Our re-INVITE (sec. 14.1): serialised; 491 surfaces as SipError(491) for the caller to retry later. */
+  async reinvite(sdp: string): Promise<string | undefined> {
+    if (this.localRefresh || this.incomingInvite || this.awaitingAck) throw new SipError(491, 'a target refresh is already in progress');
+    this.localRefresh = true;
+    try {
+      const { req, flow } = this.buildRequest('INVITE', { body: sdp });
+      const res = await this.host.request(req, flow, undefined, (r) => this.ackFor(r, req, flow));
+      if (res.status >= 300) throw new SipError(res.status, res.reason);
+      this.ackFor(res, req, flow);
+      const contact = res.contacts[0];
+      if (contact && !contact.wildcard) this.remoteTarget = contact.uriText;
+      return sdpBody({ body: res.body, contentType: res.contentType });
+    } finally {
+      this.localRefresh = false;
+    }
+  }
+
+  /** ACK for a 2xx to our INVITE (sec. 13.2.2.4): same CSeq number, new branch, resent for retransmitted 2xx. */
+  ackFor(res: SipResponse, invite: SipRequest, flow: Flow): void {
+    if (this.lastAck?.seq !== invite.cseq.seq) {
+      const { req } = this.buildRequest('ACK');
+      req.headers.replaceFirst('cseq', `${invite.cseq.seq} ACK`);
+      this.lastAck = { seq: invite.cseq.seq, req };
+    }
+    this.host.sendStateless(this.lastAck.req, flow);
+    if (this.state === 'early' && res.status < 300) {
+      this.state = 'confirmed';
+      this.emit('confirmed');
+    }
+  }
+
+  receiveStray2xx(res: SipResponse): void {
+    if (this.lastAck && res.cseq.seq === this.lastAck.seq) this.host.sendStateless(this.lastAck.req, this.flow);
+  }
+
+  /** Ends the dialog with BYE (sec. 15.1.1); resolves once the BYE is answered or timed out. */
+  async bye(reason: DialogEndReason = 'local-bye'): Promise<void> {
+    if (this.state === 'terminated') return;
+    this.stopAckWait();
+    let req: { req: SipRequest; flow: Flow };
+    try {
+      req = this.buildRequest('BYE');
+    } catch (error) {
+      this.host.logger.warn({ err: error, callId: this.callId }, 'cannot route BYE');
+      this.end(reason);
+      return;
+    }
+    this.end(reason);
+    await this.host.request(req.req, req.flow);
+  }
+
+  end(reason: DialogEndReason): void {
+    if (this.state === 'terminated') return;
+    this.state = 'terminated';
+    this.stopAckWait();
+    this.host.dialogs.remove(this);
+    this.emit('destroy', { reason });
+  }
+}

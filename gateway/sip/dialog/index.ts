@@ -1,0 +1,2 @@
+export * from './dialog.js';
+export * from './dialog-table.js';

@@ -1,0 +1,66 @@
+import type { SecureContextOptions } from 'node:tls';
+import { StreamTransport } from './stream.js';
+import type { Endpoint, Flow, SipTransport, TransportListener, TransportName } from './types.js';
+import { UdpTransport } from './udp.js';
+import { WebSocketTransport } from './websocket.js';
+
+export interface TransportSetOptions {
+  readonly host: string;
+  /** UDP and TCP share it (RFC 3261 sec. 18.2.1: a server listens on both); 0 picks a free one. */
+  readonly port: number;
+  /** TCP port when it must differ from the UDP one (tests binding port 0 for each). */
+  readonly tcpPort?: number;
+  readonly tlsPort?: number;
+  readonly wsPort?: number;
+  readonly wssPort?: number;
+  readonly tls?: SecureContextOptions;
+  readonly idleTimeoutMs?: number;
+  readonly receiveBufferBytes?: number;
+}
+
+/** Every listening transport, and the choice of one for an outgoing request (RFC 3263 light). */
+export class TransportSet {
+  private constructor(private readonly byName: ReadonlyMap<TransportName, SipTransport>) {}
+
+  static async start(options: TransportSetOptions, listener: TransportListener): Promise<TransportSet> {
+    const started = new Map<TransportName, SipTransport>();
+    try {
+      const udp = await UdpTransport.listen({ host: options.host, port: options.port, receiveBufferBytes: options.receiveBufferBytes }, listener);
+      started.set('UDP', udp);
+      const common = { host: options.host, idleTimeoutMs: options.idleTimeoutMs };
+      started.set('TCP', await StreamTransport.listen({ ...common, port: options.tcpPort ?? udp.local.port }, listener));
+      if (options.tls && options.tlsPort !== undefined) {
+        started.set('TLS', await StreamTransport.listen({ ...common, port: options.tlsPort, tls: options.tls }, listener));
+      }
+      if (options.wsPort !== undefined) started.set('WS', await WebSocketTransport.listen({ ...common, port: options.wsPort }, listener));
+      if (options.tls && options.wssPort !== undefined) {
+        started.set('WSS', await WebSocketTransport.listen({ ...common, port: options.wssPort, tls: options.tls }, listener));
+      }
+    } catch (error) {
+      await Promise.allSettled([...started.values()].map((t) => t.close()));
+      throw error;
+    }
+    return new TransportSet(started);
+  }
+
+  get(name: TransportName): SipTransport | undefined {
+    return this.byName.get(name);
+  }
+
+  /** Bound ports by transport, e.g. for logs and tests that bind port 0. */
+  get ports(): Partial<Record<TransportName, number>> {
+    const out: Partial<Record<TransportName, number>> = {};
+    for (const [n, t] of this.byName) out[n] = t.local.port;
+    return out;
+  }
+
+  flowTo(transport: string, target: Endpoint): Flow {
+    const t = this.byName.get(transport.toUpperCase() as TransportName);
+    if (!t) throw new Error(`transport ${transport} is not enabled`);
+    return t.flowTo(target);
+  }
+
+  async close(): Promise<void> {
+    await Promise.allSettled([...this.byName.values()].map((t) => t.close()));
+  }
+}

@@ -1,0 +1,116 @@
+import { createSocket, type Socket } from 'node:dgram';
+import { isIPv6 } from 'node:net';
+import { SipParseError } from '../message/errors.js';
+import type { SipMessage } from '../message/message.js';
+import { parseDatagram } from '../message/parser.js';
+import { serialize } from '../message/serializer.js';
+import type { Endpoint, Flow, SipTransport, TransportListener } from './types.js';
+
+export interface UdpOptions {
+  readonly host: string;
+  readonly port: number;
+  /** SO_RCVBUF: bursts of INVITEs must not be dropped by the kernel while the loop is busy. */
+  readonly receiveBufferBytes?: number;
+  /** RFC 3261 sec. 18.1.1: a datagram over the path MTU should go over a congestion-controlled transport; we only refuse absurd sizes. */
+  readonly maxDatagramBytes?: number;
+}
+
+const bindSocket = (socket: Socket, port: number, address: string): Promise<void> =>
+  new Promise((resolve, reject) => {
+    socket.once('error', reject);
+    socket.bind({ port, address, exclusive: true }, () => {
+      socket.off('error', reject);
+      resolve();
+    });
+  });
+
+/**
+ * UDP: one socket per address family (RFC 3261 sec. 18.1, 18.2). A wildcard host binds both
+ * 0.0.0.0 and [::] (v6-only) on the same port, so responses leave from the address the request
+ * reached, as sec. 18.2.2 expects from a single socket per family.
+ */
+export class UdpTransport implements SipTransport {
+  readonly name = 'UDP' as const;
+  private readonly sockets = new Map<'udp4' | 'udp6', Socket>();
+  private localEndpoint: Endpoint = { address: '', port: 0 };
+
+  private constructor(private readonly listener: TransportListener) {}
+
+  static async listen(options: UdpOptions, listener: TransportListener): Promise<UdpTransport> {
+    const t = new UdpTransport(listener);
+    const families: Array<['udp4' | 'udp6', string]> =
+      options.host === '0.0.0.0' || options.host === '::'
+        ? [['udp4', '0.0.0.0'], ['udp6', '::']]
+        : [[isIPv6(options.host) ? 'udp6' : 'udp4', options.host]];
+    let port = options.port;
+    for (const [family, address] of families) {
+      const socket = createSocket({ type: family, ipv6Only: family === 'udp6', reuseAddr: false });
+      try {
+        await bindSocket(socket, port, address);
+      } catch (error) {
+        socket.close();
+        // No IPv6 on this host: serve IPv4 only rather than fail the role.
+        if (family === 'udp6' && t.sockets.size > 0) continue;
+        await t.close();
+        throw error;
+      }
+      port = socket.address().port;
+      try {
+        socket.setRecvBufferSize(options.receiveBufferBytes ?? 4 * 1024 * 1024);
+      } catch {
+        // The kernel caps SO_RCVBUF (net.core.rmem_max); the default still works.
+      }
+      socket.on('message', (buf, rinfo) => t.receive(socket, family, buf, { address: rinfo.address, port: rinfo.port }));
+      // ICMP errors surface here on some platforms; one failed peer must not stop the socket.
+      socket.on('error', () => undefined);
+      t.sockets.set(family, socket);
+      if (t.localEndpoint.port === 0) t.localEndpoint = { address, port };
+    }
+    return t;
+  }
+
+  get local(): Endpoint {
+    return this.localEndpoint;
+  }
+
+  private receive(socket: Socket, family: 'udp4' | 'udp6', buf: Buffer, remote: Endpoint): void {
+    // RFC 5626 sec. 4.4.2 / 3261 sec. 7.5: a bare CRLF keep-alive carries no message.
+    if (buf.length <= 4 && buf.every((b) => b === 13 || b === 10)) return;
+    const flow = this.flow(socket, family, remote);
+    let message: SipMessage;
+    try {
+      message = parseDatagram(buf);
+    } catch (error) {
+      if (error instanceof SipParseError) this.listener({ kind: 'invalid', error, flow });
+      return;
+    }
+    this.listener({ kind: 'message', message, flow });
+  }
+
+  private flow(socket: Socket, family: 'udp4' | 'udp6', remote: Endpoint): Flow {
+    const local = { address: family === 'udp6' ? '::' : this.localEndpoint.address, port: this.localEndpoint.port };
+    return {
+      transport: 'UDP',
+      reliable: false,
+      secure: false,
+      open: true,
+      local,
+      remote,
+      send: (message) => {
+        socket.send(serialize(message), remote.port, remote.address);
+      },
+    };
+  }
+
+  flowTo(target: Endpoint): Flow {
+    const family = isIPv6(target.address) ? 'udp6' : 'udp4';
+    const socket = this.sockets.get(family);
+    if (!socket) throw new Error(`no ${family} socket for ${target.address}`);
+    return this.flow(socket, family, target);
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.sockets.values()].map((s) => new Promise<void>((resolve) => s.close(() => resolve()))));
+    this.sockets.clear();
+  }
+}

@@ -1,0 +1,3 @@
+export * from './server-request.js';
+export * from './sip-error.js';
+export * from './sip-stack.js';

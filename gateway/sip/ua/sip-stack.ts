@@ -1,0 +1,322 @@
+import type { Clock } from '../../../core/clock.js';
+import type { Logger } from '../../../core/logger.js';
+import { Headers } from '../message/headers.js';
+import { SipRequest, SipResponse } from '../message/message.js';
+import { KNOWN_METHODS } from '../message/parser.js';
+import { createErrorResponse } from '../message/response.js';
+import { isSipUri } from '../message/uri.js';
+import { responseTarget, stampReceived } from '../message/via.js';
+import { InviteServerTransaction } from '../transaction/server.js';
+import { TransactionTable } from '../transaction/table.js';
+import type { TimerValues } from '../transaction/timers.js';
+import type { ServerTransactionUser, TransactionTransport } from '../transaction/types.js';
+import type { TransportSet } from '../transport/transport-set.js';
+import type { Flow, TransportEvent } from '../transport/types.js';
+import { DialogTable } from '../dialog/dialog-table.js';
+import { ServerRequest } from './server-request.js';
+
+/** Methods this UA implements (the Allow header, RFC 3261 sec. 20.5). */
+export const ALLOWED_METHODS = ['INVITE', 'ACK', 'BYE', 'CANCEL', 'OPTIONS', 'UPDATE', 'INFO', 'REFER'] as const;
+
+/** What a guard decides for a new out-of-dialog request before any transaction exists. */
+export type GuardVerdict =
+  | { readonly action: 'accept' }
+  /** Silently dropped: no transaction, no answer (scanners, blocked sources). */
+  | { readonly action: 'drop'; readonly why: string }
+  /** Answered at once, e.g. 503 with Retry-After under overload. */
+  | { readonly action: 'reject'; readonly status: number; readonly headers?: ReadonlyArray<readonly [string, string]>; readonly why: string };
+
+export type RequestGuard = (request: SipRequest, flow: Flow) => GuardVerdict;
+export type RequestHandler = (request: ServerRequest) => void | Promise<void>;
+
+export interface SipStackOptions {
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly timers?: Partial<TimerValues>;
+  /** Server / User-Agent header value. */
+  readonly userAgent?: string;
+  /** Host advertised in Contact and Via; the bound address when absent. */
+  readonly publicAddress?: string;
+  /** Option tags we understand in Require (RFC 3261 sec. 8.2.2.3); empty by default. */
+  readonly supported?: readonly string[];
+}
+
+/**
+ * The stack core: transports in, transactions (sec. 17), dialogs (sec. 12) and the transaction
+ * user out. Everything the RFC lets the core answer by itself is answered here: 400/505 for
+ * malformed requests that can be answered (sec. 8.2.6, never ACK), 416 (sec. 8.2.2.1), 420
+ * (sec. 8.2.2.3), 405/501 (sec. 8.2.1), 481 (sec. 12.2.2, 9.2), OPTIONS (sec. 11.2), CANCEL
+ * (sec. 9.2, with 487 for the INVITE). Nothing that arrives can throw out of `receive`.
+ */
+export class SipStack {
+  readonly table: TransactionTable;
+  readonly dialogs = new DialogTable();
+  private transports: TransportSet | undefined;
+  private readonly supported: Set<string>;
+  private readonly pending = new WeakMap<InviteServerTransaction, ServerRequest>();
+  private handler: RequestHandler | undefined;
+  private guard: RequestGuard | undefined;
+  readonly userAgent: string;
+
+  constructor(readonly options: SipStackOptions) {
+    this.table = new TransactionTable({ clock: options.clock, ...(options.timers ? { timers: options.timers } : {}) });
+    this.supported = new Set((options.supported ?? []).map((s) => s.toLowerCase()));
+    this.userAgent = options.userAgent ?? 'voice-agent-platform';
+  }
+
+  get clock(): Clock {
+    return this.options.clock;
+  }
+
+  get logger(): Logger {
+    return this.options.logger;
+  }
+
+  get timerValues(): TimerValues {
+    return { T1: 500, T2: 4000, T4: 5000, ...this.options.timers };
+  }
+
+  attach(transports: TransportSet): void {
+    this.transports = transports;
+  }
+
+  onRequest(handler: RequestHandler): void {
+    this.handler = handler;
+  }
+
+  setGuard(guard: RequestGuard): void {
+    this.guard = guard;
+  }
+
+  /** The transport listener: never throws, whatever arrives. */
+  readonly receive = (event: TransportEvent): void => {
+    try {
+      if (event.kind === 'invalid') this.answerInvalid(event);
+      else if (event.message instanceof SipRequest) this.receiveRequest(event.message, event.flow);
+      else if (event.message instanceof SipResponse) this.receiveResponse(event.message);
+    } catch (error) {
+      this.logger.warn({ err: error, remote: event.flow.remote }, 'SIP message dropped after an internal error');
+    }
+  };
+
+  private answerInvalid(event: Extract<TransportEvent, { kind: 'invalid' }>): void {
+    const res = createErrorResponse(event.error);
+    this.logger.debug({ reason: event.error.reason, remote: event.flow.remote, answered: res !== undefined }, 'malformed SIP message');
+    if (!res) return;
+    res.headers.append('Server', this.userAgent);
+    // The Via itself may be what is broken, so the answer goes back where the packet came from.
+    try {
+      event.flow.send(res);
+    } catch {
+      // The peer went away: nothing to do.
+    }
+  }
+
+  private receiveResponse(res: SipResponse): void {
+    if (!this.table.receiveResponse(res)) {
+      // A 2xx retransmission after our INVITE transaction ended: the dialog re-ACKs it (sec. 13.2.2.4).
+      if (res.cseq.method === 'INVITE' && res.status < 300 && res.status >= 200) this.dialogs.findForResponse(res)?.receiveStray2xx(res);
+    }
+  }
+
+  /** RFC 3261 sec. 18.2.2: reliable flows answer on the connection, UDP at the Via's address. */
+  private responseTransport(req: SipRequest, flow: Flow): TransactionTransport {
+    if (flow.reliable || !this.transports) return { reliable: flow.reliable, send: (m) => flow.send(m) };
+    const target = responseTarget(req.topVia);
+    const transports = this.transports;
+    const address = target.host.replace(/^\[|\]$/g, '');
+    return {
+      reliable: false,
+      send: (m) => (address === flow.remote.address && target.port === flow.remote.port ? flow.send(m) : transports.flowTo('UDP', { address, port: target.port }).send(m)),
+    };
+  }
+
+  private receiveRequest(req: SipRequest, flow: Flow): void {
+    stampReceived(req.headers, flow.remote.address, flow.remote.port);
+    const inDialog = req.to.tag !== undefined;
+    let rejected: Extract<GuardVerdict, { action: 'reject' }> | undefined;
+    if (!inDialog && req.method !== 'ACK' && req.method !== 'CANCEL' && this.guard) {
+      const verdict = this.guard(req, flow);
+      if (verdict.action === 'drop') return;
+      if (verdict.action === 'reject') rejected = verdict;
+    }
+    const holder: { tu?: ServerTransactionUser } = {};
+    const result = this.table.receiveRequest(req, this.responseTransport(req, flow), {
+      ack: (ack) => holder.tu?.ack?.(ack),
+      timeout: () => holder.tu?.timeout?.(),
+      transportError: (e) => holder.tu?.transportError?.(e),
+      terminated: () => holder.tu?.terminated?.(),
+    });
+    if (result.kind === 'absorbed') return;
+    if (result.kind === 'ack') {
+      this.dialogs.findForRequest(req)?.receiveAck(req);
+      return;
+    }
+    const sreq = new ServerRequest(req, flow, result.transaction, this);
+    // The INVITE's own transaction passes an ACK for its 2xx up when the peer reused the branch.
+    holder.tu = { ack: (ack) => this.dialogs.findForRequest(ack)?.receiveAck(ack) };
+    if (rejected) {
+      sreq.respond(rejected.status, { headers: rejected.headers ?? [] });
+      return;
+    }
+    if (req.method === 'CANCEL') {
+      this.cancel(sreq, result.cancels);
+      return;
+    }
+    const scheme = req.requestUri.scheme;
+    if (scheme !== 'sip' && scheme !== 'sips' && scheme !== 'tel') {
+      sreq.respond(416);
+      return;
+    }
+    const unsupported = req.list('require').filter((tag) => !this.supported.has(tag.toLowerCase()));
+    if (unsupported.length > 0) {
+      sreq.respond(420, { headers: [['Unsupported', unsupported.join(', ')]] });
+      return;
+    }
+    if (!(ALLOWED_METHODS as readonly string[]).includes(req.method)) {
+      sreq.respond(KNOWN_METHODS.has(req.method) ? 405 : 501);
+      return;
+    }
+    if (inDialog) {
+      const dialog = this.dialogs.findForRequest(req);
+      if (dialog) dialog.receiveRequest(sreq);
+      else sreq.respond(481);
+      return;
+    }
+    if (req.method === 'INVITE' && result.transaction instanceof InviteServerTransaction) {
+      this.pending.set(result.transaction, sreq);
+    }
+    if (req.method === 'BYE' || req.method === 'UPDATE' || req.method === 'INFO' || req.method === 'REFER') {
+      sreq.respond(481);
+      return;
+    }
+    if (!this.handler) {
+      if (req.method === 'OPTIONS') this.answerOptions(sreq);
+      else sreq.respond(503, { headers: [['Retry-After', '5']] });
+      return;
+    }
+    const handled = this.handler(sreq);
+    if (handled instanceof Promise) {
+      handled.catch((error: unknown) => {
+        this.logger.error({ err: error, method: req.method, callId: req.callId }, 'request handler failed');
+        if (!sreq.answered) sreq.respond(500);
+      });
+    }
+  }
+
+  /** RFC 3261 sec. 9.2: 200 to the CANCEL, 487 to the INVITE if it is still unanswered. */
+  private cancel(sreq: ServerRequest, target: InviteServerTransaction | undefined): void {
+    const invite = target ? this.pending.get(target) : undefined;
+    if (!target || !invite) {
+      sreq.respond(481);
+      return;
+    }
+    sreq.respond(200);
+    if (invite.answered) return;
+    invite.cancel();
+    invite.respond(487);
+  }
+
+  /** RFC 3261 sec. 11.2: what we allow, accept and support. */
+  answerOptions(sreq: ServerRequest): void {
+    sreq.respond(200, {
+      headers: [
+        ['Accept', 'application/sdp'],
+        ['Accept-Encoding', 'identity'],
+        ['Accept-Language', 'en'],
+        ['Supported', [...this.supported].join(', ')],
+      ],
+    });
+  }
+
+  decorate(res: SipResponse, req: SipRequest): void {
+    res.headers.append('Server', this.userAgent);
+    // Allow on every response to INVITE/OPTIONS and on 405 (sec. 20.5, 21.4.6).
+    if (res.status === 405 || res.status === 501 || req.method === 'OPTIONS' || (req.method === 'INVITE' && res.status >= 200 && res.status < 300)) {
+      res.headers.append('Allow', ALLOWED_METHODS.join(', '));
+    }
+  }
+
+  /** Where a new request to `uri` goes (RFC 3263 without DNS: IP literals and the flow we know). */
+  flowFor(uriText: string, fallback?: Flow): Flow {
+    if (fallback?.reliable && fallback.open) return fallback;
+    if (!this.transports) throw new Error('SIP stack has no transports');
+    const uri = parseTarget(uriText);
+    if (uri && /^[0-9.]+$|:/.test(uri.host)) {
+      return this.transports.flowTo(uri.transport ?? fallback?.transport ?? 'UDP', { address: uri.host, port: uri.port });
+    }
+    if (fallback) return this.transports.flowTo(fallback.transport, fallback.remote);
+    throw new Error(`cannot resolve ${uriText}: only IP literals are routed without DNS`);
+  }
+
+  /** Our Contact for a flow (sec. 8.1.1.8): where this UA receives requests of that transport. */
+  contactUri(flow: Flow, user = 'gateway'): string {
+    const host = this.advertisedHost(flow);
+    const port = this.transports?.ports[flow.transport] ?? flow.local.port;
+    const t = flow.transport.toLowerCase();
+    const scheme = flow.transport === 'TLS' ? 'sips' : 'sip';
+    return `${scheme}:${user}@${host}:${port}${t === 'udp' ? '' : `;transport=${t === 'tls' ? 'tcp' : t}`}`;
+  }
+
+  /** Top Via for a request we send (sec. 8.1.1.7) on a flow. */
+  viaFor(flow: Flow, branch: string): string {
+    const port = this.transports?.ports[flow.transport] ?? flow.local.port;
+    return `SIP/2.0/${flow.transport} ${this.advertisedHost(flow)}:${port};branch=${branch};rport`;
+  }
+
+  private advertisedHost(flow: Flow): string {
+    const h = this.options.publicAddress ?? (flow.local.address === '0.0.0.0' || flow.local.address === '::' || flow.local.address === '' ? '127.0.0.1' : flow.local.address);
+    return h.includes(':') && !h.startsWith('[') ? `[${h}]` : h;
+  }
+
+  /** Sends a request in a client transaction; resolves with the final response (408/503 synthesised, sec. 8.1.3.1). */
+  request(req: SipRequest, flow: Flow, onProvisional?: (res: SipResponse) => void, on2xxRetransmit?: (res: SipResponse) => void): Promise<SipResponse> {
+    if (!req.headers.has('user-agent')) req.headers.append('User-Agent', this.userAgent);
+    return new Promise((resolve) => {
+      let settled = false;
+      const settle = (res: SipResponse): void => {
+        if (settled) {
+          if (res.status >= 200 && res.status < 300) on2xxRetransmit?.(res);
+          return;
+        }
+        if (res.status < 200) {
+          onProvisional?.(res);
+          return;
+        }
+        settled = true;
+        resolve(res);
+      };
+      const synth = (status: number, reason: string): SipResponse => {
+        const h = new Headers();
+        for (const n of ['via', 'from', 'to', 'call-id', 'cseq']) for (const v of req.headers.getAll(n)) h.append(n, v);
+        return new SipResponse(status, reason, h);
+      };
+      this.table.startClient(req, { reliable: flow.reliable, send: (m) => flow.send(m) }, {
+        response: settle,
+        timeout: () => settle(synth(408, 'Request Timeout')),
+        transportError: () => settle(synth(503, 'Service Unavailable (transport error)')),
+      });
+    });
+  }
+
+  /** ACK for a 2xx is sent outside any transaction (sec. 13.2.2.4, 17.1.1.3). */
+  sendStateless(req: SipRequest, flow: Flow): void {
+    flow.send(req);
+  }
+
+  async close(): Promise<void> {
+    await this.transports?.close();
+  }
+}
+
+function parseTarget(text: string): { host: string; port: number; transport?: string } | undefined {
+  try {
+    const u = new SipRequest('OPTIONS', text).requestUri;
+    if (!isSipUri(u)) return undefined;
+    const t = u.params.get('transport');
+    const host = u.host.replace(/^\[|\]$/g, '');
+    return { host, port: u.port ?? (u.scheme === 'sips' ? 5061 : 5060), ...(t ? { transport: t === 'tcp' && u.scheme === 'sips' ? 'TLS' : t } : {}) };
+  } catch {
+    return undefined;
+  }
+}
