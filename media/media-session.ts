@@ -18,6 +18,7 @@ import { JitterBuffer } from './rtp/jitter-buffer.js';
 import type { PacingScheduler, Tickable } from './rtp/pacing-scheduler.js';
 import type { RtpPortLease } from './rtp/port-pool.js';
 import { parseRtpPacket, RTP_HEADER_BYTES, writeRtpHeader } from './rtp/rtp-packet.js';
+import { SourceSelector } from './rtp/source-selector.js';
 import { SymmetricRtpLatch, type LatchOptions } from './rtp/symmetric-latch.js';
 import { acceptAnswer, createOffer, negotiate, type MediaCapabilities, type NegotiatedAudio } from './sdp/offer-answer.js';
 import { CallRecorder } from './session/call-recorder.js';
@@ -65,6 +66,7 @@ export class MediaSession extends TypedEmitter<MediaSessionEvents> implements Ca
   private readonly inputQueue: FrameQueue;
   private readonly jitter: JitterBuffer;
   private readonly player: Playout;
+  private readonly sources = new SourceSelector();
   private readonly dtmfIn: DtmfReceiver;
   private readonly ssrc = randomBytes(4).readUInt32BE(0);
   private seq = randomBytes(2).readUInt16BE(0);
@@ -251,13 +253,14 @@ export class MediaSession extends TypedEmitter<MediaSessionEvents> implements Ca
     this.lastRtpAt = now;
     this.timeoutReported = false;
     if (audio.direction === 'sendonly' || audio.direction === 'inactive') return;
-    if (pt === audio.telephoneEventPayloadType) {
-      this.dtmfIn.onPacket(packet.timestamp, packet.payload, now);
-      // The event occupies its sequence slot; playout fills it with silence.
-      this.jitter.push(packet.sequenceNumber, packet.timestamp, null);
-    } else {
-      this.jitter.push(packet.sequenceNumber, packet.timestamp, pt === CN_PAYLOAD_TYPE ? null : packet.payload);
-    }
+    const isEvent = pt === audio.telephoneEventPayloadType;
+    // Events count whichever source sends them: a digit is never worth dropping.
+    if (isEvent) this.dtmfIn.onPacket(packet.timestamp, packet.payload, now);
+    const decision = this.sources.decide(packet.ssrc, packet.sequenceNumber, now);
+    if (decision === 'drop') return;
+    if (decision === 'switch') this.jitter.restart();
+    // Event and comfort-noise packets occupy their sequence slot; playout fills it with silence.
+    this.jitter.push(packet.sequenceNumber, packet.timestamp, isEvent || pt === CN_PAYLOAD_TYPE ? null : packet.payload);
   }
 
   onTick(tick: number, now: number): void {

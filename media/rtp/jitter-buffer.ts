@@ -103,6 +103,14 @@ export class JitterBuffer {
     return 'accepted';
   }
 
+  /** Forgets everything buffered: the next packet starts a new stream (the source changed). */
+  restart(): void {
+    this.started = false;
+    this.primed = false;
+    this.slotExt.fill(-1);
+    this.slotPayload.fill(null);
+  }
+
   /** One playout step; `undefined` while priming or after running dry. */
   pop(): PopResult | undefined {
     if (!this.started) return undefined;

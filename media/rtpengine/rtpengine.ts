@@ -48,7 +48,7 @@ export class RtpengineError extends AppError {
   }
 }
 
-type Command = 'ping' | 'offer' | 'answer' | 'delete' | 'query' | 'playDTMF';
+type Command = 'ping' | 'offer' | 'answer' | 'delete' | 'query' | 'playDTMF' | 'playMedia';
 
 const text = (v: NgValue | undefined): string => (Buffer.isBuffer(v) ? v.toString('utf8') : typeof v === 'string' || typeof v === 'number' ? String(v) : '');
 const num = (v: NgValue | undefined): number => (typeof v === 'number' ? v : Number(text(v)) || 0);
@@ -118,6 +118,12 @@ export class RtpengineClient {
     await this.request('playDTMF', { 'call-id': callId, 'from-tag': fromTag, code: digit, duration: durationMs });
   }
 
+  /** Plays an audio file (path on the daemon's host) to the `fromTag` party; returns its duration in ms. */
+  async playMedia(callId: string, fromTag: string, file: string): Promise<number> {
+    const reply = await this.request('playMedia', { 'call-id': callId, 'from-tag': fromTag, file });
+    return num(reply.duration);
+  }
+
   close(): void {
     this.client.close();
   }
@@ -167,6 +173,8 @@ export class RtpengineClient {
         return this.client.query(port, host, message);
       case 'playDTMF':
         return this.client.playDTMF(port, host, message);
+      case 'playMedia':
+        return this.client.playMedia(port, host, message);
     }
   }
 }
