@@ -49,6 +49,10 @@ describe('WAV files', () => {
     assert.throws(() => decodeWav(Buffer.from('ID3 not a wav')), (e: unknown) => e instanceof UnsupportedWavError && e.code === 'invalid_argument');
   });
 
+  it('reports a missing file as not_found', async () => {
+    await assert.rejects(readWav(join(dir, 'missing.wav')), (e: unknown) => e instanceof Error && 'code' in e && e.code === 'not_found');
+  });
+
   it('streams a stereo file and patches the sizes on close', async () => {
     const path = join(dir, 'stream.wav');
     const writer = await WavFileWriter.create(path, 2);
@@ -59,6 +63,7 @@ describe('WAV files', () => {
     assert.equal(file.readUInt16LE(22), 2);
     assert.equal(file.readUInt32LE(40), 12);
     assert.equal(file.readUInt32LE(4), 48);
-    assert.deepEqual([...decodeWav(file)], [0, 0, 0]);
+    assert.deepEqual([...new Int16Array(file.buffer.slice(file.byteOffset + 44, file.byteOffset + file.length))], [1, -1, 2, -2, 3, -3]);
+    assert.deepEqual([...decodeWav(file)], [0, 0, 0], 'read back as mono: the two channels mixed');
   });
 });

@@ -1,5 +1,5 @@
 import { open, readFile, writeFile, type FileHandle } from 'node:fs/promises';
-import { AppError } from '../../core/errors.js';
+import { AppError, notFound } from '../../core/errors.js';
 import { pcma, pcmu, SAMPLE_RATE } from '../codecs/g711.js';
 
 /**
@@ -87,7 +87,14 @@ function toMono8k(interleaved: Int16Array, channels: number, factor: number): In
 }
 
 export async function readWav(path: string): Promise<Int16Array> {
-  return decodeWav(await readFile(path));
+  let file: Buffer;
+  try {
+    file = await readFile(path);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw notFound(`WAV file ${path}`);
+    throw error;
+  }
+  return decodeWav(file);
 }
 
 function header(channels: number, dataBytes: number): Buffer {
