@@ -19,9 +19,25 @@ const carrierOffers: Record<string, string> = {
     'v=0\r\no=CiscoSystemsSIP-GW-UserAgent 1 1 IN IP4 192.0.2.1\r\ns=SIP Call\r\nc=IN IP4 192.0.2.1\r\nt=0 0\r\n' +
     'm=audio 17000 RTP/AVP 8 13 126\r\nc=IN IP4 192.0.2.99\r\na=rtcp:17001 IN IP4 192.0.2.99\r\n' +
     'a=rtpmap:126 telephone-event/8000\r\na=fmtp:126 0-16\r\na=rtpmap:13 CN/8000\r\n',
+  'opus first, lower-case names, telephone-event at 48 kHz and 8 kHz, 20-digit session id':
+    'v=0\r\no=- 8463256091843254631 2 IN IP4 192.0.2.44\r\ns=-\r\nc=IN IP4 192.0.2.44\r\nt=0 0\r\n' +
+    'm=audio 40000 RTP/AVP 111 0 8 110 101\r\na=rtpmap:111 opus/48000/2\r\na=rtpmap:0 pcmu/8000\r\n' +
+    'a=rtpmap:8 pcma/8000\r\na=rtpmap:110 telephone-event/48000\r\na=rtpmap:101 telephone-event/8000\r\n' +
+    'a=fmtp:101 0-16\r\na=sendrecv\r\na=rtcp-mux\r\n',
 };
 
 describe('SDP parsing (RFC 8866)', () => {
+  it('picks the 8 kHz telephone-event and PCMU behind a codec we do not speak', () => {
+    const result = negotiate(carrierOffers['opus first, lower-case names, telephone-event at 48 kHz and 8 kHz, 20-digit session id'] ?? '', local, 30000, origin);
+    assert.ok(result.ok);
+    assert.deepEqual([result.audio.codec, result.audio.payloadType, result.audio.telephoneEventPayloadType], ['PCMU', 0, 101]);
+  });
+
+  it('accepts a port count on m= and a TTL on c=', () => {
+    const doc = parseSdp('v=0\r\no=- 1 1 IN IP4 192.0.2.1\r\ns=-\r\nc=IN IP4 192.0.2.1/127\r\nt=0 0\r\nm=audio 49170/2 RTP/AVP 0\r\n');
+    assert.deepEqual([doc.media[0]?.port, doc.media[0]?.address], [49170, '192.0.2.1']);
+  });
+
   it('resolves static payload types the peer did not map', () => {
     const doc = parseSdp(carrierOffers['static payload types without rtpmap, media-level c=, vendor attributes'] ?? '');
     const m = doc.media[0];

@@ -90,7 +90,9 @@ function directionOf(value: unknown, fallback: Direction): Direction {
 export function parseSdp(text: string): SdpDocument {
   if (typeof text !== 'string' || text.trim() === '') throw new SdpError('empty body');
   // Some gear ends lines with a bare LF or adds trailing spaces; sdp-transform splits on either.
-  const raw = parse(text.replace(/[ \t]+(\r?\n)/g, '$1'));
+  // sdp-transform does not read `m=<media> <port>/<count>` (sec. 5.14): keep the base port, which
+  // is the RTP port of the first (for audio: only) stream.
+  const raw = parse(text.replace(/[ \t]+(\r?\n)/g, '$1').replace(/^m=(\S+) (\d+)\/\d+ /gm, 'm=$1 $2 '));
   if (raw.version !== 0) throw new SdpError('missing or unsupported v= line (RFC 8866 sec. 5.1)');
   if (!raw.origin || raw.origin.address === undefined) throw new SdpError('missing o= line (RFC 8866 sec. 5.2)');
   const sessionDirection = directionOf((raw as { direction?: unknown }).direction, 'sendrecv');
