@@ -154,6 +154,32 @@ describe('MediaSession RTP stream properties (real UDP)', () => {
     peer.socket.close();
   });
 
+  it('puts the peer on hold with its own re-offer and resumes (RFC 3264 sec. 8.4)', async () => {
+    const caller = await service.offer();
+    const answer = await service.answer(caller.localSdp);
+    assert.ok(answer.ok);
+    const agent = answer.session as MediaSession;
+    assert.ok(caller.applyAnswer(answer.sdp).ok);
+    await sleep(60);
+    const hold = caller.reoffer('sendonly');
+    assert.match(hold, /a=sendonly/);
+    assert.match(hold, /o=- \d+ 2 IN IP4/);
+    const holdAnswer = agent.update(hold);
+    assert.ok(holdAnswer.ok && /a=recvonly/.test(holdAnswer.sdp));
+    assert.ok(caller.applyAnswer(holdAnswer.sdp).ok);
+    assert.equal(caller.negotiated?.direction, 'sendonly');
+    await sleep(60);
+    const agentSent = agent.stats.packetsSent;
+    const callerSent = caller.stats.packetsSent;
+    await sleep(200);
+    assert.equal(agent.stats.packetsSent, agentSent, 'the held side sends nothing');
+    assert.ok(caller.stats.packetsSent >= callerSent + 5, 'the holding side keeps sending (music on hold)');
+    const resumeAnswer = agent.update(caller.reoffer('sendrecv'));
+    assert.ok(resumeAnswer.ok && caller.applyAnswer(resumeAnswer.sdp).ok);
+    await sleep(200);
+    assert.ok(agent.stats.packetsSent >= agentSent + 5);
+  });
+
   it('survives garbage on its RTP port and counts it', async () => {
     const peer = await peerSocket();
     const answer = await service.answer(offer(peer.socket.address().port));

@@ -20,7 +20,15 @@ import type { RtpPortLease } from './rtp/port-pool.js';
 import { parseRtpPacket, RTP_HEADER_BYTES, writeRtpHeader } from './rtp/rtp-packet.js';
 import { SourceSelector } from './rtp/source-selector.js';
 import { SymmetricRtpLatch, type LatchOptions } from './rtp/symmetric-latch.js';
-import { acceptAnswer, createOffer, negotiate, type MediaCapabilities, type NegotiatedAudio } from './sdp/offer-answer.js';
+import {
+  acceptAnswer,
+  createOffer,
+  createReoffer,
+  negotiate,
+  type MediaCapabilities,
+  type NegotiatedAudio,
+} from './sdp/offer-answer.js';
+import type { Direction } from './sdp/sdp.js';
 import { CallRecorder } from './session/call-recorder.js';
 import { FrameQueue } from './session/frame-queue.js';
 import { OutputQueue } from './session/output-queue.js';
@@ -78,6 +86,7 @@ export class MediaSession extends TypedEmitter<MediaSessionEvents> implements Ca
   private latch: SymmetricRtpLatch | undefined;
   private sdp = '';
   private sdpVersion = 1;
+  private offeredDirection: Direction = 'sendrecv';
   private readonly sdpSessionId = String(randomBytes(4).readUInt32BE(0));
   private lastRtpAt = performance.now();
   private timeoutReported = false;
@@ -138,6 +147,7 @@ export class MediaSession extends TypedEmitter<MediaSessionEvents> implements Ca
 
   /** Outbound call: our offer (apply the answer with `applyAnswer`). */
   makeOffer(): string {
+    this.offeredDirection = 'sendrecv';
     this.sdp = createOffer(this.config.capabilities, this.port, { sessionId: this.sdpSessionId, sessionVersion: this.sdpVersion });
     return this.sdp;
   }
@@ -157,8 +167,21 @@ export class MediaSession extends TypedEmitter<MediaSessionEvents> implements Ca
     return { ok: true, sdp: result.sdp };
   }
 
+  /**
+   * A re-offer of our own (re-INVITE): hold with 'sendonly' (RFC 3264 sec. 8.4), resume with
+   * 'sendrecv'. Send it, then hand the peer's answer to `applyAnswer`.
+   */
+  reoffer(direction: Direction): string {
+    if (!this.audio) throw failedPrecondition('no negotiated media to re-offer');
+    this.sdpVersion++;
+    const origin = { sessionId: this.sdpSessionId, sessionVersion: this.sdpVersion };
+    this.sdp = createReoffer(this.sdp, this.audio, this.config.capabilities, this.port, origin, direction);
+    this.offeredDirection = direction;
+    return this.sdp;
+  }
+
   applyAnswer(answerSdp: string): SdpResult {
-    const result = acceptAnswer(answerSdp, this.config.capabilities);
+    const result = acceptAnswer(answerSdp, this.config.capabilities, this.offeredDirection, this.audio?.mediaIndex ?? 0);
     if (!result.ok) return result;
     this.apply(result.audio);
     return { ok: true, sdp: this.sdp };

@@ -61,7 +61,9 @@ export interface CallMediaSession {
   readonly output: AudioSink;
   /** RFC 3264 sec. 8: a re-offer (re-INVITE, hold/resume); returns our answer or why it is refused. */
   update(offerSdp: string): SdpResult;
-  /** The answer to our own offer (outbound calls). */
+  /** Our own re-offer in an existing call (re-INVITE): 'sendonly' holds (RFC 3264 sec. 8.4), 'sendrecv' resumes. */
+  reoffer(direction: 'sendrecv' | 'sendonly' | 'recvonly' | 'inactive'): string;
+  /** The answer to our own offer or re-offer. */
   applyAnswer(answerSdp: string): SdpResult;
   playWav(path: string, signal?: AbortSignal): Promise<PlaybackOutcome>;
   /** Sends digits as RFC 4733 events; resolves when the last end packet is out. */

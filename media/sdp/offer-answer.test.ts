@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { acceptAnswer, createOffer, defaultCapabilities, negotiate, type MediaCapabilities } from './offer-answer.js';
+import { acceptAnswer, createOffer, createReoffer, defaultCapabilities, negotiate, type MediaCapabilities } from './offer-answer.js';
 import { parseSdp } from './sdp.js';
 
 const local: MediaCapabilities = { ...defaultCapabilities, address: '127.0.0.1' };
@@ -123,6 +123,26 @@ describe('SDP offer/answer (RFC 3264)', () => {
       assert.ok(result.ok);
       assert.equal(result.audio.direction, 'sendonly');
       assert.equal(result.audio.remoteHold, false);
+    });
+  });
+
+  describe('re-offers in an existing session (sec. 8)', () => {
+    it('keeps every m= line, offers the negotiated codec with the new direction, and reads the answer at the same index', () => {
+      const offer = crlf([
+        'v=0', 'o=- 7 7 IN IP4 192.0.2.1', 's=-', 'c=IN IP4 192.0.2.1', 't=0 0',
+        'm=video 5000 RTP/AVP 96', 'a=rtpmap:96 H264/90000',
+        'm=audio 7000 RTP/AVP 8 101', 'a=rtpmap:101 telephone-event/8000',
+      ]);
+      const first = negotiate(offer, local, 30000, origin);
+      assert.ok(first.ok);
+      const hold = parseSdp(createReoffer(first.sdp, first.audio, local, 30000, { sessionId: '4242', sessionVersion: 2 }, 'sendonly'));
+      assert.deepEqual(hold.media.map((m) => [m.type, m.port, m.direction]), [['video', 0, 'sendrecv'], ['audio', 30000, 'sendonly']]);
+      assert.deepEqual(hold.media[1]?.formats.map((f) => f.encoding), ['PCMA', 'TELEPHONE-EVENT']);
+      assert.equal(hold.sessionVersion, 2);
+      const peerAnswer = crlf(['v=0', 'o=- 7 8 IN IP4 192.0.2.1', 's=-', 'c=IN IP4 192.0.2.1', 't=0 0', 'm=video 0 RTP/AVP 96', 'm=audio 7000 RTP/AVP 8 101', 'a=recvonly']);
+      const accepted = acceptAnswer(peerAnswer, local, 'sendonly', first.audio.mediaIndex);
+      assert.ok(accepted.ok);
+      assert.deepEqual([accepted.audio.direction, accepted.audio.mediaIndex, accepted.audio.codec], ['sendonly', 1, 'PCMA']);
     });
   });
 

@@ -213,16 +213,21 @@ export function createOffer(local: MediaCapabilities, localPort: number, origin:
   return serializeSdp(sessionShell(local, origin, [m]));
 }
 
-/** RFC 3264 sec. 7/8: read the answer to our own offer (audio is our m= line 0). */
-export function acceptAnswer(answer: string, local: MediaCapabilities, offeredDirection: Direction = 'sendrecv'): NegotiationResult {
+/** RFC 3264 sec. 7/8: read the answer to our own offer (the audio stream at `mediaIndex`). */
+export function acceptAnswer(
+  answer: string,
+  local: MediaCapabilities,
+  offeredDirection: Direction = 'sendrecv',
+  mediaIndex = 0,
+): NegotiationResult {
   let doc: SdpDocument;
   try {
     doc = parseSdp(answer);
   } catch (error) {
     return failure('malformed', error instanceof SdpError ? error.message : 'invalid SDP');
   }
-  const m = doc.media[0];
-  if (!m || m.type !== 'audio') return failure('no_audio_stream', 'answer has no audio stream at m= line 1');
+  const m = doc.media[mediaIndex];
+  if (!m || m.type !== 'audio') return failure('no_audio_stream', `answer has no audio stream at m= line ${mediaIndex + 1}`);
   if (m.port === 0) return failure('no_common_codec', 'answerer rejected the audio stream (port 0)');
   if (!reachable(m)) return failure('no_audio_stream', 'answer audio stream has no IPv4 connection address');
   const codec = pickCodec(m.formats, { ...local, preferLocalCodecOrder: false });
@@ -233,7 +238,7 @@ export function acceptAnswer(answer: string, local: MediaCapabilities, offeredDi
     ok: true,
     sdp: answer,
     audio: {
-      mediaIndex: 0,
+      mediaIndex,
       remoteAddress: m.address,
       remotePort: m.port,
       codec: codec.law,
@@ -244,4 +249,32 @@ export function acceptAnswer(answer: string, local: MediaCapabilities, offeredDi
       remoteHold: remoteDirection === 'sendonly' || remoteDirection === 'inactive',
     },
   };
+}
+
+/**
+ * RFC 3264 sec. 8: a new offer in an existing session, e.g. hold (sec. 8.4: sendonly, or inactive
+ * when the peer holds us too) and resume. Starts from our current SDP so the m= lines keep their
+ * number and order; the audio stream offers the negotiated codec (and telephone-event) only.
+ */
+export function createReoffer(
+  current: string,
+  audio: NegotiatedAudio,
+  local: MediaCapabilities,
+  localPort: number,
+  origin: SdpOrigin,
+  direction: Direction,
+): string {
+  const previous = parseSdp(current);
+  const media = previous.media.map((m): MediaDescription => {
+    if (m.index !== audio.mediaIndex) return { type: m.type, port: 0, protocol: m.protocol, payloads: m.formatList, rtp: [], fmtp: [] };
+    const te = audio.telephoneEventPayloadType;
+    return audioDescription(
+      localPort,
+      { law: audio.codec, payloadType: audio.payloadType },
+      te === undefined ? undefined : { payloadType: te, events: '0-16' },
+      local.ptime,
+      direction,
+    );
+  });
+  return serializeSdp(sessionShell(local, origin, media));
 }
