@@ -1,19 +1,13 @@
 import type { RoleName } from '../../core/config/schema.js';
 import { startControlRole } from './control.js';
+import { startGatewayRole } from './gateway.js';
 import { startSandboxRole } from './sandbox.js';
 import { startWorkerRole } from './worker.js';
 import type { RoleStarter } from './role.js';
 
-/** Which starter runs each role. Roles not built yet say so at start instead of pretending. */
-const notBuiltYet =
-  (name: RoleName): RoleStarter =>
-  async (ctx) => {
-    ctx.logger.warn({ role: name }, `${name} role is not available in this build yet; skipping`);
-    return { name, stop: async () => undefined };
-  };
-
+/** Which starter runs each role. */
 export const roleStarters: Readonly<Record<RoleName, RoleStarter>> = {
-  gateway: notBuiltYet('gateway'),
+  gateway: startGatewayRole,
   control: startControlRole,
   sandbox: startSandboxRole,
   worker: startWorkerRole,

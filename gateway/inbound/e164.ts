@@ -20,3 +20,9 @@ export function normaliseE164(user: string): string | undefined {
   else if (/^[1-9][0-9]{7,14}$/.test(v)) v = `+${v}`;
   return /^\+[1-9][0-9]{7,14}$/.test(v) ? v : undefined;
 }
+
+/** The caller as sent: From user (or tel number), unchanged apart from URI escapes. */
+export function callerUser(uri: Uri): string | undefined {
+  if (uri.scheme === 'tel' && 'number' in uri) return uri.number;
+  return 'user' in uri ? uri.user : undefined;
+}

@@ -10,7 +10,7 @@ import { Dialog, type DialogHost } from '../sip/dialog/dialog.js';
 import type { ServerRequest } from '../sip/ua/server-request.js';
 import { SipError } from '../sip/ua/sip-error.js';
 import type { AbuseGuard } from './abuse-guard.js';
-import { dialledUser, normaliseE164 } from './e164.js';
+import { callerUser, dialledUser, normaliseE164 } from './e164.js';
 import type { Step } from './method-router.js';
 
 export interface InviteDeps {
@@ -168,7 +168,7 @@ export function inviteSteps(deps: InviteDeps): Array<Step<ServerRequest>> {
       tenantId: n.tenantId,
       numberId: n.id,
       dialled: n.e164,
-      caller: dialledUser(req.from.uri) ?? 'anonymous',
+      caller: callerUser(req.from.uri) ?? 'anonymous',
       trunkId: s.trunk?.id ?? null,
       recipeId: n.recipeId,
       language: n.language,

@@ -1,0 +1,71 @@
+import { networkInterfaces } from 'node:os';
+import { systemClock } from '../../core/clock.js';
+import { CallRecorder } from '../../control-api/calls/call-recorder.js';
+import { InterimCallHandler } from '../../control-api/gateway-adapters/interim-call-handler.js';
+import { StoreCallDirectory } from '../../control-api/gateway-adapters/store-call-directory.js';
+import { SipGateway } from '../../gateway/inbound/sip-gateway.js';
+import { loadOrCreateTlsCredentials } from '../../gateway/sip/transport/certificate.js';
+import { MediaService } from '../../media/media-service.js';
+import type { RoleStarter } from './role.js';
+
+/** RTP ports for call audio (no config key yet: media settings arrive with the media role). */
+const RTP_PORT_MIN = 20_000;
+const RTP_PORT_MAX = 29_999;
+
+function firstExternalIpv4(): string | undefined {
+  for (const list of Object.values(networkInterfaces())) {
+    for (const a of list ?? []) if (a.family === 'IPv4' && !a.internal) return a.address;
+  }
+  return undefined;
+}
+
+/**
+ * The SIP gateway role: UDP+TCP on sip.port, TLS on sip.tlsPort, WebSocket on sip.wsPort;
+ * inbound calls are routed through the store (StoreCallDirectory) and, until the voice pipeline
+ * exists, answered by the InterimCallHandler (echo + call record).
+ */
+export const startGatewayRole: RoleStarter = async (ctx) => {
+  const { config } = ctx;
+  const logger = ctx.logger.child({ role: 'gateway' });
+  const publicAddress = config.sip.publicAddress ?? firstExternalIpv4() ?? '127.0.0.1';
+  const tls = await loadOrCreateTlsCredentials({
+    ...(config.sip.tlsCertFile ? { certFile: config.sip.tlsCertFile } : {}),
+    ...(config.sip.tlsKeyFile ? { keyFile: config.sip.tlsKeyFile } : {}),
+    dataDir: config.dataDir,
+    commonName: publicAddress,
+  });
+  if (tls.source === 'generated') logger.info({ certFile: tls.certFile }, 'self-signed SIP TLS certificate generated for local use');
+  const media = new MediaService({
+    bindAddress: config.sip.host,
+    advertisedAddress: publicAddress,
+    portMin: RTP_PORT_MIN,
+    portMax: RTP_PORT_MAX,
+    logger: logger.child({ part: 'media' }),
+  });
+  const gateway = await SipGateway.start({
+    transports: {
+      host: config.sip.host,
+      port: config.sip.port,
+      tlsPort: config.sip.tlsPort,
+      wsPort: config.sip.wsPort,
+      tls: { cert: tls.cert, key: tls.key },
+    },
+    directory: new StoreCallDirectory({ db: ctx.store.db }),
+    media,
+    callHandler: new InterimCallHandler(new CallRecorder({ db: ctx.store.db }), logger),
+    clock: systemClock,
+    logger,
+    publicAddress,
+  });
+  logger.info(
+    { ports: gateway.ports, publicAddress },
+    'SIP gateway listening: inbound calls are routed and answered with an echo of the caller audio and a call record; recipes do not run on calls yet',
+  );
+  return {
+    name: 'gateway',
+    stop: async (graceMs) => {
+      await gateway.stop(graceMs);
+      await media.close();
+    },
+  };
+};

@@ -1,0 +1,113 @@
+import { spawn } from 'node:child_process';
+import { createSocket } from 'node:dgram';
+import { mkdtempSync, readFileSync, rmSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const scenarioDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../sipp-scenarios');
+
+export interface SippOptions {
+  /** File name in sipp-scenarios/. */
+  readonly scenario: string;
+  /** Gateway address, `127.0.0.1:5060`. */
+  readonly target: string;
+  readonly transport?: 'udp' | 'tcp';
+  /** Source address of SIPp's packets (any 127.0.0.0/8 address works on Linux loopback). */
+  readonly localIp?: string;
+  /** Request-URI user (`[service]`). */
+  readonly service?: string;
+  readonly calls?: number;
+  readonly rate?: number;
+  /** `[key]` values: `caller` (From user) and `to_user` (To user, default the service) and any others. */
+  readonly keys?: Readonly<Record<string, string>>;
+  /** Hard bound: SIPp is killed after this, and the run fails. */
+  readonly timeoutMs?: number;
+}
+
+export interface SippResult {
+  /** 0: every call succeeded; 1: some failed; 97/99/255...: see SIPp's manual (exit codes). */
+  readonly exitCode: number | null;
+  readonly successful: number;
+  readonly failed: number;
+  /** SIPp's error log (-trace_err): unexpected messages and why a call failed. */
+  readonly errors: string;
+  readonly stdout: string;
+  readonly timedOut: boolean;
+}
+
+/** A free UDP port pair base (even, +2 free too), so parallel runs never share SIPp's media ports. */
+async function freeUdpPort(address: string): Promise<number> {
+  for (let attempt = 0; attempt < 20; attempt++) {
+    const base = 20_000 + 2 * Math.floor(Math.random() * 10_000);
+    const ok = await Promise.all([base, base + 1, base + 2, base + 3].map((p) => canBind(address, p)));
+    if (ok.every(Boolean)) return base;
+  }
+  throw new Error('no free UDP port range for SIPp');
+}
+
+const canBind = (address: string, port: number): Promise<boolean> =>
+  new Promise((resolve) => {
+    const s = createSocket('udp4');
+    s.once('error', () => resolve(false));
+    s.bind(port, address, () => s.close(() => resolve(true)));
+  });
+
+function counter(screen: string, label: string): number {
+  // The final screen's statistics table: "  Successful call   |  0   |  1" (periodic and cumulative).
+  const lines = screen.split('\n').filter((l) => l.includes(label));
+  const last = lines[lines.length - 1];
+  const numbers = last?.match(/\d+/g) ?? [];
+  return Number(numbers[numbers.length - 1] ?? 0);
+}
+
+/** Runs one SIPp scenario against the gateway, bounded in time, and reads its outcome. */
+export async function runSipp(options: SippOptions): Promise<SippResult> {
+  const work = mkdtempSync(path.join(tmpdir(), 'sipp-'));
+  const localIp = options.localIp ?? '127.0.0.1';
+  const sipPort = await freeUdpPort(localIp);
+  const mediaPort = await freeUdpPort(localIp);
+  const errorFile = path.join(work, 'errors.log');
+  const screenFile = path.join(work, 'screen.log');
+  const args = [
+    options.target,
+    '-sf', path.join(scenarioDir, options.scenario),
+    '-t', options.transport === 'tcp' ? 't1' : 'u1',
+    '-i', localIp,
+    '-p', String(sipPort),
+    '-mi', localIp,
+    '-mp', String(mediaPort),
+    '-m', String(options.calls ?? 1),
+    '-r', String(options.rate ?? 10),
+    '-l', String(options.calls ?? 1),
+    '-s', options.service ?? 'service',
+    '-nostdin',
+    '-trace_err', '-error_file', errorFile,
+    '-trace_screen', '-screen_file', screenFile,
+    '-timeout', `${Math.ceil((options.timeoutMs ?? 20_000) / 1000)}s`, '-timeout_error',
+  ];
+  const keys = { caller: '+919800000001', to_user: options.service ?? 'service', ...options.keys };
+  for (const [k, v] of Object.entries(keys)) args.push('-key', k, v);
+  const child = spawn('sipp', args, { cwd: scenarioDir, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  child.stdout.on('data', (d: Buffer) => (stdout = (stdout + d.toString()).slice(-20_000)));
+  child.stderr.on('data', (d: Buffer) => (stdout = (stdout + d.toString()).slice(-20_000)));
+  let timedOut = false;
+  const killer = setTimeout(() => {
+    timedOut = true;
+    child.kill('SIGKILL');
+  }, (options.timeoutMs ?? 20_000) + 5000);
+  const exitCode = await new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  clearTimeout(killer);
+  const screen = existsSync(screenFile) ? readFileSync(screenFile, 'utf8') : '';
+  const errors = existsSync(errorFile) ? readFileSync(errorFile, 'utf8') : '';
+  rmSync(work, { recursive: true, force: true });
+  return {
+    exitCode,
+    successful: counter(screen, 'Successful call'),
+    failed: counter(screen, 'Failed call'),
+    errors,
+    stdout,
+    timedOut,
+  };
+}
