@@ -82,6 +82,28 @@ describe('MediaSession RTP stream properties (real UDP)', () => {
     assert.equal(packets.filter((p) => p.marker).length, 2);
   });
 
+  it('without idle silence, marks each talkspurt and lets the timestamp jump over the pause', async () => {
+    const quiet = new MediaService({ bindAddress: '127.0.0.1', portMin: 47700, portMax: 47719, sendSilenceWhenIdle: false });
+    try {
+      const peer = await peerSocket();
+      const answer = await quiet.answer(offer(peer.socket.address().port));
+      assert.ok(answer.ok);
+      await answer.session.output.play([new Int16Array(480).fill(2000)]);
+      await sleep(100);
+      await answer.session.output.play([new Int16Array(480).fill(2000)]);
+      await sleep(60);
+      peer.socket.close();
+      const p = peer.packets;
+      assert.equal(p.length, 6);
+      assert.deepEqual(p.map((x) => x.marker), [true, false, false, true, false, false]);
+      assert.deepEqual(p.slice(1).map((x, i) => (x.sequenceNumber - (p[i]?.sequenceNumber ?? 0)) & 0xffff), [1, 1, 1, 1, 1]);
+      const gap = ((p[3]?.timestamp ?? 0) - (p[2]?.timestamp ?? 0)) >>> 0;
+      assert.ok(gap >= 160 * 4, `timestamp gap ${gap} does not cover the pause`);
+    } finally {
+      await quiet.close();
+    }
+  });
+
   it('uses A-law end to end when PCMA is offered first', async () => {
     const caller = await service.offer();
     const answer = await service.answer(caller.localSdp.replace('RTP/AVP 0 8 101', 'RTP/AVP 8 0 101'));

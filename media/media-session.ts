@@ -80,7 +80,7 @@ export class MediaSession extends TypedEmitter<MediaSessionEvents> implements Ca
   private seq = randomBytes(2).readUInt16BE(0);
   private readonly timestampBase = randomBytes(4).readUInt32BE(0);
   private startTick = -1;
-  private sentAny = false;
+  private talkspurt = false;
   private audio: NegotiatedAudio | undefined;
   private g711: G711Codec | undefined;
   private latch: SymmetricRtpLatch | undefined;
@@ -329,13 +329,17 @@ export class MediaSession extends TypedEmitter<MediaSessionEvents> implements Ca
       return undefined;
     }
     const frame = this.output.take();
-    if (!frame && !this.config.sendSilenceWhenIdle) return undefined;
+    if (!frame && !this.config.sendSilenceWhenIdle) {
+      this.talkspurt = false;
+      return undefined;
+    }
     const packet = Buffer.allocUnsafe(RTP_HEADER_BYTES + FRAME_SAMPLES);
-    // RFC 3551 sec. 4.1: marker on the first packet of a talkspurt (here: of the stream).
-    writeRtpHeader(packet, audio.payloadType, !this.sentAny, this.nextSeq(), timestamp, this.ssrc);
+    // RFC 3551 sec. 4.1: marker on the first packet of a talkspurt (the stream's first packet, or
+    // the first after a pause when idle silence is not sent).
+    writeRtpHeader(packet, audio.payloadType, !this.talkspurt, this.nextSeq(), timestamp, this.ssrc);
     if (frame) codec.encode(frame, packet, RTP_HEADER_BYTES);
     else packet.fill(codec.silenceByte, RTP_HEADER_BYTES);
-    this.sentAny = true;
+    this.talkspurt = true;
     this.transmit(packet, latch);
     return frame;
   }
