@@ -45,6 +45,12 @@ describe('gateway: inbound calls from SIPp', function () {
     assert.equal(fx.gateway.registry.size, 0);
   });
 
+  it('takes the same call over TCP (one connection, framed by Content-Length)', async () => {
+    const before = fx.handler.calls.length;
+    ok(await runSipp({ target: `127.0.0.1:${fx.gateway.ports.TCP}`, transport: 'tcp', scenario: 'uac-invite-expect-200-caller-bye.xml', service: numbers.trunkDid }));
+    assert.equal(fx.handler.calls[before]?.call.info.transport, 'TCP');
+  });
+
   it('sends BYE itself when the call handler hangs up, and the caller answers it', async () => {
     const before = fx.handler.calls.length;
     ok(await sipp({ scenario: 'uac-invite-expect-200-gateway-bye.xml', service: numbers.trunkDid, keys: { caller: 'gw-hangup' } }));
