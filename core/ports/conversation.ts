@@ -7,6 +7,11 @@ export interface SayOptions {
   /** When false the caller cannot interrupt; audio heard meanwhile is transcribed but not acted on. */
   readonly bargeIn: boolean;
   readonly signal: AbortSignal;
+  /**
+   * The block's speech normalisation rules (numbers, dates, ...); each adds latency, so only
+   * these run. Absent: the voice pipeline applies its default set.
+   */
+  readonly speechNormalization?: readonly ('numbers' | 'dates' | 'times' | 'currency' | 'units' | 'phoneNumbers' | 'ordinals')[];
 }
 
 export interface SayResult {

@@ -84,34 +84,54 @@ function money(symbol: string, amount: string, indian: boolean): string {
   return out;
 }
 
-function normaliseEnglish(text: string, indian: boolean): string {
+export type NormalisationRule = 'numbers' | 'dates' | 'times' | 'currency' | 'units' | 'phoneNumbers' | 'ordinals';
+export const allNormalisationRules: readonly NormalisationRule[] = ['phoneNumbers', 'dates', 'times', 'currency', 'ordinals', 'units', 'numbers'];
+
+function yearWords(year: number): string {
+  if (year >= 2000 && year < 2010) return englishNumber(year);
+  const low = year % 100;
+  return `${englishNumber(Math.floor(year / 100))} ${low === 0 ? 'hundred' : low < 10 ? `oh ${englishNumber(low)}` : englishNumber(low)}`;
+}
+
+function normaliseEnglish(text: string, indian: boolean, rules: ReadonlySet<NormalisationRule>): string {
   const num = String.raw`\d[\d,]*(?:\.\d+)?`;
-  return text
-    // ISO dates: 2026-12-03 -> December third, twenty twenty-six
-    .replace(/\b(\d{4})-(\d{2})-(\d{2})\b/g, (all, y: string, m: string, d: string) => {
+  let out = text;
+  if (rules.has('phoneNumbers')) {
+    // +91 98450 12345 -> digit by digit, the way people read phone numbers.
+    out = out.replace(/\+\d[\d ]{8,}\d|\b\d{10,}\b/g, (all) =>
+      [...all.replace(/ /g, '')].map((c) => (c === '+' ? 'plus' : ONES[Number(c)])).join(' '));
+  }
+  if (rules.has('dates')) {
+    out = out.replace(/\b(\d{4})-(\d{2})-(\d{2})\b/g, (all, y: string, m: string, d: string) => {
       const month = MONTHS[Number(m) - 1];
       if (!month || Number(d) < 1 || Number(d) > 31) return all;
-      const year = Number(y);
-      const yearWords = year >= 2000 && year < 2010 ? englishNumber(year) : `${englishNumber(Math.floor(year / 100))} ${year % 100 === 0 ? 'hundred' : year % 100 < 10 ? `oh ${englishNumber(year % 100)}` : englishNumber(year % 100)}`;
-      return `${month} ${englishOrdinal(Number(d))}, ${yearWords}`;
-    })
-    // times: 10:30 -> ten thirty, 9:05 -> nine oh five, 14:00 -> fourteen hundred
-    .replace(/\b(\d{1,2}):(\d{2})\b/g, (_all, h: string, m: string) =>
-      Number(m) === 0 ? `${englishNumber(Number(h))} ${Number(h) > 12 ? 'hundred' : "o'clock"}` : `${englishNumber(Number(h))} ${Number(m) < 10 ? 'oh ' : ''}${englishNumber(Number(m))}`)
-    .replace(new RegExp(String.raw`(₹|Rs\.?|INR|USD|AED|\$|€|£)\s?(${num})`, 'g'), (_all, sym: string, amount: string) => money(sym.replace('.', ''), amount, indian))
-    .replace(new RegExp(String.raw`\b(\d+)(st|nd|rd|th)\b`, 'g'), (_all, n: string) => englishOrdinal(Number(n)))
-    .replace(new RegExp(String.raw`(${num})\s?(km/h|km|kg|cm|mm|ml|GB|MB|min|hrs|%|g|m|l|h)(?![\p{L}])`, 'gu'), (_all, n: string, unit: string) => {
+      return `${month} ${englishOrdinal(Number(d))}, ${yearWords(Number(y))}`;
+    });
+  }
+  if (rules.has('times')) {
+    out = out.replace(/\b(\d{1,2}):(\d{2})\b/g, (_all, h: string, m: string) =>
+      Number(m) === 0 ? `${englishNumber(Number(h))} ${Number(h) > 12 ? 'hundred' : "o'clock"}` : `${englishNumber(Number(h))} ${Number(m) < 10 ? 'oh ' : ''}${englishNumber(Number(m))}`);
+  }
+  if (rules.has('currency')) {
+    out = out.replace(new RegExp(String.raw`(₹|Rs\.?|INR|USD|AED|\$|€|£)\s?(${num})`, 'g'), (_all, sym: string, amount: string) => money(sym.replace('.', ''), amount, indian));
+  }
+  if (rules.has('ordinals')) out = out.replace(/\b(\d+)(st|nd|rd|th)\b/g, (_all, n: string) => englishOrdinal(Number(n)));
+  if (rules.has('units')) {
+    out = out.replace(new RegExp(String.raw`(${num})\s?(km/h|km|kg|cm|mm|ml|GB|MB|min|hrs|%|g|m|l|h)(?![\p{L}])`, 'gu'), (_all, n: string, unit: string) => {
       const names = UNITS[unit]!;
       return `${decimal(n, indian)} ${Number(n.replace(/,/g, '')) === 1 ? names[0] : names[1]}`;
-    })
-    .replace(new RegExp(num, 'g'), (n) => decimal(n, indian));
+    });
+  }
+  if (rules.has('numbers')) out = out.replace(new RegExp(num, 'g'), (n) => decimal(n, indian));
+  return out;
 }
 
 /** Normalises `text` for speech in `language` (BCP-47). */
-export function normaliseForSpeech(text: string, language: string): string {
+export function normaliseForSpeech(text: string, language: string, rules: readonly NormalisationRule[] = allNormalisationRules): string {
+  if (rules.length === 0) return text;
   const [lang = 'en', region = ''] = language.toLowerCase().split(/[-_]/);
-  if (lang === 'en') return normaliseEnglish(text, region === 'in');
-  if (lang === 'hi') {
+  if (lang === 'en') return normaliseEnglish(text, region === 'in', new Set(rules));
+  if (lang === 'hi' && rules.includes('currency')) {
     // Currency words; espeak-ng's Hindi voice reads ASCII digit strings as numbers itself.
     return text.replace(/(₹|Rs\.?)\s?(\d[\d,]*)/g, (_all, _s: string, n: string) => `${n.replace(/,/g, '')} रुपये`).replace(/[०-९]/g, (d) => String(d.charCodeAt(0) - 0x966));
   }

@@ -189,7 +189,7 @@ export class PhoneConversation implements Conversation {
 
   // ---- speaking ----
 
-  private async speak(sentences: AsyncIterable<string>, { bargeIn, signal }: SayOptions): Promise<SayResult & { text: string }> {
+  private async speak(sentences: AsyncIterable<string>, { bargeIn, signal, speechNormalization }: SayOptions): Promise<SayResult & { text: string }> {
     this.throwIfEnded(signal);
     const stop = new AbortController();
     const onAbort = (): void => stop.abort();
@@ -211,7 +211,7 @@ export class PhoneConversation implements Conversation {
         if (next.done) return;
         const entry = { text: next.value, start: written, end: written, complete: false };
         spoken.push(entry);
-        let prepared = normaliseForSpeech(next.value, speech.language);
+        let prepared = normaliseForSpeech(next.value, speech.language, speechNormalization);
         if (lexicon) prepared = lexicon.apply(prepared, speech.profileName);
         for await (const chunk of tts.synthesize({ text: prepared, voice: speech.voice, language: speech.language, signal: stop.signal })) {
           if (stop.signal.aborted) return;

@@ -10,7 +10,7 @@ export interface VadOptions {
   readonly minLevelDb?: number;
   /** Speech must be this far above the tracked noise floor (dB). Default 9; noisy-line caution raises it. */
   readonly marginDb?: number;
-  /** Frames with a zero-crossing rate above this are noise, not voice. Default 0.45. */
+  /** Frames with a zero-crossing rate above this are noise, not voice. Default 0.35 (white noise sits near 0.5). */
   readonly maxZeroCrossingRate?: number;
 }
 
@@ -35,7 +35,7 @@ export class EnergyVad {
   constructor(options: VadOptions = {}) {
     this.minLevelDb = options.minLevelDb ?? -42;
     this.marginDb = options.marginDb ?? 9;
-    this.maxZcr = options.maxZeroCrossingRate ?? 0.45;
+    this.maxZcr = options.maxZeroCrossingRate ?? 0.35;
   }
 
   get noiseFloorDb(): number {

@@ -1,0 +1,86 @@
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { decodeWav } from '../wav/wav.js';
+import { EspeakTts, espeakVoiceFor } from './espeak-tts.js';
+import { buildGrammar, PocketsphinxStt } from './pocketsphinx-stt.js';
+
+const run = promisify(execFile);
+
+async function synthesize(text: string, language = 'en-US'): Promise<Int16Array> {
+  const chunks: Int16Array[] = [];
+  for await (const c of new EspeakTts().synthesize({ text, voice: '', language, signal: new AbortController().signal })) chunks.push(c);
+  const out = new Int16Array(chunks.reduce((n, c) => n + c.length, 0));
+  let at = 0;
+  for (const c of chunks) {
+    out.set(c, at);
+    at += c.length;
+  }
+  return out;
+}
+
+async function recognise(pcm: Int16Array, keywords: string[]): Promise<string> {
+  const stream = await new PocketsphinxStt().open({ language: 'en-US', keywords, signal: new AbortController().signal });
+  for (let i = 0; i < pcm.length; i += 160) stream.push(pcm.subarray(i, i + 160));
+  return stream.finish();
+}
+
+describe('offline speech (espeak-ng TTS, pocketsphinx STT from Debian)', function () {
+  this.timeout(20_000);
+
+  it('espeak-ng streams 8 kHz audio whose length fits the text', async () => {
+    const pcm = await synthesize('Hello, this is the clinic calling about your appointment.');
+    const seconds = pcm.length / 8000;
+    assert.ok(seconds > 2 && seconds < 6, `${seconds} s of speech`);
+    assert.ok(pcm.some((s) => Math.abs(s) > 3000), 'audible');
+  });
+
+  it('picks espeak-ng voices from language tags, Indian languages included', () => {
+    assert.equal(espeakVoiceFor('en-US'), 'en-us');
+    assert.equal(espeakVoiceFor('hi-IN'), 'hi');
+    assert.equal(espeakVoiceFor('ta'), 'ta');
+  });
+
+  it('speaks Hindi (Devanagari) text', async () => {
+    const pcm = await synthesize('नमस्ते, आप कैसे हैं?', 'hi-IN');
+    assert.ok(pcm.length > 8000 * 0.5);
+  });
+
+  it('stops synthesis when the signal aborts (the process is killed)', async () => {
+    const ac = new AbortController();
+    let n = 0;
+    for await (const c of new EspeakTts().synthesize({ text: 'word '.repeat(400), voice: '', language: 'en', signal: ac.signal })) {
+      n += c.length;
+      ac.abort();
+    }
+    assert.ok(n < 8000 * 10, `${n} samples before stopping`);
+  });
+
+  it('recognises a flite caller answer on 8 kHz telephony audio with a keyword grammar', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'vap-stt-'));
+    try {
+      await run('flite', ['-t', 'yes I will come tomorrow', '-o', join(dir, 'c.wav')]);
+      const pcm = decodeWav(await readFile(join(dir, 'c.wav')));
+      const text = await recognise(pcm, ['come', 'tomorrow', 'cancel']);
+      assert.match(text, /\byes\b/);
+      assert.match(text, /\btomorrow\b/);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('recognises the agent (espeak-ng) in a recording, with a grammar of the expected words', async () => {
+    const pcm = await synthesize('Will you attend your appointment tomorrow?');
+    const text = await recognise(pcm, ['will you attend your appointment tomorrow', 'goodbye', 'cancelled']);
+    assert.match(text, /appointment/);
+  });
+
+  it('builds grammars only from words the dictionary knows', () => {
+    const g = buildGrammar(['Yes please', 'zzqx'], new Set(['yes', 'please']));
+    assert.ok(g?.includes('please | yes'));
+    assert.ok(!g?.includes('zzqx'));
+  });
+});
