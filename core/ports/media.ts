@@ -57,6 +57,11 @@ export interface CallMediaSession {
   /** Our current SDP (answer for inbound, offer for outbound until the answer is applied). */
   readonly localSdp: string;
   readonly codec: string | undefined;
+  /**
+   * Received audio after the jitter buffer, one frame per 20 ms once audio has started. One
+   * consumer at a time; a later `for await` continues with live frames. A consumer that falls
+   * more than ~1 s behind loses the oldest frames. Ends when the session closes.
+   */
   readonly input: AsyncIterable<AudioFrame>;
   readonly output: AudioSink;
   /** RFC 3264 sec. 8: a re-offer (re-INVITE, hold/resume); returns our answer or why it is refused. */
