@@ -39,6 +39,12 @@ describe('platform configuration', () => {
     assert.throws(() => loadConfig({ env: { DATABASE_URL: 'mysql://x' } }), /database\.url: must be a postgres/);
   });
 
+  it('validates the RTP port range', () => {
+    const config = loadConfig({ env: { RTP_PORT_MIN: '40000', RTP_PORT_MAX: '40100' } });
+    assert.equal(config.media.portMin, 40000);
+    assert.throws(() => loadConfig({ env: { RTP_PORT_MIN: '40000', RTP_PORT_MAX: '30000' } }), /media\.portMax: media\.portMin must be below media\.portMax/);
+  });
+
   it('reports an unreadable config file clearly', () => {
     assert.throws(() => loadConfig({ env: {}, file: '/nonexistent/platform.yaml' }), /config file \/nonexistent\/platform.yaml/);
   });

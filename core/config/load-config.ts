@@ -33,6 +33,10 @@ const envBindings: ReadonlyArray<readonly [string, string, 'string' | 'int' | 'l
   ['SIP_PUBLIC_ADDRESS', 'sip.publicAddress', 'string'],
   ['SIP_TLS_CERT_FILE', 'sip.tlsCertFile', 'string'],
   ['SIP_TLS_KEY_FILE', 'sip.tlsKeyFile', 'string'],
+  ['RTP_BIND_ADDRESS', 'media.bindAddress', 'string'],
+  ['RTP_PORT_MIN', 'media.portMin', 'int'],
+  ['RTP_PORT_MAX', 'media.portMax', 'int'],
+  ['RTP_TIMEOUT_MS', 'media.rtpTimeoutMs', 'int'],
   ['OPERATOR_TOKEN', 'security.operatorToken', 'string'],
   ['SECRET_KEY', 'security.secretKey', 'string'],
 ];

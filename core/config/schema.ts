@@ -50,6 +50,19 @@ export const configSchema = z
         tlsKeyFile: z.string().optional(),
       })
       .prefault({}),
+    media: z
+      .object({
+        /** RTP sockets bind here; the SDP advertises `sip.publicAddress`. */
+        bindAddress: host.default('0.0.0.0'),
+        portMin: port.default(20_000),
+        portMax: port.default(29_999),
+        /** Jitter buffer depth in 20 ms packets. */
+        jitterDepth: z.number().int().min(1).max(50).default(3),
+        /** A call whose peer sends no RTP for this long is ended (0: never). */
+        rtpTimeoutMs: z.number().int().min(0).max(3_600_000).default(30_000),
+      })
+      .refine((m) => m.portMin < m.portMax && m.portMax - m.portMin >= 3, { message: 'media.portMin must be below media.portMax, with room for at least two RTP/RTCP pairs', path: ['portMax'] })
+      .prefault({}),
     security: z
       .object({
         /** Credential for the management API; generated into dataDir when absent. */
