@@ -1,0 +1,143 @@
+import assert from 'node:assert/strict';
+import { pino } from 'pino';
+import { systemClock } from '../../../core/clock.js';
+import { Dialog } from '../dialog/dialog.js';
+import type { SipRequest, SipResponse } from '../message/message.js';
+import { UdpPeer as Peer, sipRequest as request, statusLine as status } from '../../../test/gateway/udp-peer.js';
+import { TransportSet } from '../transport/transport-set.js';
+import { SipError } from './sip-error.js';
+import { SipStack } from './sip-stack.js';
+
+describe('SipStack core over UDP', function () {
+  this.timeout(10_000);
+  let stack: SipStack;
+  let transports: TransportSet;
+  let port: number;
+  let peer: Peer;
+  const dialogs: Dialog[] = [];
+
+  before(async () => {
+    stack = new SipStack({ clock: systemClock, logger: pino({ level: 'silent' }), timers: { T1: 50, T2: 400, T4: 500 }, publicAddress: '127.0.0.1' });
+    stack.onRequest((sreq) => {
+      if (sreq.request.method === 'OPTIONS') return stack.answerOptions(sreq);
+      // INVITE: a dialog answered at once with a fixed SDP; re-offers are answered the same way.
+      const d = Dialog.fromInvite(stack, sreq);
+      d.offerHandler = (offer) => {
+        if (offer?.includes('G729')) throw new SipError(488);
+        return 'v=0\r\n';
+      };
+      dialogs.push(d);
+      d.accept(sreq, 'v=0\r\n');
+    });
+    transports = await TransportSet.start({ host: '127.0.0.1', port: 0, tcpPort: 0 }, stack.receive);
+    stack.attach(transports);
+    port = transports.ports.UDP as number;
+  });
+  after(async () => {
+    await transports.close();
+  });
+  beforeEach(async () => {
+    peer = await Peer.open();
+  });
+  afterEach(() => peer.close());
+
+  it('answers a malformed request with 400 naming the problem, and keeps serving', async () => {
+    peer.send(port, request(peer, 'OPTIONS', { cseq: 'abc OPTIONS' }));
+    const res = await peer.wait(status(400));
+    assert.match(res.text, /^SIP\/2\.0 400 Bad Request \(.*CSeq/);
+    peer.send(port, 'garbage that is no SIP at all\r\n\r\n');
+    peer.send(port, request(peer, 'OPTIONS'));
+    await peer.wait(status(200));
+  });
+
+  it('answers OPTIONS with Allow, Accept and Supported (RFC 3261 sec. 11.2)', async () => {
+    peer.send(port, request(peer, 'OPTIONS'));
+    const res = (await peer.wait(status(200))).msg as SipResponse;
+    assert.match(res.headers.get('allow') ?? '', /INVITE, ACK, BYE, CANCEL, OPTIONS, UPDATE, INFO, REFER/);
+    assert.equal(res.headers.get('accept'), 'application/sdp');
+    assert.ok(res.headers.has('supported'));
+    assert.ok(res.to.tag);
+  });
+
+  it('answers 501 to an unknown method and 405 with Allow to a known one it does not implement', async () => {
+    peer.send(port, request(peer, 'FROBNICATE'));
+    await peer.wait(status(501));
+    peer.send(port, request(peer, 'REGISTER'));
+    const res = (await peer.wait(status(405))).msg as SipResponse;
+    assert.match(res.headers.get('allow') ?? '', /INVITE/);
+  });
+
+  it('answers 505 to another SIP version, 416 to a non-SIP URI scheme, 420 to an unknown Require', async () => {
+    peer.send(port, request(peer, 'OPTIONS').replace('SIP/2.0\n', 'SIP/7.0\n'));
+    await peer.wait(status(505));
+    peer.send(port, request(peer, 'OPTIONS', { uri: 'mailto:someone@example.com' }));
+    await peer.wait(status(416));
+    peer.send(port, request(peer, 'OPTIONS', { extra: 'Require: teleportation\n' }));
+    const res = (await peer.wait(status(420))).msg as SipResponse;
+    assert.equal(res.headers.get('unsupported'), 'teleportation');
+  });
+
+  it('answers 481 to in-dialog requests and CANCELs that match nothing', async () => {
+    peer.send(port, request(peer, 'BYE', { toTag: 'nosuch' }));
+    await peer.wait((e) => status(481)(e) && e.msg?.cseq.method === 'BYE');
+    peer.send(port, request(peer, 'CANCEL', { callId: 'nobody' }));
+    await peer.wait((e) => status(481)(e) && e.msg?.cseq.method === 'CANCEL');
+    peer.send(port, request(peer, 'BYE', { callId: 'out-of-dialog' }));
+    await peer.wait((e) => status(481)(e) && e.msg?.callId === 'out-of-dialog');
+  });
+
+  it('retransmits its 2xx until the ACK, then stops (RFC 3261 sec. 13.3.1.4)', async () => {
+    peer.send(port, request(peer, 'INVITE', { callId: 'acked', body: 'v=0\r\n' }));
+    await peer.wait((e) => status(200)(e) && e.msg?.callId === 'acked');
+    await new Promise((r) => setTimeout(r, 300));
+    const ok = peer.responses(200, 'INVITE').filter((r) => r.callId === 'acked');
+    assert.ok(ok.length >= 3, `2xx sent ${ok.length} times before the ACK`);
+    const tag = ok[0]?.to.tag as string;
+    peer.send(port, request(peer, 'ACK', { callId: 'acked', toTag: tag, cseq: '1 ACK' }));
+    await new Promise((r) => setTimeout(r, 100));
+    const count = peer.responses(200, 'INVITE').length;
+    await new Promise((r) => setTimeout(r, 500));
+    assert.equal(peer.responses(200, 'INVITE').length, count, 'no retransmission after the ACK');
+    assert.equal(dialogs.find((d) => d.callId === 'acked')?.state, 'confirmed');
+  });
+
+  it('sends BYE when no ACK comes within 64*T1', async () => {
+    peer.send(port, request(peer, 'INVITE', { callId: 'never-acked', body: 'v=0\r\n' }));
+    const bye = await peer.wait((e) => e.text.startsWith('BYE ') && e.msg?.callId === 'never-acked', 5000);
+    assert.equal((bye.msg as SipRequest).from.tag, dialogs.find((d) => d.callId === 'never-acked')?.localTag);
+  });
+
+  it('answers a re-INVITE during its own pending re-INVITE with 491 (glare, sec. 14.2) and a bad re-offer with 488', async () => {
+    peer.send(port, request(peer, 'INVITE', { callId: 'glare', body: 'v=0\r\n' }));
+    const ok = (await peer.wait((e) => status(200)(e) && e.msg?.callId === 'glare')).msg as SipResponse;
+    const tag = ok.to.tag as string;
+    peer.send(port, request(peer, 'ACK', { callId: 'glare', toTag: tag, cseq: '1 ACK' }));
+    const dialog = dialogs.find((d) => d.callId === 'glare') as Dialog;
+    await new Promise((r) => setTimeout(r, 50));
+    const ours = dialog.reinvite('v=0\r\n');
+    await peer.wait((e) => e.text.startsWith('INVITE ') && e.msg?.callId === 'glare');
+    peer.send(port, request(peer, 'INVITE', { callId: 'glare', toTag: tag, cseq: '2 INVITE', body: 'v=0\r\n' }));
+    await peer.wait((e) => status(491)(e) && e.msg?.callId === 'glare');
+    const theirInvite = peer.got.find((e) => e.text.startsWith('INVITE ') && e.msg?.callId === 'glare')?.msg as SipRequest;
+    // Refuse ours with 491 too: the dialog surfaces it as SipError(491).
+    peer.send(port, `SIP/2.0 491 Request Pending\nVia: ${theirInvite.headers.get('via')}\nFrom: ${theirInvite.headers.get('from')}\nTo: ${theirInvite.headers.get('to')}\nCall-ID: glare\nCSeq: ${theirInvite.headers.get('cseq')}\nContent-Length: 0\n\n`.replace(/\n/g, '\r\n'));
+    await assert.rejects(ours, (e: unknown) => e instanceof SipError && e.status === 491);
+    peer.send(port, request(peer, 'INVITE', { callId: 'glare', toTag: tag, cseq: '3 INVITE', body: 'v=0\r\nm=audio 1 RTP/AVP 18\r\na=rtpmap:18 G729/8000\r\n' }));
+    await peer.wait((e) => status(488)(e) && e.msg?.callId === 'glare');
+    assert.equal(dialog.state, 'confirmed', 'a refused re-offer leaves the dialog up');
+    peer.send(port, request(peer, 'BYE', { callId: 'glare', toTag: tag, cseq: '4 BYE' }));
+    await peer.wait((e) => status(200)(e) && e.msg?.cseq.method === 'BYE');
+    assert.equal(dialog.state, 'terminated');
+  });
+
+  it('answers an out-of-order CSeq inside a dialog with 500 (sec. 12.2.2)', async () => {
+    peer.send(port, request(peer, 'INVITE', { callId: 'order', cseq: '10 INVITE', body: 'v=0\r\n' }));
+    const ok = (await peer.wait((e) => status(200)(e) && e.msg?.callId === 'order')).msg as SipResponse;
+    const tag = ok.to.tag as string;
+    peer.send(port, request(peer, 'ACK', { callId: 'order', toTag: tag, cseq: '10 ACK' }));
+    peer.send(port, request(peer, 'INFO', { callId: 'order', toTag: tag, cseq: '5 INFO' }));
+    await peer.wait((e) => status(500)(e) && e.msg?.callId === 'order');
+    peer.send(port, request(peer, 'BYE', { callId: 'order', toTag: tag, cseq: '11 BYE' }));
+    await peer.wait((e) => status(200)(e) && e.msg?.callId === 'order' && e.msg.cseq.method === 'BYE');
+  });
+});
