@@ -20,6 +20,11 @@ export interface PocketsphinxOptions {
   readonly modelDir?: string;
   /** Words added to every grammar (e.g. what the recipe's blocks expect). */
   readonly vocabulary?: readonly string[];
+  /**
+   * Whole phrases instead of a bag of words: the grammar accepts a sequence of these phrases
+   * only (when the expected sentences are known, e.g. checking what an agent said).
+   */
+  readonly phrases?: readonly string[];
   /** Low white noise mixed in, as a fraction of full scale (see docs/voice-pipeline.md: why). */
   readonly noiseLevel?: number;
 }
@@ -40,6 +45,15 @@ export function buildGrammar(words: Iterable<string>, known: ReadonlySet<string>
   }
   if (vocab.size === 0) return undefined;
   return `#JSGF V1.0;\ngrammar utterance;\npublic <utterance> = <word>+;\n<word> = ${[...vocab].sort().join(' | ')};\n`;
+}
+
+/** A JSGF grammar accepting one or more of the given phrases in sequence. */
+export function buildPhraseGrammar(phrases: readonly string[], known: ReadonlySet<string>): string | undefined {
+  const alternatives = phrases
+    .map((p) => p.toLowerCase().split(/[^a-z']+/).filter((w) => w && known.has(w)).join(' '))
+    .filter(Boolean);
+  if (alternatives.length === 0) return undefined;
+  return `#JSGF V1.0;\ngrammar phrases;\npublic <utterance> = <phrase>+;\n<phrase> = ${[...new Set(alternatives)].map((a) => `( ${a} )`).join(' | ')};\n`;
 }
 
 /** 16 kHz mono 16-bit WAV header + data. */
@@ -81,7 +95,9 @@ export class PocketsphinxStt implements SttProvider {
       dictionary = undefined;
       throw new SpeechProviderError(this.name, 'pocketsphinx-en-us model not installed', false, error);
     });
-    const grammar = buildGrammar([...baseVocabulary, ...(this.options.vocabulary ?? []), ...options.keywords], known);
+    const grammar = this.options.phrases
+      ? buildPhraseGrammar(this.options.phrases, known)
+      : buildGrammar([...baseVocabulary, ...(this.options.vocabulary ?? []), ...options.keywords], known);
     return new PocketsphinxStream(this.options, modelDir, grammar ?? '', options.signal);
   }
 }

@@ -1,0 +1,210 @@
+import assert from 'node:assert/strict';
+import { MediaService } from '../../media/media-service.js';
+import { EspeakTts } from '../../media/speech/espeak-tts.js';
+import { PocketsphinxStt } from '../../media/speech/pocketsphinx-stt.js';
+import { handleVoicemail, detectAnsweringMachine } from '../../media/voice/call-start.js';
+import { PhoneConversation } from '../../media/voice/phone-conversation.js';
+import { appointmentRecipe, appointmentVocabulary, FarEnd, fliteSpeech, mediaPair, recipeRun, transcribe } from './voice-harness.js';
+
+/**
+ * The voice pipeline over real RTP between two MediaSessions on loopback: the far end speaks
+ * flite audio, the agent runs a recipe through PhoneConversation with the offline providers
+ * (espeak-ng, pocketsphinx), and what the far end heard is transcribed and checked.
+ */
+describe('voice pipeline over RTP (offline providers)', function () {
+  this.timeout(90_000);
+  let service: MediaService;
+  beforeEach(() => {
+    service = new MediaService({ bindAddress: '127.0.0.1', portMin: 45000, portMax: 45199 });
+  });
+  afterEach(async () => {
+    await service.close();
+  });
+
+  async function call(answer: string): Promise<{ heardAfterAnswer: string; result: Awaited<ReturnType<ReturnType<typeof recipeRun>['run']>> }> {
+    const { caller, agent } = await mediaPair(service);
+    const far = new FarEnd(caller);
+    const ended = new AbortController();
+    const conversation = new PhoneConversation({
+      media: agent,
+      stt: new PocketsphinxStt(),
+      tts: new EspeakTts(),
+      speech: { voice: '', language: 'en-US', sttLanguage: 'en-US', keywords: ['yes', 'no', 'will', 'come', 'cancel', 'attend'] },
+      turn: { endpointSilenceMs: 600 },
+      signal: ended.signal,
+      hangup: async () => ended.abort(),
+    });
+    const run = recipeRun(appointmentRecipe, conversation);
+    const running = run.run(ended.signal);
+    await far.agentFinished(900);
+    const answerPcm = await fliteSpeech(answer);
+    await far.speak(answerPcm);
+    const answeredAt = performance.now();
+    const result = await running;
+    await new Promise((r) => setTimeout(r, 300));
+    far.stop();
+    const heardAfterAnswer = await transcribe(far.audioSince(answeredAt), appointmentVocabulary);
+    return { heardAfterAnswer, result };
+  }
+
+  it('greets, asks, and takes the yes branch of the Condition: the caller hears the confirmation', async () => {
+    const { heardAfterAnswer, result } = await call('yes I will come');
+    assert.deepEqual(result.path, ['greet', 'question', 'decide', 'bye_yes']);
+    assert.equal(result.disposition, 'confirmed');
+    const callerTurn = result.transcript.find((t) => t.speaker === 'caller');
+    assert.match(callerTurn?.text ?? '', /\byes\b/);
+    assert.match(heardAfterAnswer, /wonderful|see/);
+    assert.doesNotMatch(heardAfterAnswer, /cancelled/);
+  });
+
+  it('takes the else branch on a no: the caller hears the cancellation', async () => {
+    const { heardAfterAnswer, result } = await call('no I want to cancel');
+    assert.deepEqual(result.path, ['greet', 'question', 'decide', 'bye_no']);
+    assert.equal(result.disposition, 'cancelled');
+    assert.match(heardAfterAnswer, /cancelled/);
+    assert.doesNotMatch(heardAfterAnswer, /wonderful/);
+  });
+
+  it('barge-in: caller speech stops the agent within 200 ms and the transcript keeps the unspoken rest', async () => {
+    const { caller, agent } = await mediaPair(service);
+    const far = new FarEnd(caller);
+    const ended = new AbortController();
+    let clearedAt = 0;
+    const clear = agent.output.clear.bind(agent.output);
+    agent.output.clear = () => {
+      clearedAt ||= performance.now();
+      clear();
+    };
+    const conversation = new PhoneConversation({
+      media: agent,
+      stt: new PocketsphinxStt(),
+      tts: new EspeakTts(),
+      speech: { voice: '', language: 'en-US', sttLanguage: 'en-US', keywords: ['stop', 'please'] },
+      signal: ended.signal,
+      hangup: async () => ended.abort(),
+    });
+    const long =
+      'Let me read you the terms of your loan. The interest rate is fixed for the first three years. After that it follows the bank rate. ' +
+      'Payments are due on the fifth of every month. Late payments carry a fee.';
+    const run = recipeRun(
+      {
+        name: 'Barge in',
+        startBlockId: 'terms',
+        blocks: [
+          { id: 'terms', type: 'smartAi', settings: { prompt: `Read the terms.\nOpening: ${long}\nReprompt: Anything else?`, retryLimit: 1, intents: [{ name: 'stop', description: 'caller says stop' }] } },
+          { id: 'bye', type: 'close', settings: { closingScript: 'Goodbye.' } },
+        ],
+        connections: [
+          { from: 'terms', exit: 'stop', to: 'bye' },
+          { from: 'terms', exit: 'fallback', to: 'bye' },
+        ],
+      },
+      conversation,
+    );
+    const running = run.run(ended.signal);
+    await far.agentSpeaking();
+    await new Promise((r) => setTimeout(r, 2500));
+    const pcm = await fliteSpeech('stop please');
+    const spokeAt = performance.now() + FarEnd.onsetMs(pcm);
+    await far.speak(pcm);
+    const result = await running;
+    far.stop();
+    const interrupted = result.transcript.find((t) => t.speaker === 'agent' && t.interrupted);
+    assert.ok(interrupted, 'an Interrupted agent entry');
+    assert.ok(interrupted.unspoken && interrupted.unspoken.length > 20, `unspoken: ${interrupted.unspoken}`);
+    assert.ok(long.endsWith(interrupted.unspoken.split(' ').slice(-3).join(' ')), 'the unspoken text is the end of the line');
+    assert.ok(!interrupted.unspoken.startsWith('Let me read'), 'the start was spoken');
+    const stopMs = clearedAt - spokeAt;
+    assert.ok(clearedAt > 0 && stopMs < 200, `agent audio stopped ${stopMs.toFixed(0)} ms after the caller started`);
+    assert.ok(result.transcript.some((t) => t.speaker === 'caller' && /stop/.test(t.text)), 'the barge-in words became the caller turn');
+  });
+
+  it('barge-in disabled: the agent finishes its line; the caller words are transcribed but do not drive the flow', async () => {
+    const { caller, agent } = await mediaPair(service);
+    const far = new FarEnd(caller);
+    const ended = new AbortController();
+    const ignored: string[] = [];
+    const conversation = new PhoneConversation({
+      media: agent,
+      stt: new PocketsphinxStt(),
+      tts: new EspeakTts(),
+      speech: { voice: '', language: 'en-US', sttLanguage: 'en-US', keywords: ['stop', 'please'] },
+      signal: ended.signal,
+      onIgnoredUtterance: (text) => ignored.push(text),
+    });
+    const line = 'This message is important. Please listen until the end, because the details matter for your account.';
+    const saying = conversation.say(line, { bargeIn: false, signal: ended.signal });
+    await far.agentSpeaking();
+    await new Promise((r) => setTimeout(r, 800));
+    await far.speak(await fliteSpeech('stop please'));
+    const said = await saying;
+    assert.equal(said.interrupted, false);
+    await new Promise((r) => setTimeout(r, 1500));
+    assert.ok(ignored.some((t) => /stop|please/.test(t)), `ignored: ${JSON.stringify(ignored)}`);
+    const heard = await conversation.listen({ signal: ended.signal, timeoutMs: 200 });
+    assert.equal(heard.kind, 'silence');
+    ended.abort();
+    far.stop();
+  });
+
+  it('voicemail: an answering machine greeting and beep are detected, the message is left after the beep', async () => {
+    const { caller, agent } = await mediaPair(service);
+    const machine = new FarEnd(caller);
+    const ended = new AbortController();
+    const conversation = new PhoneConversation({
+      media: agent,
+      stt: new PocketsphinxStt(),
+      tts: new EspeakTts(),
+      speech: { voice: '', language: 'en-US', sttLanguage: 'en-US', keywords: [] },
+      signal: ended.signal,
+      hangup: async () => ended.abort(),
+    });
+    const greeting = await fliteSpeech('Hi, you have reached Asha. I cannot take your call right now. Please leave your name and number after the tone.');
+    const beep = Int16Array.from({ length: 8 * 500 }, (_, i) => Math.round(9000 * Math.sin((2 * Math.PI * 1000 * i) / 8000)));
+    const verdict = detectAnsweringMachine(conversation, ended.signal);
+    const playing = machine.speak(greeting).then(async () => {
+      await new Promise((r) => setTimeout(r, 300));
+      await machine.speak(beep);
+      return performance.now();
+    });
+    assert.equal(await verdict, 'machine');
+    const outcome = await handleVoicemail(
+      conversation,
+      { action: 'leaveMessage', messages: { hi: 'नमस्ते', en: 'Hello, this is the clinic. Please call us back about your appointment.' } },
+      'en-US',
+      ended.signal,
+    );
+    const beepSentAt = await playing;
+    assert.equal(outcome, 'messageLeft');
+    assert.ok(ended.signal.aborted, 'hung up after the message');
+    await new Promise((r) => setTimeout(r, 200));
+    machine.stop();
+    const firstAgentAudio = machine.heard.find((f) => f.at > 0 && Math.max(...f.samples.map(Math.abs)) > 2000);
+    assert.ok(firstAgentAudio && firstAgentAudio.at >= beepSentAt - 20, 'the message started after the beep, not over the greeting');
+    const message = await transcribe(machine.audioSince(beepSentAt), ['hello this is the clinic', 'please call us back about your appointment', 'goodbye']);
+    assert.match(message, /clinic|appointment|call/);
+  });
+
+  it('hanging up cancels everything: listen rejects and no agent audio follows', async () => {
+    const { caller, agent } = await mediaPair(service);
+    const far = new FarEnd(caller);
+    const ended = new AbortController();
+    const conversation = new PhoneConversation({
+      media: agent,
+      stt: new PocketsphinxStt(),
+      tts: new EspeakTts(),
+      speech: { voice: '', language: 'en-US', sttLanguage: 'en-US', keywords: [] },
+      signal: ended.signal,
+    });
+    const saying = conversation.say('This is a long sentence that will be cut off by the caller hanging up the phone right now.', { bargeIn: true, signal: ended.signal });
+    await far.agentSpeaking();
+    ended.abort();
+    const hungUpAt = performance.now();
+    await assert.rejects(saying, /call has ended/);
+    await assert.rejects(conversation.listen({ signal: new AbortController().signal, timeoutMs: 1000 }), /call has ended/);
+    await new Promise((r) => setTimeout(r, 400));
+    far.stop();
+    const lastVoiced = far.lastVoicedAt();
+    assert.ok(lastVoiced < hungUpAt + 120, `agent audio ${(lastVoiced - hungUpAt).toFixed(0)} ms after hangup`);
+  });
+});
