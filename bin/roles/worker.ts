@@ -1,6 +1,7 @@
 import type { Originator } from '../../core/ports/originator.js';
 import { startCampaignWorker } from '../../control-api/campaigns/campaign-worker.js';
 import { createSecretBox } from '../../control-api/crypto/secret-box.js';
+import { createPlatformAnalysisWorker } from '../../control-api/insights/analysis-runtime.js';
 import type { RoleStarter } from './role.js';
 
 /**
@@ -12,7 +13,7 @@ export const gatewayNotBuiltOriginator: Originator = {
   originate: async () => ({ outcome: 'failed', sipStatus: 503, reason: 'the SIP gateway is not available in this build' }),
 };
 
-/** The `worker` role: the campaign scheduler (Agenda on PostgreSQL, the store poller on PGlite) and its callbacks. */
+/** The `worker` role: the campaign scheduler (Agenda on PostgreSQL, the store poller on PGlite), its callbacks, and post-call analysis. */
 export const createWorkerRole =
   (originator: Originator | undefined): RoleStarter =>
   async (ctx) => {
@@ -24,7 +25,10 @@ export const createWorkerRole =
       originator: originator ?? gatewayNotBuiltOriginator,
       secretBox: createSecretBox(ctx.secrets.secretKey),
     });
-    return { name: 'worker', stop: (graceMs) => worker.stop(graceMs) };
+    // Post-call analysis (insights + analysis_success webhook) from the durable analysis_jobs queue.
+    const analysis = createPlatformAnalysisWorker({ db: ctx.store.db, logger, secretKey: ctx.secrets.secretKey });
+    analysis.start();
+    return { name: 'worker', stop: async (graceMs) => void (await Promise.all([worker.stop(graceMs), analysis.stop()])) };
   };
 
 export const startWorkerRole: RoleStarter = createWorkerRole(undefined);

@@ -89,9 +89,9 @@ export function filteredCalls(db: Kysely<Database>, tenantId: string, filter: Ca
   if (filter.direction?.length) query = query.where('calls.direction', 'in', [...(filter.direction as CallRow['direction'][])]);
   if (filter.analysisStatus?.length) query = query.where('calls.analysis_status', 'in', [...(filter.analysisStatus as CallRow['analysis_status'][])]);
   if (after) {
-    query = query.where((eb) =>
-      eb.or([eb('calls.started_at', '>', after.startedAt), eb.and([eb('calls.started_at', '=', after.startedAt), eb('calls.id', '>', after.id)])]),
-    );
+    // A row-value comparison, not `a > x OR (a = x AND b > y)`: only this form lets PostgreSQL
+    // start the index scan at the cursor instead of re-reading every earlier row per page.
+    query = query.where((eb) => eb(eb.refTuple('calls.started_at', 'calls.id'), '>', eb.tuple(after.startedAt, after.id)));
   }
   return query.orderBy('calls.started_at').orderBy('calls.id');
 }

@@ -1,14 +1,11 @@
 import assert from 'node:assert/strict';
-import { Readable } from 'node:stream';
 import { parse } from 'csv-parse/sync';
-import { createCsvEncoder, type CsvOptions } from './csv-encoder.js';
+import { encodeCsvBatch, type CsvOptions } from './csv-encoder.js';
 
+/** Two batches, as the report writes them, checked by an independent parser (csv-parse). */
 async function encode(rows: string[][], options: CsvOptions = {}): Promise<Buffer> {
-  const encoder = createCsvEncoder(options);
-  Readable.from(rows).pipe(encoder);
-  const chunks: Buffer[] = [];
-  for await (const chunk of encoder) chunks.push(Buffer.from(chunk as Buffer));
-  return Buffer.concat(chunks);
+  const half = Math.ceil(rows.length / 2);
+  return Buffer.from(encodeCsvBatch(rows.slice(0, half), options, true) + encodeCsvBatch(rows.slice(half), options, false), 'utf8');
 }
 
 const tricky = [
@@ -36,8 +33,15 @@ describe('CSV encoder (RFC 4180)', () => {
   });
 
   it('guards formula-looking cells only when asked', async () => {
-    const cells = [['=HYPERLINK("x")', '+9198', '-1', '@SUM(A1)', 'safe']];
+    const cells = [['=HYPERLINK("x")', '+9198', '-1', '@SUM(A1)', '\tTAB', 'safe', 'a=b']];
     assert.deepEqual(parse((await encode(cells)).toString('utf8')), cells);
-    assert.deepEqual(parse((await encode(cells, { formulaGuard: true })).toString('utf8')), [["'=HYPERLINK(\"x\")", "'+9198", "'-1", "'@SUM(A1)", 'safe']]);
+    assert.deepEqual(parse((await encode(cells, { formulaGuard: true })).toString('utf8')), [
+      ["'=HYPERLINK(\"x\")", "'+9198", "'-1", "'@SUM(A1)", "'\tTAB", 'safe', 'a=b'],
+    ]);
+  });
+
+  it('writes the BOM once, however many batches follow', async () => {
+    const text = (await encode([['a'], ['b'], ['c']], { bom: true })).toString('utf8');
+    assert.equal(text, '\uFEFFa\r\nb\r\nc\r\n');
   });
 });

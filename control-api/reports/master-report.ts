@@ -1,11 +1,9 @@
-import { Readable, pipeline } from 'node:stream';
-import type { Kysely } from 'kysely';
+import { Readable } from 'node:stream';
+import { sql, type Kysely } from 'kysely';
 import { filteredCalls, type CallCursor, type CallFilter } from '../calls/call-repository.js';
-import type { InsightValue } from '../calls/call-types.js';
 import { insightParameterListSchema } from '../domain/insight-parameter.js';
-import { insightText } from '../insights/insight-values.js';
 import type { Database } from '../store/schema.js';
-import { createCsvEncoder, type CsvOptions } from './csv-encoder.js';
+import { encodeCsvBatch, type CsvOptions } from './csv-encoder.js';
 
 /**
  * The Master Report: one row per call, fixed call columns, then one `analysis.<name>` column per
@@ -60,12 +58,16 @@ export async function insightColumns(db: Kysely<Database>, scope: ReportScope): 
 
 const iso = (d: Date | null): string => (d ? d.toISOString() : '');
 
-/** Report rows as arrays of strings, header first, read `batchSize` calls at a time. */
-export async function* reportRows(db: Kysely<Database>, scope: ReportScope, parameters: readonly string[], batchSize = 2_000): AsyncGenerator<string[]> {
+/**
+ * Report rows in batches of `batchSize` calls, header first. Insight values are read as text in
+ * SQL (`insights ->> name`, which prints `true`/`2500`/dates exactly as the webhook shows them)
+ * and variables as jsonb text, so no JSON is parsed and re-serialised per row in Node.
+ */
+export async function* reportBatches(db: Kysely<Database>, scope: ReportScope, parameters: readonly string[], batchSize = 2_000): AsyncGenerator<string[][]> {
   const campaigns = new Map(
     (await db.selectFrom('campaigns').select(['id', 'name']).where('tenant_id', '=', scope.tenantId).execute()).map((c) => [c.id, c.name] as const),
   );
-  yield [...fixedColumns, ...parameters.map((p) => `analysis.${p}`)];
+  yield [[...fixedColumns, ...parameters.map((p) => `analysis.${p}`)]];
   let after: CallCursor | undefined;
   for (;;) {
     const rows = await filteredCalls(db, scope.tenantId, scope.filter, after)
@@ -86,15 +88,14 @@ export async function* reportRows(db: Kysely<Database>, scope: ReportScope, para
         'calls.disposition',
         'calls.analysis_status',
         'calls.analysis_error',
-        'calls.variables',
-        'calls.insights',
+        sql<string>`calls.variables::text`.as('variables_text'),
+        ...parameters.map((p, i) => sql<string | null>`calls.insights ->> ${p}`.as(`insight_${i}`)),
       ])
       .limit(batchSize)
       .execute();
-    for (const r of rows) {
-      const values = (r.insights ?? {}) as Record<string, InsightValue | null>;
-      const variables = r.variables && Object.keys(r.variables as object).length > 0 ? JSON.stringify(r.variables) : '';
-      yield [
+    const batch = rows.map((row) => {
+      const r = row as typeof row & Record<string, string | null>;
+      return [
         r.id,
         r.direction,
         iso(r.started_at),
@@ -112,10 +113,11 @@ export async function* reportRows(db: Kysely<Database>, scope: ReportScope, para
         r.disposition ?? '',
         r.analysis_status,
         r.analysis_error ?? '',
-        variables,
-        ...parameters.map((p) => insightText(values[p])),
+        r.variables_text === '{}' ? '' : (r.variables_text ?? ''),
+        ...parameters.map((_, i) => r[`insight_${i}`] ?? ''),
       ];
-    }
+    });
+    if (batch.length > 0) yield batch;
     const last = rows[rows.length - 1];
     if (!last || rows.length < batchSize) return;
     after = { startedAt: last.started_at, id: last.id };
@@ -123,12 +125,34 @@ export async function* reportRows(db: Kysely<Database>, scope: ReportScope, para
 }
 
 /**
- * The report as a byte stream of CSV. Back-pressure flows from the consumer through the encoder
- * to the row generator; destroying the result (client gone) stops the database reads.
+ * The report as a byte stream of CSV. Back-pressure flows from the consumer to the batch
+ * generator: the next batch is read only when the previous one has been taken, and destroying
+ * the result (client gone) ends the reads.
  */
 export async function masterReportCsv(db: Kysely<Database>, scope: ReportScope, options: CsvOptions & { batchSize?: number } = {}): Promise<Readable> {
+  await freshStatistics(db);
   const parameters = await insightColumns(db, scope);
-  const encoder = createCsvEncoder(options);
-  pipeline(Readable.from(reportRows(db, scope, parameters, options.batchSize)), encoder, () => undefined);
-  return encoder;
+  async function* encoded(): AsyncGenerator<Buffer> {
+    let first = true;
+    for await (const batch of reportBatches(db, scope, parameters, options.batchSize)) {
+      yield Buffer.from(encodeCsvBatch(batch, options, first), 'utf8');
+      first = false;
+    }
+  }
+  return Readable.from(encoded(), { objectMode: false });
+}
+
+/**
+ * Keyset pages are cheap only when the planner walks the (tenant_id, started_at, id) index; with
+ * no statistics it may bitmap-scan and sort everything after the cursor on every page, which
+ * makes an export quadratic. PostgreSQL's autovacuum keeps statistics fresh eventually, embedded
+ * PGlite never does, so a stale table is analysed (a sample, well under a second) first.
+ */
+export async function freshStatistics(db: Kysely<Database>): Promise<void> {
+  const stats = await sql<{ live: string | number | bigint; modified: string | number | bigint }>`
+    select n_live_tup as live, n_mod_since_analyze as modified from pg_stat_user_tables where relname = 'calls'`.execute(db);
+  const row = stats.rows[0];
+  if (!row) return;
+  const modified = Number(row.modified);
+  if (modified > Math.max(10_000, Number(row.live) * 0.2)) await sql`analyze calls`.execute(db);
 }
