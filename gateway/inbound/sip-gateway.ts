@@ -7,6 +7,7 @@ import { CallRegistry } from '../call/call-registry.js';
 import type { TimerValues } from '../sip/transaction/timers.js';
 import { TransportSet, type TransportSetOptions } from '../sip/transport/transport-set.js';
 import { SipStack } from '../sip/ua/sip-stack.js';
+import { StoppableClock } from '../sip/ua/stoppable-clock.js';
 import { AbuseGuard, type AbuseGuardOptions } from './abuse-guard.js';
 import { inviteSteps } from './invite-steps.js';
 import { MethodRouter } from './method-router.js';
@@ -37,12 +38,14 @@ export class SipGateway {
     readonly transports: TransportSet,
     readonly registry: CallRegistry,
     readonly guard: AbuseGuard,
+    private readonly clock: StoppableClock,
   ) {}
 
   static async start(options: SipGatewayOptions): Promise<SipGateway> {
     const logger = options.logger;
+    const clock = new StoppableClock(options.clock);
     const stack = new SipStack({
-      clock: options.clock,
+      clock,
       logger,
       ...(options.timers ? { timers: options.timers } : {}),
       ...(options.publicAddress ? { publicAddress: options.publicAddress } : {}),
@@ -60,7 +63,7 @@ export class SipGateway {
         callHandler: options.callHandler,
         registry,
         guard,
-        clock: options.clock,
+        clock,
         logger,
         trustedSources: new Set(options.trustedSources ?? []),
         maxCallsPerNumber: options.maxCallsPerNumber ?? 100,
@@ -75,7 +78,7 @@ export class SipGateway {
     stack.setGuard(guard.verdict);
     const transports = await TransportSet.start(options.transports, stack.receive);
     stack.attach(transports);
-    return new SipGateway(stack, transports, registry, guard);
+    return new SipGateway(stack, transports, registry, guard, clock);
   }
 
   get ports(): TransportSet['ports'] {
@@ -87,5 +90,6 @@ export class SipGateway {
     const byes = [...this.registry.all()].map((c) => c.hangup('shutdown'));
     await Promise.race([Promise.allSettled(byes), new Promise((resolve) => setTimeout(resolve, graceMs).unref())]);
     await this.transports.close();
+    this.clock.stop();
   }
 }
