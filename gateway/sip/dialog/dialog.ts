@@ -9,7 +9,7 @@ import type { TimerValues } from '../transaction/timers.js';
 import type { Flow } from '../transport/types.js';
 import type { ServerRequest } from '../ua/server-request.js';
 import { SipError } from '../ua/sip-error.js';
-import { dialogKey, type DialogTable } from './dialog-table.js';
+import { dialogKey, type DialogEntry, type DialogTable } from './dialog-table.js';
 
 /** What a dialog needs from the stack (SipStack satisfies it). */
 export interface DialogHost {
@@ -66,7 +66,7 @@ const sdpBody = (m: { body: Buffer; contentType: string | undefined }): string |
  * serialised, glare answered 491 (sec. 14.2); the UAS side retransmits its 2xx until the ACK
  * (sec. 13.3.1.4) and sends BYE when none comes.
  */
-export class Dialog extends TypedEmitter<DialogEvents> {
+export class Dialog extends TypedEmitter<DialogEvents> implements DialogEntry {
   readonly callId: string;
   readonly localTag: string;
   readonly remoteTag: string;
