@@ -159,7 +159,7 @@ export class CallbackDelivery {
       if (rows.length === 0) return total;
       total += rows.length;
       await Promise.all(rows.map((row) => this.send(row)));
-      if (this.stopped) return total;
+      if (this.abort.signal.aborted) return total;
     }
   }
 

@@ -1,4 +1,4 @@
-import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
+import { type Kysely, type Selectable, type Transaction } from 'kysely';
 import type { Clock, TimerHandle } from '../../core/clock.js';
 import type { Logger } from '../../core/logger.js';
 import { counter, histogram } from '../../core/metrics.js';
@@ -6,8 +6,9 @@ import type { OriginateResult, Originator } from '../../core/ports/originator.js
 import { campaignSchema, type CampaignSpec } from '../domain/campaign.js';
 import type { CampaignMessagesTable, Database } from '../store/schema.js';
 import { enqueueCallback, type CallbackEvent, type MessageForCallback } from './callbacks.js';
-import { decideRetry, resolveWindow } from './retry-policy.js';
+import { decideRetry } from './retry-policy.js';
 import { nextOpening } from './working-window.js';
+import { activeStatuses, belowLimits, campaignContext, type CampaignContext } from './claim-context.js';
 
 /**
  * Places campaign calls. A job (Agenda or the store poller) calls `runMessage(id)` when a message
@@ -49,7 +50,14 @@ interface Claim {
   readonly recipeId: string;
 }
 
-const activeStatuses = ['dialing', 'ringing', 'answered'] as const;
+interface FollowUp {
+  readonly messageId: string;
+  result?: RunResult;
+  enqueueAt?: number;
+  callbacks: boolean;
+  claim?: Claim;
+}
+
 const runs = counter('campaign_runs_total', 'Campaign message job runs by result', ['result']);
 const outcomes = counter('campaign_attempt_outcomes_total', 'Campaign call attempt outcomes', ['outcome']);
 const lateness = histogram('campaign_dial_lateness_seconds', 'Time from an attempt being due to originate() being called', [], [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30]);
@@ -98,9 +106,11 @@ export class CampaignScheduler {
   async runMessage(messageId: string): Promise<RunResult> {
     if (this.stopping) return 'locked';
     const now = this.options.clock.now();
-    const followUp: { enqueueAt?: number; callbacks: boolean; claim?: Claim } = { callbacks: false };
+    const followUps: FollowUp[] = [];
     const result = await this.options.db.transaction().execute(async (trx): Promise<RunResult> => {
       const message = await trx.selectFrom('campaign_messages').selectAll().where('id', '=', messageId).forUpdate().skipLocked().executeTakeFirst();
+      const followUp: FollowUp = { messageId, callbacks: false };
+      followUps.push(followUp);
       if (!message) {
         // Another worker holds the row (usually placing this very call); look again shortly in case it was not.
         followUp.enqueueAt = now + 1_000;
@@ -112,97 +122,120 @@ export class CampaignScheduler {
         if (message.next_attempt_at.getTime() - now < 5_000) followUp.enqueueAt = message.next_attempt_at.getTime();
         return 'not-due';
       }
-      const campaign = await trx
-        .selectFrom('campaigns')
-        .innerJoin('phone_numbers', (j) => j.onRef('phone_numbers.id', '=', 'campaigns.phone_number_id').onRef('phone_numbers.tenant_id', '=', 'campaigns.tenant_id'))
-        .innerJoin('tenants', 'tenants.id', 'campaigns.tenant_id')
-        .select(['campaigns.spec', 'campaigns.published', 'campaigns.recipe_id', 'phone_numbers.id as number_id', 'phone_numbers.e164', 'phone_numbers.sip_trunk_id', 'phone_numbers.enabled', 'tenants.timezone'])
-        .where('campaigns.id', '=', message.campaign_id)
-        .executeTakeFirstOrThrow();
-      const spec = campaignSchema.parse(campaign.spec);
-      const attemptNo = message.attempts_made + 1;
-      const discard = async (reason: string): Promise<RunResult> => {
-        await trx.updateTable('campaign_messages').set({ status: 'discarded', next_attempt_at: null, updated_at: new Date(now) }).where('id', '=', message.id).execute();
-        await enqueueCallback(trx, forCallback(message), { status: 'discarded', attempt: message.attempts_made, final: true, reason }, now);
-        followUp.callbacks = true;
-        return 'discarded';
-      };
-      if (!campaign.published) return discard('the campaign is no longer published');
-      if (!campaign.enabled) return discard(`the campaign's number ${campaign.e164} is disabled`);
-
-      // BypassCallingWindow places the requested call at its exact time; retries honour the window.
-      if (!(message.bypass_window && attemptNo === 1)) {
-        const window = await resolveWindow(trx, message.tenant_id, campaign.timezone, spec);
-        if (!window) return discard(`business-hours profile '${spec.workingWindow.profile ?? ''}' not found`);
-        const opening = nextOpening(window, now);
-        if (opening !== now) {
-          if (spec.dndBehaviour === 'discard') return discard('outside the working window (DND: discard)');
-          if (opening === undefined) return discard('the working window never opens');
-          await trx.updateTable('campaign_messages').set({ next_attempt_at: new Date(opening), wait_reason: 'window', updated_at: new Date(now) }).where('id', '=', message.id).execute();
-          await enqueueCallback(trx, forCallback(message), { status: 'rescheduled', attempt: attemptNo, final: false, reason: 'outside the working window', nextAttemptAt: opening }, now);
-          followUp.callbacks = true;
-          followUp.enqueueAt = opening;
-          return 'rescheduled';
-        }
-      }
-
-      if (!(await this.belowLimits(trx, message.campaign_id, campaign.e164, spec))) {
-        const at = now + (this.options.queueRecheckMs ?? 1_000);
-        await trx.updateTable('campaign_messages').set({ next_attempt_at: new Date(at), wait_reason: 'concurrency', updated_at: new Date(now) }).where('id', '=', message.id).execute();
-        followUp.enqueueAt = at;
-        return 'queued';
-      }
-
-      const inserted = await trx
-        .insertInto('campaign_attempts')
-        .values({
-          message_id: message.id,
-          attempt_no: attemptNo,
-          campaign_id: message.campaign_id,
-          from_e164: campaign.e164,
-          status: 'dialing',
-          worker_id: this.options.workerId,
-          lease_until: new Date(now + this.leaseMs),
-          started_at: new Date(now),
-        })
-        .onConflict((oc) => oc.columns(['message_id', 'attempt_no']).doNothing())
-        .returning('attempt_no')
-        .executeTakeFirst();
-      if (!inserted) return 'duplicate';
-      await trx.updateTable('campaign_messages').set({ status: 'calling', attempts_made: attemptNo, updated_at: new Date(now) }).where('id', '=', message.id).execute();
-      followUp.claim = {
-        message,
-        spec,
-        attemptNo,
-        from: { e164: campaign.e164, phoneNumberId: campaign.number_id, sipTrunkId: campaign.sip_trunk_id },
-        recipeId: campaign.recipe_id,
-      };
-      return 'dialing';
+      return this.decide(trx, message, now, followUp, new Map());
     });
-    runs.inc({ result });
+    for (const f of followUps) f.result ??= result;
+    await this.afterCommit(followUps, now);
     this.options.logger.debug({ messageId, result }, 'campaign message run');
-    if (followUp.callbacks) this.options.onCallbacksQueued?.();
-    if (followUp.enqueueAt !== undefined) await this.enqueue(messageId, followUp.enqueueAt);
-    if (followUp.claim) this.startCall(followUp.claim, now);
     return result;
   }
 
   /**
-   * Concurrency limits (campaign, and the outbound number across campaigns). Advisory locks
-   * serialise the count-then-claim of concurrent workers per campaign / number.
+   * Claims up to `limit` due messages in one transaction (one commit for the whole batch, which
+   * is what keeps a burst of calls due at the same instant on time). Rows other workers hold are
+   * skipped. Returns how many messages were decided.
    */
-  private async belowLimits(trx: Transaction<Database>, campaignId: string, fromE164: string, spec: CampaignSpec): Promise<boolean> {
-    if (spec.maxConcurrentCalls !== undefined) {
-      await sql`SELECT pg_advisory_xact_lock(hashtext(${`campaign:${campaignId}`}))`.execute(trx);
-      const { n } = await trx.selectFrom('campaign_attempts').select((eb) => eb.fn.countAll<string>().as('n')).where('campaign_id', '=', campaignId).where('status', 'in', activeStatuses).executeTakeFirstOrThrow();
-      if (Number(n) >= spec.maxConcurrentCalls) return false;
+  async runDueBatch(limit = 200, graceMs = 0): Promise<number> {
+    if (this.stopping) return 0;
+    const now = this.options.clock.now();
+    const followUps: FollowUp[] = [];
+    const decided = await this.options.db.transaction().execute(async (trx) => {
+      const due = await trx
+        .selectFrom('campaign_messages')
+        .selectAll()
+        .where('status', '=', 'scheduled')
+        .where('next_attempt_at', '<=', new Date(now - graceMs))
+        .orderBy('next_attempt_at')
+        .limit(limit)
+        .forUpdate()
+        .skipLocked()
+        .execute();
+      const campaigns = new Map<string, CampaignContext>();
+      for (const message of due) {
+        const followUp: FollowUp = { messageId: message.id, callbacks: false };
+        followUps.push(followUp);
+        await this.decide(trx, message, now, followUp, campaigns);
+      }
+      return due.length;
+    });
+    await this.afterCommit(followUps, now);
+    return decided;
+  }
+
+  private async afterCommit(followUps: readonly FollowUp[], now: number): Promise<void> {
+    if (followUps.some((f) => f.callbacks)) this.options.onCallbacksQueued?.();
+    for (const followUp of followUps) {
+      if (followUp.result) runs.inc({ result: followUp.result });
+      if (followUp.claim) this.startCall(followUp.claim, now);
     }
-    if (spec.maxConcurrentCallsPerNumber !== undefined) {
-      await sql`SELECT pg_advisory_xact_lock(hashtext(${`number:${fromE164}`}))`.execute(trx);
-      const { n } = await trx.selectFrom('campaign_attempts').select((eb) => eb.fn.countAll<string>().as('n')).where('from_e164', '=', fromE164).where('status', 'in', activeStatuses).executeTakeFirstOrThrow();
-      if (Number(n) >= spec.maxConcurrentCallsPerNumber) return false;
+    await Promise.all(followUps.filter((f) => f.enqueueAt !== undefined).map((f) => this.enqueue(f.messageId, f.enqueueAt!)));
+  }
+
+  /** The decision for one due, locked, scheduled message (see the class comment). */
+  private async decide(trx: Transaction<Database>, message: MessageRow, now: number, followUp: FollowUp, cache: Map<string, CampaignContext>): Promise<RunResult> {
+    const campaign = await campaignContext(trx, message, cache);
+    const { spec } = campaign;
+    const attemptNo = message.attempts_made + 1;
+    const done = (result: RunResult): RunResult => {
+      followUp.result = result;
+      return result;
+    };
+    const discard = async (reason: string): Promise<RunResult> => {
+      await trx.updateTable('campaign_messages').set({ status: 'discarded', next_attempt_at: null, updated_at: new Date(now) }).where('id', '=', message.id).execute();
+      await enqueueCallback(trx, forCallback(message), { status: 'discarded', attempt: message.attempts_made, final: true, reason }, now);
+      followUp.callbacks = true;
+      return done('discarded');
+    };
+    if (!campaign.published) return discard('the campaign is no longer published');
+    if (!campaign.enabled) return discard(`the campaign's number ${campaign.e164} is disabled`);
+
+    // BypassCallingWindow places the requested call at its exact time; retries honour the window.
+    if (!(message.bypass_window && attemptNo === 1)) {
+      if (!campaign.window) return discard(`business-hours profile '${spec.workingWindow.profile ?? ''}' not found`);
+      const opening = nextOpening(campaign.window, now);
+      if (opening !== now) {
+        if (spec.dndBehaviour === 'discard') return discard('outside the working window (DND: discard)');
+        if (opening === undefined) return discard('the working window never opens');
+        await trx.updateTable('campaign_messages').set({ next_attempt_at: new Date(opening), wait_reason: 'window', updated_at: new Date(now) }).where('id', '=', message.id).execute();
+        await enqueueCallback(trx, forCallback(message), { status: 'rescheduled', attempt: attemptNo, final: false, reason: 'outside the working window', nextAttemptAt: opening }, now);
+        followUp.callbacks = true;
+        followUp.enqueueAt = opening;
+        return done('rescheduled');
+      }
     }
-    return true;
+
+    if (!(await belowLimits(trx, message.campaign_id, campaign.e164, spec))) {
+      const at = now + (this.options.queueRecheckMs ?? 1_000);
+      await trx.updateTable('campaign_messages').set({ next_attempt_at: new Date(at), wait_reason: 'concurrency', updated_at: new Date(now) }).where('id', '=', message.id).execute();
+      followUp.enqueueAt = at;
+      return done('queued');
+    }
+
+    const inserted = await trx
+      .insertInto('campaign_attempts')
+      .values({
+        message_id: message.id,
+        attempt_no: attemptNo,
+        campaign_id: message.campaign_id,
+        from_e164: campaign.e164,
+        status: 'dialing',
+        worker_id: this.options.workerId,
+        lease_until: new Date(now + this.leaseMs),
+        started_at: new Date(now),
+      })
+      .onConflict((oc) => oc.columns(['message_id', 'attempt_no']).doNothing())
+      .returning('attempt_no')
+      .executeTakeFirst();
+    if (!inserted) return done('duplicate');
+    await trx.updateTable('campaign_messages').set({ status: 'calling', attempts_made: attemptNo, updated_at: new Date(now) }).where('id', '=', message.id).execute();
+    followUp.claim = {
+      message,
+      spec,
+      attemptNo,
+      from: { e164: campaign.e164, phoneNumberId: campaign.number_id, sipTrunkId: campaign.sip_trunk_id },
+      recipeId: campaign.recipe_id,
+    };
+    return done('dialing');
   }
 
   private async enqueue(messageId: string, at: number): Promise<void> {

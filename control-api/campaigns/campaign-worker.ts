@@ -78,7 +78,6 @@ export async function startCampaignWorker(options: CampaignWorkerOptions): Promi
     onCallbacksQueued: () => delivery.wake(),
   });
   const poller = new DuePoller({
-    db: options.store.db,
     scheduler,
     clock,
     logger,
@@ -86,7 +85,18 @@ export async function startCampaignWorker(options: CampaignWorkerOptions): Promi
     graceMs: agenda ? (options.reconcileGraceMs ?? 30_000) : 0,
   });
   scheduler.start();
-  if (agenda) await agenda.process((id) => scheduler.runMessage(id));
+  if (agenda) {
+    // A job is a wake-up: the first one due claims every due message in batches (one commit per
+    // batch), concurrent jobs wait for that sweep, then each checks its own message (usually done).
+    let sweep: Promise<void> | undefined;
+    await agenda.process(async (id) => {
+      sweep ??= (async () => {
+        while ((await scheduler.runDueBatch(200)) === 200);
+      })().finally(() => (sweep = undefined));
+      await sweep;
+      return scheduler.runMessage(id);
+    });
+  }
   poller.start();
   delivery.start();
   logger.info({ trigger, workerId }, 'campaign scheduler started');

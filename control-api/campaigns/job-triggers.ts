@@ -1,7 +1,5 @@
-import type { Kysely } from 'kysely';
 import type { Clock, TimerHandle } from '../../core/clock.js';
 import type { Logger } from '../../core/logger.js';
-import type { Database } from '../store/schema.js';
 import type { CampaignScheduler } from './campaign-scheduler.js';
 
 /**
@@ -11,7 +9,6 @@ import type { CampaignScheduler } from './campaign-scheduler.js';
  * message whose job was lost (e.g. the process died between storing the message and the job).
  */
 export interface DuePollerOptions {
-  readonly db: Kysely<Database>;
   readonly scheduler: CampaignScheduler;
   readonly clock: Clock;
   readonly logger: Logger;
@@ -20,7 +17,7 @@ export interface DuePollerOptions {
   /** Only pick messages overdue by this much (0 when the poller is the trigger). */
   readonly graceMs?: number;
   readonly batchSize?: number;
-  /** Messages run at once per round. */
+  /** Claiming sweeps run at once per round. */
   readonly parallelism?: number;
 }
 
@@ -55,32 +52,22 @@ export class DuePoller {
     }, ms);
   }
 
-  /** One pass: recover expired leases, then run every due message (in batches). Returns how many ran. */
+  /** One pass: recover expired leases, then claim every due message in batches. Returns how many were decided. */
   async runOnce(): Promise<number> {
-    const { db, scheduler, clock } = this.options;
+    const { scheduler } = this.options;
     await scheduler.recoverExpired();
-    let ran = 0;
-    for (;;) {
-      const cutoff = new Date(clock.now() - (this.options.graceMs ?? 0));
-      const due = await db
-        .selectFrom('campaign_messages')
-        .select('id')
-        .where('status', '=', 'scheduled')
-        .where('next_attempt_at', '<=', cutoff)
-        .orderBy('next_attempt_at')
-        .limit(this.options.batchSize ?? 200)
-        .execute();
-      if (due.length === 0) return ran;
-      const ids = due.map((d) => d.id);
-      const parallel = this.options.parallelism ?? 16;
-      let progressed = 0;
-      for (let i = 0; i < ids.length; i += parallel) {
-        const results = await Promise.all(ids.slice(i, i + parallel).map((id) => scheduler.runMessage(id)));
-        progressed += results.filter((r) => r === 'dialing' || r === 'discarded' || r === 'rescheduled').length;
+    const batch = this.options.batchSize ?? 200;
+    const sweep = async (): Promise<number> => {
+      let ran = 0;
+      for (;;) {
+        const n = await scheduler.runDueBatch(batch, this.options.graceMs ?? 0);
+        ran += n;
+        // Messages queued behind a limit come back 1 s later, so a short batch means "done for now".
+        if (n < batch || this.stopped) return ran;
       }
-      ran += ids.length;
-      // Everything left is queued behind a limit or locked by another worker: wait for the next poll.
-      if (progressed === 0 || this.stopped) return ran;
-    }
+    };
+    // Concurrent sweeps take disjoint rows (SKIP LOCKED) and overlap their commits.
+    const counts = await Promise.all(Array.from({ length: this.options.parallelism ?? 2 }, sweep));
+    return counts.reduce((a, b) => a + b, 0);
   }
 }

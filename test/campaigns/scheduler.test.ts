@@ -218,6 +218,21 @@ forEachStore('campaign scheduler', (store) => {
       assert.deepEqual((await attempts(id)).map((a) => a.status), ['completed']);
     });
 
+    it('claims a burst of due messages in batches on two workers, each exactly once', async () => {
+      const campaignId = await campaign();
+      const ids = await Promise.all(Array.from({ length: 45 }, () => send(campaignId, monday10)));
+      originator.otherwise(() => busy);
+      const other = newScheduler('worker-b');
+      const sweep = async (s: CampaignScheduler) => {
+        while ((await s.runDueBatch(10)) > 0);
+      };
+      await Promise.all([sweep(scheduler), sweep(other)]);
+      await Promise.all([scheduler.settled(), other.settled()]);
+      const dialed = originator.requests.map((r) => r.context.messageId).filter((id) => ids.includes(id));
+      assert.equal(dialed.length, 45);
+      assert.equal(new Set(dialed).size, 45);
+    });
+
     it('settles an attempt whose worker died mid-ring as failed and retries it as a new attempt, never re-placing it', async () => {
       const id = await send(await campaign({ maxRetries: 1, retryIntervalMinutes: 1 }), monday10);
       originator.queue(() => new Promise<OriginateResult>(() => undefined)); // the worker dies during this call
@@ -297,7 +312,7 @@ forEachStore('campaign scheduler', (store) => {
       const due = await send(campaignId, monday10 - 1_000);
       const later = await send(campaignId, monday10 + 10 * minutes);
       originator.otherwise(() => busy);
-      const poller = new DuePoller({ db: db(), scheduler, clock, logger });
+      const poller = new DuePoller({ scheduler, clock, logger });
       const pendingBefore = await db().selectFrom('campaign_messages').select('id').where('status', '=', 'scheduled').where('next_attempt_at', '<=', new Date(clock.now())).execute();
       assert.ok(pendingBefore.some((p) => p.id === due));
       await poller.runOnce();
