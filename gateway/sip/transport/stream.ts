@@ -154,9 +154,11 @@ export class Connection {
       try {
         items = this.framer.push(chunk);
       } catch (error) {
-        // Framing lost (sec. 18.3): answer what can be answered, then close.
+        // Framing lost (sec. 18.3): answer what can be answered, let it flush, then close.
         if (error instanceof SipParseError) listener({ kind: 'invalid', error, flow: this.flow });
-        this.destroy();
+        this.closed = true;
+        socket.end();
+        setTimeout(() => socket.destroy(), 1000).unref();
         return;
       }
       for (const item of items) {
