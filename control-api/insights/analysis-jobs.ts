@@ -105,6 +105,21 @@ export async function retryJob(db: Db, job: AnalysisJobRow, workerId: string, ru
   return result.numUpdatedRows > 0n;
 }
 
+/**
+ * Hands a held job back at once, not counting the interrupted attempt: the worker is shutting
+ * down, which says nothing about the job.
+ */
+export async function releaseJob(db: Db, job: AnalysisJobRow, workerId: string, at: Date): Promise<boolean> {
+  const result = await db
+    .updateTable('analysis_jobs')
+    .set((eb) => ({ state: 'pending', run_at: at, locked_by: null, lease_until: null, attempts: eb('attempts', '-', 1) }))
+    .where('id', '=', job.id)
+    .where('locked_by', '=', workerId)
+    .where('state', '=', 'running')
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
 export async function jobsOfCall(db: Kysely<Database>, callId: string): Promise<AnalysisJobRow[]> {
   return db.selectFrom('analysis_jobs').selectAll().where('call_id', '=', callId).orderBy('created_at').execute();
 }

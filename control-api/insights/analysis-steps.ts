@@ -5,7 +5,7 @@ import { isProviderError } from '../llm/chat-provider.js';
 import type { OutboundHttp } from '../recipes/runtime/services.js';
 import { localTime } from '../recipes/runtime/call-context.js';
 import type { Database } from '../store/schema.js';
-import { enqueueJob, finishJob, retryJob, type AnalysisJobRow, type ExtractPayload } from './analysis-jobs.js';
+import { enqueueJob, finishJob, releaseJob, retryJob, type AnalysisJobRow, type ExtractPayload } from './analysis-jobs.js';
 import { analysisSuccessPayload, deliverWebhook } from './analysis-webhook.js';
 import type { InsightExtractor } from './insight-extractor.js';
 
@@ -36,7 +36,7 @@ export interface StepDeps {
   readonly signal: AbortSignal;
 }
 
-export type StepResult = 'done' | 'retry' | 'failed' | 'skipped' | 'lost';
+export type StepResult = 'done' | 'retry' | 'failed' | 'skipped' | 'released' | 'lost';
 
 export interface DeliverPayload {
   readonly parameterNames: readonly string[];
@@ -82,8 +82,10 @@ export async function runExtract(deps: StepDeps, job: AnalysisJobRow): Promise<S
 }
 
 async function failOrRetry(deps: StepDeps, job: AnalysisJobRow, error: unknown): Promise<StepResult> {
+  // Cancelled because this worker is stopping: the job goes back for another worker, unharmed.
+  if (deps.signal.aborted) return (await releaseJob(deps.db, job, deps.workerId, new Date(deps.now()))) ? 'released' : 'lost';
   const reason = error instanceof Error ? error.message : String(error);
-  const retryable = isProviderError(error) || isAppError(error) ? (error as { retryable: boolean }).retryable : !deps.signal.aborted;
+  const retryable = isProviderError(error) || isAppError(error) ? (error as { retryable: boolean }).retryable : true;
   const now = deps.now();
   const next = now + deps.extractBackoffMs(job.attempts);
   if (retryable && job.attempts < deps.extractMaxAttempts && next <= job.deadline_at.getTime()) {
@@ -122,6 +124,7 @@ export async function runDeliver(deps: StepDeps, job: AnalysisJobRow): Promise<S
     signal: deps.signal,
   });
   if (result.ok) return (await finishJob(db, job, deps.workerId, { state: 'done', at: at(), status: result.status })) ? 'done' : 'lost';
+  if (deps.signal.aborted) return (await releaseJob(db, job, deps.workerId, at())) ? 'released' : 'lost';
   if (result.permanent || job.attempts >= deps.deliverMaxAttempts) {
     const why = result.permanent ? result.error : `gave up after ${job.attempts} attempts: ${result.error}`;
     return (await finishJob(db, job, deps.workerId, { state: 'failed', at: at(), error: why, ...(result.status ? { status: result.status } : {}) })) ? 'failed' : 'lost';

@@ -179,6 +179,23 @@ forEachStore('durable post-call analysis queue', (getStore) => {
     assert.match(deliver?.last_error ?? '', /^gave up after 2 attempts: receiver answered HTTP 502/);
   });
 
+  it('hands a job back when its worker stops mid-extraction, and another worker finishes it', async () => {
+    llm.enqueue({ hang: true });
+    const record = await recorder().recordCall({ ...start(), ...end() });
+    const first = worker(llmExtractor(), { pollMs: 20 });
+    first.start();
+    await eventually(() => (llm.requests.length > 0 ? true : undefined), 5_000, 'the extraction request');
+    await first.stop();
+    const [job] = await jobsOfCall(store().db, record.id);
+    assert.deepEqual([job?.state, job?.attempts, job?.locked_by], ['pending', 0, null]);
+    assert.equal((await getCall(store().db, tenantId, record.id))?.analysis.status, 'analyzing');
+    llm.enqueue({ toolCalls: [{ name: recordInsightsTool, arguments: { amount: 42 } }] });
+    await settle(worker(llmExtractor()), record.id);
+    const call = await getCall(store().db, tenantId, record.id);
+    assert.equal(call?.analysis.status, 'completed');
+    assert.equal(call?.analysis.values?.amount, 42);
+  });
+
   it('runs as a background loop that a recorder nudges, and stops cleanly', async () => {
     const w = worker(undefined, { pollMs: 5_000 });
     const r = new CallRecorder({ db: store().db, onAnalysisQueued: () => w.nudge() });
