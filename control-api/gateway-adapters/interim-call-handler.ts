@@ -2,10 +2,19 @@ import type { Logger } from '../../core/logger.js';
 import type { ActiveCall, CallHandler } from '../../core/ports/call-handler.js';
 import type { CallRecorder } from '../calls/call-recorder.js';
 
+/** About -36 dBFS: above line noise and comfort noise, below quiet speech. */
+const SPEECH_RMS = 500;
+
+function rms(samples: Int16Array): number {
+  let sum = 0;
+  for (const s of samples) sum += s * s;
+  return Math.sqrt(sum / Math.max(1, samples.length));
+}
+
 /**
  * What an answered inbound call runs until the voice pipeline (issue 7) takes over: the caller's
- * audio is echoed back (so the media path can be checked end to end), DTMF is logged, and the
- * call is recorded in the calls table from answer to hang-up. No recipe runs yet.
+ * audio is echoed back (so the media path can be checked end to end), audible energy counts as
+ * caller speech for end-call-on-silence, DTMF is logged, and the call is recorded in the calls table from answer to hang-up. No recipe runs yet.
  */
 export class InterimCallHandler implements CallHandler {
   constructor(
@@ -47,7 +56,11 @@ export class InterimCallHandler implements CallHandler {
     });
     for await (const frame of call.media.input) {
       if (call.signal.aborted) break;
-      if (!frame.concealed) call.media.output.write(frame.samples);
+      if (frame.concealed) continue;
+      call.media.output.write(frame.samples);
+      // Until the voice pipeline's VAD reports speech, audible energy stands in for it, so
+      // end-call-on-silence measures the caller's silence rather than the call's age.
+      if (rms(frame.samples) > SPEECH_RMS) call.noteCallerSpeech();
     }
   }
 }

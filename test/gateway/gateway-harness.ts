@@ -66,7 +66,11 @@ export interface GatewayFixture {
 }
 
 /** PostgreSQL with two tenants, a trunk from 127.0.0.1, numbers; the gateway on 127.0.0.1 random ports. */
-export async function startGatewayFixture(options: Partial<SipGatewayOptions> = {}): Promise<GatewayFixture> {
+export async function startGatewayFixture(
+  options: Partial<SipGatewayOptions> = {},
+  /** Options that need the store (a directory or handler of the control plane). */
+  withStore?: (store: Store) => Partial<SipGatewayOptions>,
+): Promise<GatewayFixture> {
   const store = await freshStore('postgres');
   const db = store.db;
   const defs = createResourceDefinitions({ secretBox: testBox() });
@@ -96,6 +100,7 @@ export async function startGatewayFixture(options: Partial<SipGatewayOptions> = 
     publicAddress: '127.0.0.1',
     ringMs: 300,
     ...options,
+    ...withStore?.(store),
   });
   return {
     store,
