@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { parse } from 'csv-parse/sync';
+import { sql } from 'kysely';
 import { CallRecorder } from '../../control-api/calls/call-recorder.js';
 import type { InsightParameter } from '../../control-api/domain/insight-parameter.js';
 import { fixedColumns, masterReportCsv } from '../../control-api/reports/master-report.js';
@@ -121,6 +122,26 @@ forEachStore('Master Report (CSV)', (getStore) => {
       const rows = parse(Buffer.concat(chunks).toString('utf8'), { columns: true }) as Array<Record<string, string>>;
       assert.deepEqual(rows.map((r) => r.call_id), ids, `batch size ${batchSize}`);
     }
+  });
+
+  it('reads the next batch only when the consumer takes the previous one, and stops when destroyed', async function () {
+    this.timeout(30_000);
+    const db = getStore().db;
+    const bulk = await createTenant(getStore(), 'bulk');
+    await sql`insert into calls (tenant_id, direction, started_at, status, outcome, analysis_status, disposition)
+              select ${bulk}::uuid, 'inbound', timestamptz '2026-01-01' + g * interval '1 second', 'ended', 'completed', 'completed', repeat('x', 200)
+                from generate_series(1, 3000) g`.execute(db);
+    const stream = await masterReportCsv(db, { tenantId: bulk, filter: {} }, { batchSize: 100 });
+    const first = (await new Promise<Buffer>((resolve) => stream.once('data', resolve))).length;
+    stream.pause();
+    await new Promise((r) => setTimeout(r, 300));
+    // Untaken: at most the stream's buffer plus one batch (~35 kB) is read ahead, not 3,000 rows (~1 MB).
+    assert.ok(first + stream.readableLength < 200_000, `read ahead ${first + stream.readableLength} bytes`);
+    stream.destroy();
+    await new Promise((r) => setTimeout(r, 50));
+    // The connection is free again (PGlite has only one): the generator's query loop ended.
+    const count = await db.selectFrom('calls').select((eb) => eb.fn.countAll().as('n')).where('tenant_id', '=', bulk).executeTakeFirstOrThrow();
+    assert.equal(Number(count.n), 3000);
   });
 
   it('is served as an attachment and only to the tenant', async () => {
