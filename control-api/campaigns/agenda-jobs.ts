@@ -61,7 +61,9 @@ export class AgendaJobs {
       async (job) => {
         await handler(job.attrs.data.messageId);
       },
-      { concurrency: this.options.concurrency ?? 50, lockLifetime: 60_000 },
+      // lockLimit: without it Agenda locks every due job (one query each) before running the first,
+      // which for thousands of jobs due at once delays them all.
+      { concurrency: this.options.concurrency ?? 50, lockLimit: (this.options.concurrency ?? 50) * 2, lockLifetime: 60_000 },
     );
     await this.agenda.start();
     this.connected = true;

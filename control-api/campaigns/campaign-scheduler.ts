@@ -1,4 +1,4 @@
-import { type Kysely, type Selectable, type Transaction } from 'kysely';
+import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
 import type { Clock, TimerHandle } from '../../core/clock.js';
 import type { Logger } from '../../core/logger.js';
 import { counter, histogram } from '../../core/metrics.js';
@@ -48,6 +48,11 @@ interface Claim {
   readonly attemptNo: number;
   readonly from: { e164: string; phoneNumberId: string; sipTrunkId: string | null };
   readonly recipeId: string;
+}
+
+interface PendingClaim {
+  readonly followUp: FollowUp;
+  readonly claim: Claim;
 }
 
 interface FollowUp {
@@ -151,11 +156,13 @@ export class CampaignScheduler {
         .skipLocked()
         .execute();
       const campaigns = new Map<string, CampaignContext>();
+      const pending: PendingClaim[] = [];
       for (const message of due) {
         const followUp: FollowUp = { messageId: message.id, callbacks: false };
         followUps.push(followUp);
-        await this.decide(trx, message, now, followUp, campaigns);
+        await this.decide(trx, message, now, followUp, campaigns, pending);
       }
+      await this.flushClaims(trx, pending, now);
       return due.length;
     });
     await this.afterCommit(followUps, now);
@@ -172,7 +179,7 @@ export class CampaignScheduler {
   }
 
   /** The decision for one due, locked, scheduled message (see the class comment). */
-  private async decide(trx: Transaction<Database>, message: MessageRow, now: number, followUp: FollowUp, cache: Map<string, CampaignContext>): Promise<RunResult> {
+  private async decide(trx: Transaction<Database>, message: MessageRow, now: number, followUp: FollowUp, cache: Map<string, CampaignContext>, pending?: PendingClaim[]): Promise<RunResult> {
     const campaign = await campaignContext(trx, message, cache);
     const { spec } = campaign;
     const attemptNo = message.attempts_made + 1;
@@ -211,6 +218,18 @@ export class CampaignScheduler {
       return done('queued');
     }
 
+    const claim: Claim = {
+      message,
+      spec,
+      attemptNo,
+      from: { e164: campaign.e164, phoneNumberId: campaign.number_id, sipTrunkId: campaign.sip_trunk_id },
+      recipeId: campaign.recipe_id,
+    };
+    // Without limits nothing depends on the claims before it, so they are written in bulk.
+    if (pending && spec.maxConcurrentCalls === undefined && spec.maxConcurrentCallsPerNumber === undefined) {
+      pending.push({ followUp, claim });
+      return done('dialing');
+    }
     const inserted = await trx
       .insertInto('campaign_attempts')
       .values({
@@ -228,14 +247,44 @@ export class CampaignScheduler {
       .executeTakeFirst();
     if (!inserted) return done('duplicate');
     await trx.updateTable('campaign_messages').set({ status: 'calling', attempts_made: attemptNo, updated_at: new Date(now) }).where('id', '=', message.id).execute();
-    followUp.claim = {
-      message,
-      spec,
-      attemptNo,
-      from: { e164: campaign.e164, phoneNumberId: campaign.number_id, sipTrunkId: campaign.sip_trunk_id },
-      recipeId: campaign.recipe_id,
-    };
+    followUp.claim = claim;
     return done('dialing');
+  }
+
+  /** Writes the attempt rows of a batch at once (the rows are locked, so attempt numbers are current). */
+  private async flushClaims(trx: Transaction<Database>, pending: readonly PendingClaim[], now: number): Promise<void> {
+    for (let i = 0; i < pending.length; i += 500) {
+      const chunk = pending.slice(i, i + 500);
+      const rows = await trx
+        .insertInto('campaign_attempts')
+        .values(
+          chunk.map(({ claim }) => ({
+            message_id: claim.message.id,
+            attempt_no: claim.attemptNo,
+            campaign_id: claim.message.campaign_id,
+            from_e164: claim.from.e164,
+            status: 'dialing',
+            worker_id: this.options.workerId,
+            lease_until: new Date(now + this.leaseMs),
+            started_at: new Date(now),
+          })),
+        )
+        .onConflict((oc) => oc.columns(['message_id', 'attempt_no']).doNothing())
+        .returning('message_id')
+        .execute();
+      const inserted = new Set(rows.map((r) => r.message_id));
+      if (inserted.size > 0) {
+        await trx
+          .updateTable('campaign_messages')
+          .set({ status: 'calling', attempts_made: sql<number>`attempts_made + 1`, updated_at: new Date(now) })
+          .where('id', 'in', [...inserted])
+          .execute();
+      }
+      for (const { followUp, claim } of chunk) {
+        if (inserted.has(claim.message.id)) followUp.claim = claim;
+        else followUp.result = 'duplicate';
+      }
+    }
   }
 
   private async enqueue(messageId: string, at: number): Promise<void> {
