@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import { isAppError } from '../../core/errors.js';
 import { getTranscript, toCallRecord } from '../calls/call-repository.js';
-import { isProviderError } from '../llm/chat-provider.js';
+import { isProviderError, ProviderError } from '../llm/chat-provider.js';
 import type { OutboundHttp } from '../recipes/runtime/services.js';
 import { localTime } from '../recipes/runtime/call-context.js';
 import type { Database } from '../store/schema.js';
@@ -55,17 +55,23 @@ export async function runExtract(deps: StepDeps, job: AnalysisJobRow): Promise<S
   const { parameters } = job.payload as ExtractPayload;
   let values: Record<string, unknown> = {};
   let issues: readonly string[] = [];
+  const timeout = AbortSignal.timeout(deps.extractTimeoutMs);
   try {
-    if (parameters.length > 0) {
-      const transcript = await getTranscript(db, job.call_id);
-      const signal = AbortSignal.any([deps.signal, AbortSignal.timeout(deps.extractTimeoutMs)]);
+    const transcript = parameters.length > 0 ? await getTranscript(db, job.call_id) : [];
+    // Nothing was said (e.g. the caller hung up at once): every value is unknown; no model call.
+    if (parameters.length > 0 && transcript.length === 0) values = Object.fromEntries(parameters.map((p) => [p.name, null]));
+    else if (parameters.length > 0) {
+      const signal = AbortSignal.any([deps.signal, timeout]);
       const today = localTime((row.ended_at ?? row.started_at).getTime(), row.tenant_timezone).date;
       const result = await deps.extractor.extract({ parameters, transcript, today, ...(row.language ? { language: row.language } : {}), signal });
       values = { ...result.values };
       issues = result.issues;
     }
   } catch (error) {
-    return failOrRetry(deps, job, error);
+    // Our own deadline cancels the request, which the provider reports as a cancellation; for
+    // the job it is a timeout, and a later attempt may well be faster.
+    const timedOut = timeout.aborted && !deps.signal.aborted;
+    return failOrRetry(deps, job, timedOut ? new ProviderError(`extraction timed out after ${deps.extractTimeoutMs} ms`, true, undefined, { cause: error }) : error);
   }
   const now = new Date(deps.now());
   return db.transaction().execute(async (trx) => {

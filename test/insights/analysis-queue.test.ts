@@ -129,6 +129,14 @@ forEachStore('durable post-call analysis queue', (getStore) => {
     assert.equal(receiver.received.length, 0, 'no analysis_success for a failed analysis');
   });
 
+  it('retries an extraction that overran its time limit', async () => {
+    llm.enqueue({ hang: true }, { toolCalls: [{ name: recordInsightsTool, arguments: { amount: 5 } }] });
+    const record = await recorder().recordCall({ ...start(), ...end() });
+    const jobs = await settle(worker(llmExtractor(), { extractTimeoutMs: 150 }), record.id);
+    assert.equal(jobs.find((j) => j.kind === 'extract')?.attempts, 2);
+    assert.equal((await getCall(store().db, tenantId, record.id))?.analysis.values?.amount, 5);
+  });
+
   it('gives up after the bounded number of attempts', async () => {
     llm.setBrain(() => ({ status: 503 }));
     try {
@@ -157,6 +165,15 @@ forEachStore('durable post-call analysis queue', (getStore) => {
     assert.equal(llm.requests.length, 0);
     const payload = JSON.parse(receiver.received[0]?.body ?? '{}') as { room: { analysis: { user_defined: unknown } } };
     assert.deepEqual(payload.room.analysis.user_defined, {});
+  });
+
+  it('completes an answered call with an empty transcript with every value null, without asking the model', async () => {
+    const record = await recorder().recordCall({ ...start(), ...end({ transcript: [] }) });
+    await settle(worker(llmExtractor()), record.id);
+    assert.equal(llm.requests.length, 0);
+    const call = await getCall(store().db, tenantId, record.id);
+    assert.equal(call?.analysis.status, 'completed');
+    assert.deepEqual(call?.analysis.values, { agreed_to_pay: null, amount: null, payment_date: null, status: null, summary: null });
   });
 
   it('skips delivery when the tenant has no webhook URL', async () => {
