@@ -3,7 +3,7 @@ import type { Logger } from '../../../core/logger.js';
 import { Headers } from '../message/headers.js';
 import { SipRequest, SipResponse } from '../message/message.js';
 import { KNOWN_METHODS } from '../message/parser.js';
-import { createErrorResponse } from '../message/response.js';
+import { createErrorResponse, createResponse } from '../message/response.js';
 import { isSipUri } from '../message/uri.js';
 import { responseTarget, stampReceived } from '../message/via.js';
 import { InviteServerTransaction } from '../transaction/server.js';
@@ -134,11 +134,20 @@ export class SipStack {
   private receiveRequest(req: SipRequest, flow: Flow): void {
     stampReceived(req.headers, flow.remote.address, flow.remote.port);
     const inDialog = req.to.tag !== undefined;
-    let rejected: Extract<GuardVerdict, { action: 'reject' }> | undefined;
     if (!inDialog && req.method !== 'ACK' && req.method !== 'CANCEL' && this.guard) {
       const verdict = this.guard(req, flow);
       if (verdict.action === 'drop') return;
-      if (verdict.action === 'reject') rejected = verdict;
+      if (verdict.action === 'reject') {
+        // Stateless (sec. 8.2.7): under a flood, no transaction may be kept per refused request.
+        const res = createResponse(req, verdict.status, undefined, { headers: verdict.headers ?? [] });
+        this.decorate(res, req);
+        try {
+          this.responseTransport(req, flow).send(res);
+        } catch {
+          // Nowhere to send it: the peer is gone.
+        }
+        return;
+      }
     }
     const holder: { tu?: ServerTransactionUser } = {};
     const result = this.table.receiveRequest(req, this.responseTransport(req, flow), {
@@ -155,10 +164,6 @@ export class SipStack {
     const sreq = new ServerRequest(req, flow, result.transaction, this);
     // The INVITE's own transaction passes an ACK for its 2xx up when the peer reused the branch.
     holder.tu = { ack: (ack) => this.dialogs.findForRequest(ack)?.receiveAck(ack) };
-    if (rejected) {
-      sreq.respond(rejected.status, { headers: rejected.headers ?? [] });
-      return;
-    }
     if (req.method === 'CANCEL') {
       this.cancel(sreq, result.cancels);
       return;
