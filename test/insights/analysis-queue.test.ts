@@ -4,6 +4,7 @@ import { CallRecorder } from '../../control-api/calls/call-recorder.js';
 import { getCall } from '../../control-api/calls/call-repository.js';
 import type { CallEnd, CallStart, TranscriptLine } from '../../control-api/calls/call-types.js';
 import { claimJobs, finishJob, jobsOfCall } from '../../control-api/insights/analysis-jobs.js';
+import { createPlatformAnalysisWorker } from '../../control-api/insights/analysis-runtime.js';
 import { AnalysisWorker, type AnalysisWorkerOptions } from '../../control-api/insights/analysis-worker.js';
 import type { InsightExtractor } from '../../control-api/insights/insight-extractor.js';
 import { LlmInsightExtractor, recordInsightsTool } from '../../control-api/insights/llm-insight-extractor.js';
@@ -13,7 +14,9 @@ import { SafeHttp } from '../../control-api/net/safe-http.js';
 import type { Store } from '../../control-api/store/database.js';
 import { FakeChatCompletionsServer } from '../fakes/fake-chat-completions.js';
 import { forEachStore } from '../helpers/stores.js';
-import { WebhookReceiver, createTenant, eventually, loanInsights } from './insight-fixtures.js';
+import { verifySignature } from '../../control-api/webhooks/signing.js';
+import { secretKey } from '../helpers/management-app.js';
+import { WebhookReceiver, createTenant, eventually, loanInsights, webhookSecret } from './insight-fixtures.js';
 
 const transcript: TranscriptLine[] = [
   { at: 1, speaker: 'agent', text: 'Will you agree to pay the due amount?' },
@@ -211,6 +214,18 @@ forEachStore('durable post-call analysis queue', (getStore) => {
     const call = await getCall(store().db, tenantId, record.id);
     assert.equal(call?.analysis.status, 'completed');
     assert.equal(call?.analysis.values?.amount, 42);
+  });
+
+  it('as the worker role builds it: the tenant\'s sealed secret signs, its allowlist admits the URL, offline extraction', async () => {
+    const w = createPlatformAnalysisWorker({ db: store().db, logger: silentLogger, secretKey });
+    const record = await recorder().recordCall({ ...start(), ...end() });
+    await settle(w, record.id);
+    assert.equal(llm.requests.length, 0, 'no provider configured: the offline extractor ran');
+    const delivered = receiver.received.find((r) => (JSON.parse(r.body) as { call_id: string }).call_id === record.id);
+    assert.ok(delivered);
+    assert.deepEqual(verifySignature(webhookSecret, String(delivered.headers['x-vap-signature']), delivered.body), { ok: true });
+    const payload = JSON.parse(delivered.body) as { room: { analysis: { user_defined: Record<string, string> } } };
+    assert.deepEqual(payload.room.analysis.user_defined, { agreed_to_pay: 'true', amount: '2500', payment_date: '', status: '', summary: 'yes 2500' });
   });
 
   it('runs as a background loop that a recorder nudges, and stops cleanly', async () => {
