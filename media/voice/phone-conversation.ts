@@ -47,6 +47,8 @@ export interface PhoneConversationOptions {
   readonly onCallerSpeech?: () => void;
   /** Caller words that do not drive the flow: said during a no-barge-in line, or a backchannel. */
   readonly onIgnoredUtterance?: (text: string, why: 'bargeInDisabled' | 'backchannel') => void;
+  /** Turn-taking moments as they happen (metrics, latency measurement). */
+  readonly onTurnEvent?: (event: 'callerStarted' | 'callerEnded' | 'bargeIn', at: number) => void;
   readonly logger?: Logger;
 }
 
@@ -132,13 +134,15 @@ export class PhoneConversation implements Conversation {
       if (left <= 0 && !this.endpointer.inSpeech && this.pendingFinals === 0) return { kind: 'silence' };
       await new Promise<void>((resolve) => {
         const timer = setTimeout(done, Math.max(left, 20));
+        const callSignal = this.o.signal;
         const onAbort = (): void => done();
         signal.addEventListener('abort', onAbort, { once: true });
-        this.o.signal.addEventListener('abort', onAbort, { once: true });
+        callSignal.addEventListener('abort', onAbort, { once: true });
         this.wake = done;
         function done(): void {
           clearTimeout(timer);
           signal.removeEventListener('abort', onAbort);
+          callSignal.removeEventListener('abort', onAbort);
           resolve();
         }
       });
@@ -254,6 +258,7 @@ export class PhoneConversation implements Conversation {
     const s = this.speaking;
     if (!s || s.interrupted) return;
     s.interrupted = true;
+    this.o.onTurnEvent?.('bargeIn', performance.now());
     s.stop.abort();
     this.o.media.output.clear();
     this.logger.debug('barge-in: agent audio stopped');
@@ -298,6 +303,7 @@ export class PhoneConversation implements Conversation {
   }
 
   private startUtterance(): void {
+    this.o.onTurnEvent?.('callerStarted', performance.now());
     this.o.onCallerSpeech?.();
     const during = this.speaking;
     const turn = this.o.turn ?? {};
@@ -320,6 +326,7 @@ export class PhoneConversation implements Conversation {
   }
 
   private endUtterance(u: Utterance): void {
+    this.o.onTurnEvent?.('callerEnded', performance.now());
     this.current = undefined;
     this.pendingFinals++;
     this.finals = this.finals.then(async () => {
