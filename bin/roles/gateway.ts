@@ -3,9 +3,13 @@ import { systemClock } from '../../core/clock.js';
 import { CallRecorder } from '../../control-api/calls/call-recorder.js';
 import { InterimCallHandler } from '../../control-api/gateway-adapters/interim-call-handler.js';
 import { StoreCallDirectory } from '../../control-api/gateway-adapters/store-call-directory.js';
+import { StoreTrunkRoutes } from '../../control-api/gateway-adapters/store-trunk-routes.js';
+import { createSecretBox } from '../../control-api/crypto/secret-box.js';
 import { SipGateway } from '../../gateway/inbound/sip-gateway.js';
+import { SipOriginator } from '../../gateway/outbound/sip-originator.js';
 import { loadOrCreateTlsCredentials } from '../../gateway/sip/transport/certificate.js';
 import { MediaService } from '../../media/media-service.js';
+import { processOriginator } from '../originator-registry.js';
 import type { RoleStarter } from './role.js';
 
 /** RTP ports for call audio (no config key yet: media settings arrive with the media role). */
@@ -42,6 +46,8 @@ export const startGatewayRole: RoleStarter = async (ctx) => {
     portMax: RTP_PORT_MAX,
     logger: logger.child({ part: 'media' }),
   });
+  const directory = new StoreCallDirectory({ db: ctx.store.db });
+  const callHandler = new InterimCallHandler(new CallRecorder({ db: ctx.store.db }), logger);
   const gateway = await SipGateway.start({
     transports: {
       host: config.sip.host,
@@ -50,9 +56,9 @@ export const startGatewayRole: RoleStarter = async (ctx) => {
       wsPort: config.sip.wsPort,
       tls: { cert: tls.cert, key: tls.key },
     },
-    directory: new StoreCallDirectory({ db: ctx.store.db }),
+    directory,
     media,
-    callHandler: new InterimCallHandler(new CallRecorder({ db: ctx.store.db }), logger),
+    callHandler,
     clock: systemClock,
     logger,
     publicAddress,
@@ -61,9 +67,23 @@ export const startGatewayRole: RoleStarter = async (ctx) => {
     { ports: gateway.ports, publicAddress },
     'SIP gateway listening: inbound calls are routed and answered with an echo of the caller audio and a call record; recipes do not run on calls yet',
   );
+  // Outbound campaign calls leave through the same stack; the worker role dials through it (bin/originator-registry.ts).
+  const unbindOriginator = processOriginator.bind(
+    new SipOriginator({
+      stack: gateway.stack,
+      media,
+      trunks: new StoreTrunkRoutes({ db: ctx.store.db, secretBox: createSecretBox(ctx.secrets.secretKey) }),
+      directory,
+      registry: gateway.registry,
+      clock: systemClock,
+      logger: logger.child({ part: 'outbound' }),
+      onAnswered: (call) => callHandler.handle(call),
+    }),
+  );
   return {
     name: 'gateway',
     stop: async (graceMs) => {
+      unbindOriginator();
       await gateway.stop(graceMs);
       await media.close();
     },

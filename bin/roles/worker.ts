@@ -2,6 +2,7 @@ import type { Originator } from '../../core/ports/originator.js';
 import { startCampaignWorker } from '../../control-api/campaigns/campaign-worker.js';
 import { createSecretBox } from '../../control-api/crypto/secret-box.js';
 import { createPlatformAnalysisWorker } from '../../control-api/insights/analysis-runtime.js';
+import { processOriginator } from '../originator-registry.js';
 import type { RoleStarter } from './role.js';
 
 /**
@@ -31,4 +32,5 @@ export const createWorkerRole =
     return { name: 'worker', stop: async (graceMs) => void (await Promise.all([worker.stop(graceMs), analysis.stop()])) };
   };
 
-export const startWorkerRole: RoleStarter = createWorkerRole(undefined);
+/** Dials through the gateway role's SIP Originator when that role runs in the same process. */
+export const startWorkerRole: RoleStarter = createWorkerRole(processOriginator);

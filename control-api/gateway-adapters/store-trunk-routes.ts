@@ -1,0 +1,43 @@
+import type { Kysely } from 'kysely';
+import type { OutboundTrunkRoute, TrunkRoutes } from '../../core/ports/trunk-routes.js';
+import { openSecrets } from '../crypto/secret-fields.js';
+import type { SecretBox } from '../crypto/secret-box.js';
+import { sipTrunkSecretPaths, type SipTrunkSpec } from '../domain/sip-trunk.js';
+import type { Database } from '../store/schema.js';
+
+export interface StoreTrunkRoutesOptions {
+  readonly db: Kysely<Database>;
+  readonly secretBox: SecretBox;
+}
+
+/**
+ * The gateway's TrunkRoutes over `sip_trunks`: outbound address (spec field `outbound.address`,
+ * defaulting to the first termination address), port (5060, 5061 for TLS), transport, and the
+ * outbound username/password with the password opened from its sealed form for this call only.
+ */
+export class StoreTrunkRoutes implements TrunkRoutes {
+  constructor(private readonly options: StoreTrunkRoutesOptions) {}
+
+  async outboundRoute(trunkId: string): Promise<OutboundTrunkRoute | undefined> {
+    const row = await this.options.db
+      .selectFrom('sip_trunks')
+      .select(['id', 'tenant_id', 'termination_addresses', 'spec'])
+      .where('id', '=', trunkId)
+      .executeTakeFirst();
+    if (!row) return undefined;
+    const spec = openSecrets(row.spec as SipTrunkSpec, { box: this.options.secretBox, tenantId: row.tenant_id, kind: 'SipTrunk', paths: sipTrunkSecretPaths });
+    const out = spec.outbound;
+    const host = out?.address ?? row.termination_addresses[0];
+    if (!host) return undefined;
+    const transport = out?.transport ?? 'udp';
+    const { username, password } = out ?? {};
+    return {
+      trunkId: row.id,
+      tenantId: row.tenant_id,
+      host,
+      port: out?.port ?? (transport === 'tls' ? 5061 : 5060),
+      transport,
+      ...(username && password ? { credentials: { username, password } } : {}),
+    };
+  }
+}

@@ -1,0 +1,2 @@
+export * from './invite-client.js';
+export * from './sip-originator.js';

@@ -1,0 +1,158 @@
+import { randomBytes } from 'node:crypto';
+import { DigestClient, type ClientCredentials } from '../sip/auth/digest-client.js';
+import { Dialog } from '../sip/dialog/dialog.js';
+import { Headers } from '../sip/message/headers.js';
+import { SipRequest, type SipResponse } from '../sip/message/message.js';
+import { newTag } from '../sip/message/response.js';
+import { createCancel, newBranch } from '../sip/transaction/keys.js';
+import type { Flow } from '../sip/transport/types.js';
+import { ALLOWED_METHODS, type SipStack } from '../sip/ua/sip-stack.js';
+
+/** One outgoing INVITE as the UAC core sends it (RFC 3261 sec. 8.1.1, 13.2.1). */
+export interface InviteAttempt {
+  readonly requestUri: string;
+  readonly fromUri: string;
+  readonly toUri: string;
+  readonly flow: Flow;
+  readonly sdp: string;
+  readonly credentials?: ClientCredentials;
+  /** After this long the INVITE is CANCELled (once a provisional response has come, sec. 9.1). */
+  readonly ringTimeoutMs: number;
+  readonly signal: AbortSignal;
+  readonly headers?: ReadonlyArray<readonly [string, string]>;
+  /** Every provisional response above 100 (ringing, early media). */
+  readonly onProvisional?: (res: SipResponse) => void;
+}
+
+export type CancelCause = 'ring-timeout' | 'aborted';
+
+export type InviteOutcome =
+  | {
+      readonly kind: 'answered';
+      readonly dialog: Dialog;
+      readonly invite: SipRequest;
+      readonly response: SipResponse;
+      /** The SDP answer of the 2xx, or of a reliable-enough 18x when the 2xx repeats none. */
+      readonly answerSdp: string | undefined;
+      /** A CANCEL was wanted but the 2xx won the race (sec. 9.1): the call is up anyway. */
+      readonly cancelled: CancelCause | undefined;
+    }
+  | {
+      readonly kind: 'rejected';
+      readonly status: number;
+      readonly reason: string;
+      readonly cancelled: CancelCause | undefined;
+      /** The final response was a digest challenge we could not (or would not again) answer. */
+      readonly challenge: boolean;
+    };
+
+export const sdpOf = (m: { body: Buffer; contentType: string | undefined }): string | undefined =>
+  m.body.length > 0 && (m.contentType ?? '').toLowerCase().startsWith('application/sdp') ? m.body.toString('utf8') : undefined;
+
+/**
+ * Sends an INVITE and follows it to a final answer: answers one 401/407 digest challenge with
+ * the trunk credentials (sec. 22.2, a fresh CSeq and branch on the same Call-ID and From tag,
+ * sec. 8.1.3.5), CANCELs on ring timeout or abort only after a provisional response (sec. 9.1),
+ * ACKs the 2xx outside the transaction (sec. 13.2.2.4) and every 2xx retransmission, and ACKs
+ * then BYEs a 2xx from a second fork (sec. 13.2.2.4, last paragraph).
+ */
+export async function sendInvite(stack: SipStack, a: InviteAttempt): Promise<InviteOutcome> {
+  const callId = `${randomBytes(12).toString('hex')}@${stack.contactUri(a.flow).replace(/^sips?:[^@]*@/, '').replace(/[;:].*$/, '')}`;
+  const fromTag = newTag();
+  const digest = a.credentials ? new DigestClient(a.credentials) : undefined;
+  let cseq = 1;
+  let auth: Array<readonly [string, string]> = [];
+  let challenged = false;
+  let cancelWanted: CancelCause | undefined;
+  let current: SipRequest | undefined;
+  let provisional = false;
+  let cancelSent = false;
+  let earlySdp: string | undefined;
+
+  const sendCancel = (): void => {
+    if (!current || cancelSent || !provisional || !cancelWanted) return;
+    cancelSent = true;
+    void stack.request(createCancel(current), a.flow);
+  };
+  const wantCancel = (why: CancelCause): void => {
+    if (cancelWanted) return;
+    cancelWanted = why;
+    sendCancel();
+  };
+  if (a.signal.aborted) return { kind: 'rejected', status: 0, reason: 'aborted before the INVITE was sent', cancelled: 'aborted', challenge: false };
+  const ringTimer = stack.clock.setTimeout(() => wantCancel('ring-timeout'), a.ringTimeoutMs);
+  const onAbort = (): void => wantCancel('aborted');
+  a.signal.addEventListener('abort', onAbort);
+  try {
+    for (;;) {
+      const invite = buildInvite(stack, a, { callId, fromTag, cseq, auth });
+      current = invite;
+      provisional = false;
+      cancelSent = false;
+      let dialog: Dialog | undefined;
+      const res = await stack.request(
+        invite,
+        a.flow,
+        (r) => {
+          provisional = true;
+          if (r.status > 100) {
+            earlySdp = sdpOf(r) ?? earlySdp;
+            a.onProvisional?.(r);
+          }
+          sendCancel();
+        },
+        (retransmit) => {
+          if (dialog && retransmit.to.tag === dialog.remoteTag) dialog.ackFor(retransmit, invite, a.flow);
+          else if (dialog) dropFork(stack, invite, retransmit, a.flow);
+        },
+      );
+      const isChallenge = res.status === 401 || res.status === 407;
+      if (isChallenge && digest && !challenged && !cancelWanted) {
+        const answer = digest.answer(invite, res);
+        if (answer) {
+          challenged = true;
+          auth = answer.values.map((v) => [answer.name, v] as const);
+          cseq += 1;
+          continue;
+        }
+      }
+      if (res.status >= 200 && res.status < 300) {
+        dialog = Dialog.fromResponse(stack, invite, res, a.flow);
+        dialog.ackFor(res, invite, a.flow);
+        return { kind: 'answered', dialog, invite, response: res, answerSdp: sdpOf(res) ?? earlySdp, cancelled: cancelWanted };
+      }
+      return { kind: 'rejected', status: res.status, reason: res.reason, cancelled: cancelWanted, challenge: isChallenge };
+    }
+  } finally {
+    stack.clock.clearTimeout(ringTimer);
+    a.signal.removeEventListener('abort', onAbort);
+  }
+}
+
+function buildInvite(
+  stack: SipStack,
+  a: InviteAttempt,
+  s: { callId: string; fromTag: string; cseq: number; auth: ReadonlyArray<readonly [string, string]> },
+): SipRequest {
+  const h = new Headers();
+  h.append('Via', stack.viaFor(a.flow, newBranch()));
+  h.append('Max-Forwards', '70');
+  h.append('From', `<${a.fromUri}>;tag=${s.fromTag}`);
+  h.append('To', `<${a.toUri}>`);
+  h.append('Call-ID', s.callId);
+  h.append('CSeq', `${s.cseq} INVITE`);
+  h.append('Contact', `<${stack.contactUri(a.flow)}>`);
+  h.append('Allow', ALLOWED_METHODS.join(', '));
+  for (const [n, v] of s.auth) h.append(n, v);
+  for (const [n, v] of a.headers ?? []) h.append(n, v);
+  h.append('Content-Type', 'application/sdp');
+  return new SipRequest('INVITE', a.requestUri, h, Buffer.from(a.sdp, 'utf8'));
+}
+
+/** A 2xx from another fork than the one we kept: ACK it and end that dialog at once. */
+function dropFork(stack: SipStack, invite: SipRequest, res: SipResponse, flow: Flow): void {
+  if (stack.dialogs.findForResponse(res)) return;
+  const other = Dialog.fromResponse(stack, invite, res, flow);
+  other.ackFor(res, invite, flow);
+  void other.bye('local-bye');
+}

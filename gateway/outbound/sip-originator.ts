@@ -1,0 +1,191 @@
+import { randomUUID } from 'node:crypto';
+import { lookup } from 'node:dns/promises';
+import { isIP } from 'node:net';
+import type { Clock } from '../../core/clock.js';
+import type { Logger } from '../../core/logger.js';
+import type { CallDirectory } from '../../core/ports/call-directory.js';
+import type { InboundCallInfo } from '../../core/ports/call-handler.js';
+import type { CallMediaSession, MediaPort } from '../../core/ports/media.js';
+import type { OriginateRequest, OriginateResult, Originator } from '../../core/ports/originator.js';
+import type { OutboundTransport, TrunkRoutes } from '../../core/ports/trunk-routes.js';
+import { Call } from '../call/call.js';
+import type { CallRegistry } from '../call/call-registry.js';
+import type { ClientCredentials } from '../sip/auth/digest-client.js';
+import type { Flow } from '../sip/transport/types.js';
+import type { SipStack } from '../sip/ua/sip-stack.js';
+import { sendInvite, sdpOf, type InviteOutcome } from './invite-client.js';
+
+/** Where a call leaves the platform: a trunk's outbound address or the native telephony stack. */
+export interface OutboundRoute {
+  readonly host: string;
+  readonly port: number;
+  readonly transport: OutboundTransport;
+  readonly credentials?: ClientCredentials;
+  readonly trunkId?: string;
+}
+
+export interface SipOriginatorOptions {
+  readonly stack: SipStack;
+  readonly media: MediaPort;
+  readonly trunks: TrunkRoutes;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  /** Live calls (shutdown BYEs them); answered outbound calls join it. */
+  readonly registry?: CallRegistry;
+  /** The caller number's settings (language, max duration, silence limit) when known. */
+  readonly directory?: CallDirectory;
+  /** The native SIP stack for provider numbers; without it those calls fail with 503. */
+  readonly nativeRoute?: OutboundRoute;
+  /** Gets every answered call (the recipe runtime); it runs for the whole call. */
+  readonly onAnswered?: (call: Call, request: OriginateRequest) => void | Promise<void>;
+  /** Resolves a trunk FQDN to one address; DNS A/AAAA by default (no SRV, RFC 3263 sec. 4.2 short form). */
+  readonly resolve?: (host: string) => Promise<string>;
+}
+
+const defaultResolve = async (host: string): Promise<string> => (await lookup(host)).address;
+
+/** How a final response classifies (spec: campaign outcomes; the SIP status is always kept). */
+export function classify(outcome: Extract<InviteOutcome, { kind: 'rejected' }>): OriginateResult {
+  const { status, reason, cancelled } = outcome;
+  if (cancelled === 'aborted') return { outcome: 'failed', ...(status > 0 ? { sipStatus: status } : {}), reason: 'aborted before an answer' };
+  if (cancelled === 'ring-timeout' && (status === 487 || status === 408)) return { outcome: 'no-answer', sipStatus: status, reason: 'ring timeout (CANCEL sent)' };
+  if (status === 486 || status === 600) return { outcome: 'busy', sipStatus: status, reason };
+  if (status === 408 || status === 480) return { outcome: 'no-answer', sipStatus: status, reason };
+  if (outcome.challenge) return { outcome: 'failed', sipStatus: status, reason: `authentication failed: ${reason}` };
+  return { outcome: 'failed', sipStatus: status, reason };
+}
+
+/**
+ * The SIP `Originator`: picks the route (the number's custom trunk through the TrunkRoutes port,
+ * else the native stack), takes an RTP port and offers SDP, INVITEs (invite-client.ts) and turns
+ * the answer into a Call: ACKed dialog, media session with the answer applied, re-INVITE and
+ * UPDATE re-offers handled by Call (RFC 3264 sec. 8), `completion` settled on BYE from either side.
+ */
+export class SipOriginator implements Originator {
+  constructor(private readonly options: SipOriginatorOptions) {}
+
+  async originate(request: OriginateRequest): Promise<OriginateResult> {
+    if (!/^\+[1-9][0-9]{5,14}$/.test(request.to)) throw new Error(`callee must be E.164, got ${request.to}`);
+    const o = this.options;
+    const log = o.logger.child({ messageId: request.context.messageId, attempt: request.context.attempt });
+    const route = await this.routeFor(request);
+    if (!route) return { outcome: 'failed', sipStatus: 503, reason: request.from.sipTrunkId ? 'trunk not found' : 'no native outbound route configured' };
+    let flow: Flow;
+    try {
+      flow = await this.flowFor(route);
+    } catch (error) {
+      log.warn({ err: error, host: route.host }, 'outbound route unreachable');
+      return { outcome: 'failed', sipStatus: 503, reason: `no route to ${route.host}` };
+    }
+    let session: CallMediaSession;
+    try {
+      session = await o.media.offer({ callId: request.context.messageId });
+    } catch (error) {
+      log.warn({ err: error }, 'no media session for an outbound call');
+      return { outcome: 'failed', sipStatus: 503, reason: 'no media capacity' };
+    }
+    const hostPart = route.host.includes(':') ? `[${route.host}]` : route.host;
+    const uriParams = route.transport === 'udp' ? '' : `;transport=${route.transport === 'tls' ? 'tcp' : route.transport}`;
+    const scheme = route.transport === 'tls' ? 'sips' : 'sip';
+    let ringing = false;
+    let earlyApplied: string | undefined;
+    const outcome = await sendInvite(o.stack, {
+      requestUri: `${scheme}:${request.to}@${hostPart}:${route.port};user=phone${uriParams}`,
+      fromUri: `${scheme}:${request.from.e164}@${hostPart}`,
+      toUri: `${scheme}:${request.to}@${hostPart}`,
+      flow,
+      sdp: session.localSdp,
+      ...(route.credentials ? { credentials: route.credentials } : {}),
+      ringTimeoutMs: request.ringTimeoutMs,
+      signal: request.signal,
+      onProvisional: (res) => {
+        // Early media (RFC 3261 sec. 13.2.1, RFC 3960): the 18x's SDP is the answer; audio may flow now.
+        const sdp = sdpOf(res);
+        if (sdp && earlyApplied === undefined && session.applyAnswer(sdp).ok) earlyApplied = sdp;
+        if (!ringing && (res.status === 180 || res.status === 183)) {
+          ringing = true;
+          request.onRinging?.();
+        }
+      },
+    });
+    if (outcome.kind === 'rejected') {
+      await session.close();
+      const result = classify(outcome);
+      log.info({ sipStatus: outcome.status, outcome: result.outcome }, 'outbound call not answered');
+      return result;
+    }
+    const { dialog } = outcome;
+    const fail = async (reason: string, sipStatus?: number): Promise<OriginateResult> => {
+      await dialog.bye('local-bye');
+      await session.close();
+      return { outcome: 'failed', ...(sipStatus ? { sipStatus } : {}), reason };
+    };
+    if (outcome.cancelled === 'aborted' || request.signal.aborted) return fail('aborted before an answer');
+    if (outcome.answerSdp === undefined) return fail('2xx without an SDP answer', 488);
+    if (outcome.answerSdp !== earlyApplied) {
+      const applied = session.applyAnswer(outcome.answerSdp);
+      if (!applied.ok) return fail(`SDP answer refused: ${applied.message}`, applied.sipStatus);
+    }
+    const call = await this.callFor(request, route, dialog, session, flow);
+    log.info({ callId: call.info.id, sipCallId: dialog.callId }, 'outbound call answered');
+    const onAbort = (): void => void call.hangup('aborted');
+    request.signal.addEventListener('abort', onAbort, { once: true });
+    void call.ended.then(() => request.signal.removeEventListener('abort', onAbort));
+    if (o.onAnswered) {
+      void (async () => {
+        try {
+          await o.onAnswered?.(call, request);
+        } catch (error) {
+          log.error({ err: error, callId: call.info.id }, 'outbound call handler failed: ending the call');
+          await call.hangup('handler-error');
+        }
+      })();
+    }
+    return { outcome: 'answered', sipStatus: outcome.response.status, callId: call.info.id, answeredAt: call.info.startedAt, completion: call.ended };
+  }
+
+  private async routeFor(request: OriginateRequest): Promise<OutboundRoute | undefined> {
+    const trunkId = request.from.sipTrunkId;
+    if (!trunkId) return this.options.nativeRoute;
+    const r = await this.options.trunks.outboundRoute(trunkId);
+    return r ? { host: r.host, port: r.port, transport: r.transport, trunkId: r.trunkId, ...(r.credentials ? { credentials: r.credentials } : {}) } : undefined;
+  }
+
+  private async flowFor(route: OutboundRoute): Promise<Flow> {
+    const address = isIP(route.host) ? route.host : await (this.options.resolve ?? defaultResolve)(route.host);
+    const host = address.includes(':') ? `[${address}]` : address;
+    const t = route.transport.toUpperCase();
+    return this.options.stack.flowFor(`${route.transport === 'tls' ? 'sips' : 'sip'}:${host}:${route.port}${t === 'UDP' ? '' : `;transport=${t}`}`);
+  }
+
+  private async callFor(request: OriginateRequest, route: OutboundRoute, dialog: Call['leg'], session: CallMediaSession, flow: Flow): Promise<Call> {
+    const o = this.options;
+    const number = await o.directory?.numberByE164(request.from.e164).catch(() => undefined);
+    // Outbound calls reuse the inbound call shape: `dialled` is the callee, `caller` our number.
+    const info: InboundCallInfo = {
+      id: randomUUID(),
+      sipCallId: dialog.callId,
+      tenantId: request.context.tenantId,
+      numberId: request.from.phoneNumberId,
+      dialled: request.to,
+      caller: request.from.e164,
+      trunkId: route.trunkId ?? null,
+      recipeId: request.context.recipeId,
+      language: number?.language ?? 'en',
+      matchedBy: 'request-uri',
+      transport: flow.transport,
+      remoteAddress: flow.remote.address,
+      startedAt: o.clock.now(),
+    };
+    const call = new Call(
+      info,
+      dialog,
+      session,
+      { maxDurationMs: (number?.maxCallDurationMinutes ?? 30) * 60_000, silenceMs: (number?.endCallOnSilenceMinutes ?? 0) * 60_000 },
+      o.clock,
+      o.logger,
+    );
+    o.registry?.add(call, () => undefined);
+    return call;
+  }
+}

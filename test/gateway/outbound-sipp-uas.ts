@@ -1,0 +1,64 @@
+import { spawn } from 'node:child_process';
+import { createSocket } from 'node:dgram';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { scenarioDir } from '../helpers/sipp.js';
+
+/** SIPp (Debian sip-tester) as the far end of an outbound call: a UAS scenario on a loopback port. */
+export interface SippUas {
+  readonly port: number;
+  /** Settles when SIPp exits (after `calls` calls, or killed at the time bound). */
+  readonly done: Promise<{ exitCode: number | null; errors: string; messages: string; timedOut: boolean }>;
+  stop(): void;
+}
+
+const canBind = (port: number): Promise<boolean> =>
+  new Promise((resolve) => {
+    const s = createSocket('udp4');
+    s.once('error', () => resolve(false));
+    s.bind(port, '127.0.0.1', () => s.close(() => resolve(true)));
+  });
+
+async function freePort(): Promise<number> {
+  for (let i = 0; i < 30; i++) {
+    const p = 30_000 + 2 * Math.floor(Math.random() * 4000);
+    if ((await Promise.all([p, p + 1, p + 2, p + 3].map(canBind))).every(Boolean)) return p;
+  }
+  throw new Error('no free UDP port for SIPp');
+}
+
+export async function startSippUas(scenario: string, options: { calls?: number; timeoutMs?: number; keys?: Record<string, string> } = {}): Promise<SippUas> {
+  const work = mkdtempSync(path.join(tmpdir(), 'sipp-uas-'));
+  const port = await freePort();
+  const mediaPort = await freePort();
+  const errorFile = path.join(work, 'errors.log');
+  const msgFile = path.join(work, 'messages.log');
+  const timeoutMs = options.timeoutMs ?? 20_000;
+  const args = [
+    '-sf', path.join(scenarioDir, scenario),
+    '-t', 'u1', '-i', '127.0.0.1', '-p', String(port), '-mi', '127.0.0.1', '-mp', String(mediaPort),
+    '-m', String(options.calls ?? 1), '-nostdin',
+    '-trace_err', '-error_file', errorFile, '-trace_msg', '-message_file', msgFile,
+    '-timeout', `${Math.ceil(timeoutMs / 1000)}s`, '-timeout_error',
+  ];
+  for (const [k, v] of Object.entries(options.keys ?? {})) args.push('-key', k, v);
+  const child = spawn('sipp', args, { cwd: scenarioDir, stdio: ['ignore', 'ignore', 'ignore'] });
+  let timedOut = false;
+  const killer = setTimeout(() => {
+    timedOut = true;
+    child.kill('SIGKILL');
+  }, timeoutMs + 5000);
+  const done = new Promise<{ exitCode: number | null; errors: string; messages: string; timedOut: boolean }>((resolve) =>
+    child.once('exit', (code) => {
+      clearTimeout(killer);
+      const read = (f: string): string => (existsSync(f) ? readFileSync(f, 'utf8') : '');
+      const result = { exitCode: code, errors: read(errorFile), messages: read(msgFile), timedOut };
+      rmSync(work, { recursive: true, force: true });
+      resolve(result);
+    }),
+  );
+  // SIPp binds within a few ms; a request sent before that would be lost and retransmitted anyway.
+  await new Promise((r) => setTimeout(r, 300));
+  return { port, done, stop: () => child.kill('SIGTERM') };
+}
