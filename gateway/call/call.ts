@@ -12,6 +12,8 @@ export interface CallLimits {
   readonly maxDurationMs: number;
   /** No caller speech for this long ends the call (spec: End Call on Silence); 0 disables. */
   readonly silenceMs: number;
+  /** Our offer went in the 200: the ACK must carry the answer (RFC 3264 sec. 5). */
+  readonly lateOffer?: boolean;
 }
 
 export type CallState = 'active' | 'ending' | 'ended';
@@ -42,6 +44,7 @@ export class Call extends TypedEmitter<ActiveCallEvents> implements ActiveCall {
     leg.offerHandler = (offer) => this.reoffer(offer);
     leg.on('destroy', ({ reason }) => void this.finish(this.endReason ?? reason));
     leg.on('info', ({ contentType, body }) => this.infoDtmf(contentType, body));
+    if (limits.lateOffer) leg.once('confirmed', ({ sdp }) => this.lateAnswer(sdp));
     const onDtmf = (e: MediaDtmfEvent): void => void this.emit('dtmf', { ...e, via: 'rtp' });
     const onTimeout = (e: { silentMs: number }): void => {
       this.logger.info({ callId: info.id, silentMs: e.silentMs }, 'no RTP from the caller: ending the call');
@@ -86,6 +89,14 @@ export class Call extends TypedEmitter<ActiveCallEvents> implements ActiveCall {
     const result = this.media.update(offer);
     if (!result.ok) throw new SipError(result.sipStatus, result.message);
     return result.sdp;
+  }
+
+  /** The answer to our offer, from the ACK; without a usable one the call cannot have media: BYE. */
+  private lateAnswer(sdp: string | undefined): void {
+    const result = sdp === undefined ? undefined : this.media.applyAnswer(sdp);
+    if (result?.ok) return;
+    this.logger.info({ callId: this.info.id, reason: result?.ok === false ? result.message : 'ACK without SDP' }, 'late-offer call has no usable answer: ending it');
+    void this.hangup('no-sdp-answer');
   }
 
   /** SIP INFO DTMF (application/dtmf-relay: `Signal=5`, `Duration=160`), for carriers that send it. */

@@ -40,6 +40,7 @@ interface InviteState {
   release?: () => void;
   session?: CallMediaSession;
   answerSdp?: string;
+  lateOffer?: boolean;
 }
 
 const states = new WeakMap<ServerRequest, InviteState>();
@@ -135,10 +136,15 @@ export function inviteSteps(deps: InviteDeps): Array<Step<ServerRequest>> {
   const media: Step<ServerRequest> = async (sreq, next) => {
     const req = sreq.request;
     const type = (req.contentType ?? '').toLowerCase();
-    if (req.body.length === 0) throw new SipError(488, 'Not Acceptable Here (INVITE without SDP offer is not supported)');
-    if (!type.startsWith('application/sdp')) throw new SipError(415, 'Unsupported Media Type', [['Accept', 'application/sdp']]);
+    if (req.body.length > 0 && !type.startsWith('application/sdp')) throw new SipError(415, 'Unsupported Media Type', [['Accept', 'application/sdp']]);
     let answer;
     try {
+      if (req.body.length === 0) {
+        // Late offer (RFC 3261 sec. 13.2.1): our offer goes in the 200, the answer comes in the ACK.
+        const session = await deps.media.offer({ callId: req.callId });
+        Object.assign(state(sreq), { session, answerSdp: session.localSdp, lateOffer: true });
+        return await next();
+      }
       answer = await deps.media.answer(req.body.toString('utf8'), { callId: req.callId });
     } catch (error) {
       deps.logger.warn({ err: error, callId: req.callId }, 'no media session available');
@@ -181,6 +187,7 @@ export function inviteSteps(deps: InviteDeps): Array<Step<ServerRequest>> {
     const call = new Call(info, dialog, session, {
       maxDurationMs: n.maxCallDurationMinutes * 60_000,
       silenceMs: n.endCallOnSilenceMinutes * 60_000,
+      lateOffer: s.lateOffer === true,
     }, deps.clock, deps.logger);
     deps.registry.add(call, s.release ?? (() => undefined));
     s.release = undefined;

@@ -76,4 +76,19 @@ describe('gateway: max call duration and end-call-on-silence', function () {
       peer.close();
     }
   });
+
+  it('ends a late-offer call whose ACK brings no SDP answer (RFC 3264 sec. 5)', async () => {
+    const peer = await UdpPeer.open();
+    try {
+      const before = fx.handler.calls.length;
+      peer.send(fx.gateway.ports.UDP as number, sipRequest(peer, 'INVITE', { uri: did, callId: 'no-answer-sdp' }));
+      const ok = (await peer.wait((e) => statusLine(200)(e) && e.msg?.callId === 'no-answer-sdp')).msg as SipResponse;
+      assert.match(ok.body.toString(), /m=audio \d+ RTP\/AVP/, 'the 200 carries our offer');
+      peer.send(fx.gateway.ports.UDP as number, sipRequest(peer, 'ACK', { uri: did, callId: 'no-answer-sdp', toTag: ok.to.tag as string, cseq: '1 ACK' }));
+      await byeFor(peer, 'no-answer-sdp');
+      assert.equal((await fx.handler.calls[before]?.call.ended)?.reason, 'no-sdp-answer');
+    } finally {
+      peer.close();
+    }
+  });
 });

@@ -111,6 +111,16 @@ describe('gateway: inbound calls from SIPp', function () {
     assert.equal(seen.endReason, 'remote-bye');
   });
 
+  it('answers an offerless INVITE with its own offer and takes the answer from the ACK (late offer)', async () => {
+    const before = fx.handler.calls.length;
+    ok(await sipp({ scenario: 'uac-invite-late-offer-expect-200.xml', service: numbers.trunkDid }));
+    const seen = fx.handler.calls[before];
+    assert.ok(seen);
+    await waitFor(() => seen.endReason !== undefined);
+    assert.equal(seen.endReason, 'remote-bye');
+    assert.ok(seen.framesIn >= 80, `caller audio frames received: ${seen.framesIn}`);
+  });
+
   it('reports an RFC 4733 key press sent by the caller', async () => {
     const before = fx.handler.calls.length;
     ok(await sipp({ scenario: 'uac-invite-dtmf-rfc4733-expect-200.xml', service: numbers.trunkDid }));

@@ -28,14 +28,16 @@ export interface DialogHost {
 export type DialogEndReason = 'remote-bye' | 'local-bye' | 'ack-timeout' | 'rejected' | 'cancelled' | 'transport-error';
 
 export interface DialogEvents {
-  /** ACK received for our 2xx (UAS) or sent for theirs (UAC): the dialog is confirmed. */
-  confirmed: [];
+  /** ACK received for our 2xx (UAS) or sent for theirs (UAC): the dialog is confirmed. `sdp`: an answer in the ACK (late offer, RFC 3261 sec. 13.2.1). */
+  confirmed: [{ readonly sdp: string | undefined }];
   /** A target refresh (re-INVITE or UPDATE) was accepted; `sdp` is the offer that came with it. */
   modify: [{ readonly method: 'INVITE' | 'UPDATE'; readonly sdp: string | undefined }];
   /** INFO (e.g. application/dtmf-relay); already answered 200. */
   info: [{ readonly contentType: string | undefined; readonly body: string }];
   /** REFER (RFC 3515); the listener must answer `request` (202 or a failure). */
   refer: [{ readonly referTo: string; readonly request: ServerRequest }];
+  /** NOTIFY of the implicit REFER subscription (RFC 3515 sec. 2.4.4); the listener must answer it. */
+  notify: [{ readonly request: ServerRequest }];
   destroy: [{ readonly reason: DialogEndReason }];
 }
 
@@ -79,6 +81,8 @@ export class Dialog extends TypedEmitter<DialogEvents> implements DialogEntry {
   remoteSeq: number | undefined;
   state: DialogState = 'early';
   offerHandler: OfferHandler | undefined;
+  /** Methods the peer listed in Allow on the dialog-creating request or 2xx (sec. 20.5); undefined when absent. */
+  remoteAllow: readonly string[] | undefined;
   private localRefresh = false;
   private incomingInvite: ServerRequest | undefined;
   private awaitingAck: { readonly seq: number; timer: TimerHandle | undefined; giveUp: TimerHandle } | undefined;
@@ -112,7 +116,7 @@ export class Dialog extends TypedEmitter<DialogEvents> implements DialogEntry {
     const req = sreq.request;
     const contact = req.contacts[0];
     if (!contact || contact.wildcard) throw new SipError(400, 'Bad Request (INVITE without Contact)');
-    return new Dialog(
+    return withAllow(new Dialog(
       host,
       {
         callId: req.callId,
@@ -127,13 +131,13 @@ export class Dialog extends TypedEmitter<DialogEvents> implements DialogEntry {
         secure: sreq.flow.secure && req.requestUri.scheme === 'sips',
       },
       sreq.flow,
-    );
+    ), req);
   }
 
   /** UAC side (sec. 12.1.2): built from our INVITE and the 2xx (or 1xx with tag) that answered it. */
   static fromResponse(host: DialogHost, invite: SipRequest, res: SipResponse, flow: Flow): Dialog {
     const contact = res.contacts[0];
-    return new Dialog(
+    return withAllow(new Dialog(
       host,
       {
         callId: invite.callId,
@@ -148,7 +152,7 @@ export class Dialog extends TypedEmitter<DialogEvents> implements DialogEntry {
         secure: invite.uri.startsWith('sips:'),
       },
       flow,
-    );
+    ), res);
   }
 
   /** Response headers a dialog-creating or target-refresh 2xx carries (sec. 12.1.1, 13.3.1.4). */
@@ -197,7 +201,7 @@ export class Dialog extends TypedEmitter<DialogEvents> implements DialogEntry {
       this.incomingInvite = undefined;
       if (this.state === 'early') {
         this.state = 'confirmed';
-        this.emit('confirmed');
+        this.emit('confirmed', { sdp: sdpBody({ body: ack.body, contentType: ack.contentType }) });
       }
     }
   }
@@ -240,6 +244,11 @@ export class Dialog extends TypedEmitter<DialogEvents> implements DialogEntry {
         else this.emit('refer', { referTo, request: sreq });
         return;
       }
+      case 'NOTIFY':
+        // No subscription in this dialog to report on (RFC 6665 sec. 4.1.3).
+        if (this.listenerCount('notify') === 0) sreq.respond(481, { reason: 'Subscription does not exist' });
+        else this.emit('notify', { request: sreq });
+        return;
       case 'OPTIONS':
         this.host.answerOptions(sreq);
         return;
@@ -341,7 +350,7 @@ export class Dialog extends TypedEmitter<DialogEvents> implements DialogEntry {
     this.host.sendStateless(this.lastAck.req, flow);
     if (this.state === 'early' && res.status < 300) {
       this.state = 'confirmed';
-      this.emit('confirmed');
+      this.emit('confirmed', { sdp: undefined });
     }
   }
 
@@ -372,4 +381,9 @@ export class Dialog extends TypedEmitter<DialogEvents> implements DialogEntry {
     this.host.dialogs.remove(this);
     this.emit('destroy', { reason });
   }
+}
+
+function withAllow(dialog: Dialog, m: SipRequest | SipResponse): Dialog {
+  if (m.headers.has('allow')) dialog.remoteAllow = m.list('allow').map((x) => x.toUpperCase());
+  return dialog;
 }
