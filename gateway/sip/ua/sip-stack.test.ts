@@ -140,4 +140,40 @@ describe('SipStack core over UDP', function () {
     peer.send(port, request(peer, 'BYE', { callId: 'order', toTag: tag, cseq: '11 BYE' }));
     await peer.wait((e) => status(200)(e) && e.msg?.callId === 'order' && e.msg.cseq.method === 'BYE');
   });
+
+  it('answers UPDATE inside a dialog with 200, the SDP answer and Contact (RFC 3311)', async () => {
+    peer.send(port, request(peer, 'INVITE', { callId: 'upd', body: 'v=0\r\n' }));
+    const ok = (await peer.wait((e) => status(200)(e) && e.msg?.callId === 'upd')).msg as SipResponse;
+    const tag = ok.to.tag as string;
+    peer.send(port, request(peer, 'ACK', { callId: 'upd', toTag: tag, cseq: '1 ACK' }));
+    peer.send(port, request(peer, 'UPDATE', { callId: 'upd', toTag: tag, cseq: '2 UPDATE', body: 'v=0\r\n' }));
+    const res = (await peer.wait((e) => status(200)(e) && e.msg?.cseq.method === 'UPDATE')).msg as SipResponse;
+    assert.equal(res.body.toString(), 'v=0\r\n');
+    assert.match(res.headers.get('contact') ?? '', /^<sip:gateway@127\.0\.0\.1:\d+>$/);
+    peer.send(port, request(peer, 'BYE', { callId: 'upd', toTag: tag, cseq: '3 BYE' }));
+    await peer.wait((e) => status(200)(e) && e.msg?.callId === 'upd' && e.msg.cseq.method === 'BYE');
+  });
+
+  it('sends its BYE along the route set to the remote target (RFC 3261 sec. 12.2.1.1)', async () => {
+    const proxy = await Peer.open();
+    try {
+      const rr = `Record-Route: <sip:127.0.0.1:${proxy.port};lr>\n`;
+      peer.send(port, request(peer, 'INVITE', { callId: 'routed', body: 'v=0\r\n', extra: rr }));
+      const ok = (await peer.wait((e) => status(200)(e) && e.msg?.callId === 'routed')).msg as SipResponse;
+      assert.equal(ok.headers.get('record-route'), `<sip:127.0.0.1:${proxy.port};lr>`, 'the 2xx copies Record-Route (sec. 12.1.1)');
+      peer.send(port, request(peer, 'ACK', { callId: 'routed', toTag: ok.to.tag as string, cseq: '1 ACK' }));
+      const dialog = dialogs.find((d) => d.callId === 'routed') as Dialog;
+      await new Promise((r) => setTimeout(r, 50));
+      void dialog.bye();
+      const bye = (await proxy.wait((e) => e.text.startsWith('BYE '))).msg as SipRequest;
+      assert.equal(bye.uri, `sip:peer@127.0.0.1:${peer.port}`, 'Request-URI is the remote target');
+      assert.equal(bye.headers.get('route'), `<sip:127.0.0.1:${proxy.port};lr>`);
+      assert.equal(bye.to.tag, 'peer1');
+      assert.equal(bye.from.tag, dialog.localTag);
+      assert.equal(bye.cseq.seq, dialog.localSeq);
+      assert.equal(peer.got.filter((e) => e.text.startsWith('BYE ')).length, 0, 'nothing bypasses the route');
+    } finally {
+      proxy.close();
+    }
+  });
 });
