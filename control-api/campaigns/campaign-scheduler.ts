@@ -5,8 +5,9 @@ import { counter, histogram } from '../../core/metrics.js';
 import type { OriginateResult, Originator } from '../../core/ports/originator.js';
 import { campaignSchema, type CampaignSpec } from '../domain/campaign.js';
 import type { CampaignMessagesTable, Database } from '../store/schema.js';
-import { enqueueCallback, type CallbackEvent, type MessageForCallback } from './callbacks.js';
-import { decideRetry } from './retry-policy.js';
+import { enqueueCallback, type MessageForCallback } from './callbacks.js';
+import { AttemptOutcomes } from './attempt-outcomes.js';
+import { Limiter } from './limiter.js';
 import { nextOpening } from './working-window.js';
 import { activeStatuses, belowLimits, campaignContext, type CampaignContext } from './claim-context.js';
 
@@ -36,6 +37,8 @@ export interface CampaignSchedulerOptions {
   readonly queueRecheckMs?: number;
   /** Makes sure a job fires at `dueAt` (Agenda job); the poller finds it anyway. */
   readonly enqueue?: (messageId: string, dueAt: number) => Promise<void>;
+  /** Outcome transactions run at once; default 4 (leave pooled connections for claiming). */
+  readonly bookkeepingConcurrency?: number;
   /** Called after callbacks were queued, to wake the delivery loop. */
   readonly onCallbacksQueued?: () => void;
 }
@@ -72,9 +75,21 @@ const forCallback = (m: MessageRow): MessageForCallback => m;
 export class CampaignScheduler {
   private readonly inFlight = new Map<string, { controller: AbortController; done: Promise<void> }>();
   private heartbeat: TimerHandle | undefined;
+  // Outcome transactions of a burst of calls must not take every pooled connection: claiming the
+  // next calls is what keeps them on time.
+  private readonly bookkeeping: Limiter;
+  private readonly outcomes: AttemptOutcomes;
   private stopping = false;
 
-  constructor(private readonly options: CampaignSchedulerOptions) {}
+  constructor(private readonly options: CampaignSchedulerOptions) {
+    this.bookkeeping = new Limiter(options.bookkeepingConcurrency ?? 4);
+    this.outcomes = new AttemptOutcomes({
+      db: options.db,
+      clock: options.clock,
+      onCallbacksQueued: () => options.onCallbacksQueued?.(),
+      enqueue: (id, at) => this.enqueue(id, at),
+    });
+  }
 
   private get leaseMs(): number {
     return this.options.leaseMs ?? 60_000;
@@ -311,7 +326,7 @@ export class CampaignScheduler {
     lateness.observe(Math.max(0, claimedAt - due) / 1000);
     // State updates of one attempt are applied in order, whatever order the events race in.
     let chain = Promise.resolve();
-    const step = (work: () => Promise<void>): Promise<void> => (chain = chain.then(work));
+    const step = (work: () => Promise<void>): Promise<void> => (chain = chain.then(() => this.bookkeeping.run(work)));
     let result: OriginateResult;
     try {
       result = await this.options.originator.originate({
@@ -321,80 +336,19 @@ export class CampaignScheduler {
         startLogic: spec.startLogic,
         context: { tenantId: message.tenant_id, campaignId: message.campaign_id, messageId: message.id, attempt: attemptNo, recipeId: claim.recipeId, variables: message.variables as Record<string, unknown> },
         signal,
-        onRinging: () => void step(() => this.progress(message, attemptNo, 'ringing', ['dialing'])).catch(() => undefined),
+        onRinging: () => void step(() => this.outcomes.progress(message, attemptNo, 'ringing', ['dialing'])).catch(() => undefined),
       });
     } catch (error) {
       result = { outcome: 'failed', reason: `originator error: ${(error as Error).message ?? String(error)}` };
     }
     outcomes.inc({ outcome: result.outcome });
     if (result.outcome !== 'answered') {
-      await step(() => this.finishUnanswered(message, attemptNo, spec, result.outcome as 'busy' | 'no-answer' | 'failed', result.sipStatus, 'reason' in result ? result.reason : undefined));
+      await step(() => this.outcomes.finishUnanswered(message, attemptNo, spec, result.outcome as 'busy' | 'no-answer' | 'failed', result.sipStatus, 'reason' in result ? result.reason : undefined));
       return;
     }
-    await step(() => this.progress(message, attemptNo, 'answered', ['dialing', 'ringing'], { sipStatus: result.sipStatus }));
+    await step(() => this.outcomes.progress(message, attemptNo, 'answered', ['dialing', 'ringing'], { sipStatus: result.sipStatus }));
     const completion = await result.completion;
-    await step(() => this.complete(message, attemptNo, completion.reason, completion.durationMs));
-  }
-
-  private async progress(message: MessageRow, attemptNo: number, status: 'ringing' | 'answered', from: readonly string[], extra: { sipStatus?: number } = {}): Promise<void> {
-    const now = this.options.clock.now();
-    await this.options.db.transaction().execute(async (trx) => {
-      const updated = await trx
-        .updateTable('campaign_attempts')
-        .set({ status, ...(status === 'answered' ? { answered_at: new Date(now) } : {}), ...(extra.sipStatus !== undefined ? { sip_status: extra.sipStatus } : {}) })
-        .where('message_id', '=', message.id)
-        .where('attempt_no', '=', attemptNo)
-        .where('status', 'in', from)
-        .executeTakeFirst();
-      if (updated.numUpdatedRows === 0n) return;
-      await enqueueCallback(trx, forCallback(message), { status, attempt: attemptNo, final: false, ...extra }, now);
-    });
-    this.options.onCallbacksQueued?.();
-  }
-
-  private async complete(message: MessageRow, attemptNo: number, reason: string, durationMs?: number): Promise<void> {
-    const now = this.options.clock.now();
-    await this.options.db.transaction().execute(async (trx) => {
-      await trx.selectFrom('campaign_messages').select('id').where('id', '=', message.id).forUpdate().executeTakeFirst();
-      const updated = await trx
-        .updateTable('campaign_attempts')
-        .set({ status: 'completed', reason, ended_at: new Date(now) })
-        .where('message_id', '=', message.id)
-        .where('attempt_no', '=', attemptNo)
-        .where('status', '=', 'answered')
-        .executeTakeFirst();
-      if (updated.numUpdatedRows === 0n) return;
-      await trx.updateTable('campaign_messages').set({ status: 'completed', updated_at: new Date(now) }).where('id', '=', message.id).execute();
-      await enqueueCallback(trx, forCallback(message), { status: 'completed', attempt: attemptNo, final: true, reason, ...(durationMs !== undefined ? { durationMs } : {}) }, now);
-    });
-    this.options.onCallbacksQueued?.();
-  }
-
-  private async finishUnanswered(message: MessageRow, attemptNo: number, spec: CampaignSpec, outcome: 'busy' | 'no-answer' | 'failed', sipStatus?: number, reason?: string): Promise<void> {
-    const now = this.options.clock.now();
-    const decision = decideRetry(spec, attemptNo, outcome, now);
-    const settled = await this.options.db.transaction().execute(async (trx) => {
-      await trx.selectFrom('campaign_messages').select('id').where('id', '=', message.id).forUpdate().executeTakeFirst();
-      const updated = await trx
-        .updateTable('campaign_attempts')
-        .set({ status: outcome, sip_status: sipStatus ?? null, reason: reason ?? null, ended_at: new Date(now) })
-        .where('message_id', '=', message.id)
-        .where('attempt_no', '=', attemptNo)
-        .where('status', 'in', activeStatuses)
-        .executeTakeFirst();
-      if (updated.numUpdatedRows === 0n) return false;
-      const event: CallbackEvent = { status: outcome, attempt: attemptNo, final: !decision.retry, ...(sipStatus !== undefined ? { sipStatus } : {}), ...(reason !== undefined ? { reason } : {}) };
-      await enqueueCallback(trx, forCallback(message), event, now);
-      if (decision.retry) {
-        await trx.updateTable('campaign_messages').set({ status: 'scheduled', next_attempt_at: new Date(decision.at), wait_reason: 'retry', updated_at: new Date(now) }).where('id', '=', message.id).execute();
-        await enqueueCallback(trx, forCallback(message), { status: 'rescheduled', attempt: attemptNo + 1, final: false, reason: `retry after ${outcome}`, nextAttemptAt: decision.at }, now);
-      } else {
-        await trx.updateTable('campaign_messages').set({ status: outcome, updated_at: new Date(now) }).where('id', '=', message.id).execute();
-      }
-      return true;
-    });
-    this.options.onCallbacksQueued?.();
-    if (settled && decision.retry) await this.enqueue(message.id, decision.at);
+    await step(() => this.outcomes.complete(message, attemptNo, completion.reason, completion.durationMs));
   }
 
   private scheduleHeartbeat(): void {
@@ -438,8 +392,8 @@ export class CampaignScheduler {
     for (const row of expired) {
       const message = await this.options.db.selectFrom('campaign_messages').selectAll().where('id', '=', row.message_id).executeTakeFirstOrThrow();
       this.options.logger.warn({ messageId: row.message_id, attempt: row.attempt_no, status: row.status }, 'campaign call lease expired: settling the attempt');
-      if (row.status === 'answered') await this.complete(message, row.attempt_no, 'worker-lost');
-      else await this.finishUnanswered(message, row.attempt_no, campaignSchema.parse(row.spec), 'failed', undefined, 'worker-lost');
+      if (row.status === 'answered') await this.outcomes.complete(message, row.attempt_no, 'worker-lost');
+      else await this.outcomes.finishUnanswered(message, row.attempt_no, campaignSchema.parse(row.spec), 'failed', undefined, 'worker-lost');
     }
     return expired.length;
   }
