@@ -138,7 +138,13 @@ class PocketsphinxStream implements SttStream {
     }
     const up = upsample2x(pcm);
     const amplitude = (this.options.noiseLevel ?? 0.003) * 32767;
-    for (let i = 0; i < up.length; i++) up[i] = Math.max(-32768, Math.min(32767, up[i]! + Math.round((Math.random() * 2 - 1) * amplitude)));
+    // A fixed-seed generator (LCG, Numerical Recipes constants): the same audio always gets the
+    // same noise, so recognition is repeatable.
+    let seed = 0x2545f491;
+    for (let i = 0; i < up.length; i++) {
+      seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0;
+      up[i] = Math.max(-32768, Math.min(32767, up[i]! + Math.round((seed / 0x80000000 - 1) * amplitude)));
+    }
     const base = join(tmpdir(), `vap-stt-${randomUUID()}`);
     try {
       await writeFile(`${base}.wav`, wav16k(up));

@@ -137,3 +137,30 @@ describe('HTTP streaming TTS adapters (loopback fakes of ElevenLabs and Azure)',
     assert.equal(secondCalled, false);
   });
 });
+
+describe('speech profile -> provider', () => {
+  it('uses the profile cloud provider when configured, espeak-ng behind it and otherwise', async () => {
+    const { ttsForProfile, sttFor } = await import('../../media/speech/provider-registry.js');
+    assert.equal(ttsForProfile({ provider: 'elevenlabs', voiceName: 'v1', language: 'en-IN' }, { elevenlabs: { apiKey: 'k' } }).tts.name, 'elevenlabs>espeak-ng');
+    assert.equal(ttsForProfile({ provider: 'azure', voiceName: 'en-IN-NeerjaNeural', language: 'en-IN' }, { azure: { apiKey: 'k' } }).voice, 'en-IN-NeerjaNeural');
+    const noKey = ttsForProfile({ provider: 'elevenlabs', voiceName: 'v1', language: 'en-IN' });
+    assert.equal(noKey.tts.name, 'espeak-ng');
+    assert.equal(noKey.voice, '', 'a cloud voice id is not passed to espeak-ng');
+    assert.equal(sttFor({ deepgram: { apiKey: 'k' } }).name, 'deepgram>pocketsphinx');
+    assert.equal(sttFor().name, 'pocketsphinx');
+  });
+
+  it('a speech profile on a failing cloud still speaks through espeak-ng', async () => {
+    const { ttsForProfile } = await import('../../media/speech/provider-registry.js');
+    const down = await startFakeTtsServer('k');
+    down.failWith = 503;
+    try {
+      const { tts, voice } = ttsForProfile({ provider: 'azure', voiceName: 'en-US-JennyNeural', language: 'en-US' }, { azure: { apiKey: 'k', baseUrl: down.url } });
+      const chunks = await collect(tts.synthesize({ text: 'Hello there.', voice, language: 'en-US', signal: new AbortController().signal }));
+      assert.equal(down.requests.length, 1);
+      assert.ok(samplesOf(chunks) > 4000, 'espeak-ng spoke');
+    } finally {
+      await down.close();
+    }
+  });
+});
