@@ -128,4 +128,11 @@ describe('gateway: inbound calls from SIPp', function () {
     assert.ok(seen);
     assert.deepEqual(seen.dtmf.map((d) => [d.digit, d.via]), [['1', 'rtp']]);
   });
+
+  it('takes 150 calls at 40/s (under the per-source limit) without a failure and leaves no call, dialog or media session behind', async () => {
+    const r = await sipp({ scenario: 'uac-invite-expect-200-immediate-bye.xml', service: numbers.trunkDid, calls: 150, rate: 40, timeoutMs: 30_000 });
+    assert.equal(r.exitCode, 0, r.errors);
+    assert.equal(r.successful, 150);
+    await waitFor(() => fx.gateway.registry.inProgress === 0 && fx.media.openSessions === 0 && fx.gateway.stack.dialogs.size === 0);
+  });
 });
