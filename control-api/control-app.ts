@@ -12,9 +12,11 @@ import { opsRouter } from './http/ops-routes.js';
 import { requestLog } from './http/request-log.js';
 import { managementRouter } from './management/management-router.js';
 import { callsRouter } from './calls/calls-router.js';
+import { callsOpenApi, masterReportOpenApi } from './calls/call-openapi.js';
 import { DirectoryRecordingStore, type RecordingStore } from './calls/recording-store.js';
 import { campaignService, type CampaignServiceDeps } from './campaigns/campaign-service.js';
 import type { TenantAdmin } from './management/tenant-admin.js';
+import { createSimulationRuntime, type SimulationRuntime } from './recipes/simulator/simulation-runtime.js';
 
 export interface ControlAppDeps {
   readonly store: Store;
@@ -31,6 +33,11 @@ export interface ControlAppDeps {
   readonly recordings?: RecordingStore;
   /** Campaign SendMessage wiring: the job queue that makes a stored message fire on time, a clock for tests. */
   readonly campaigns?: Pick<CampaignServiceDeps, 'enqueue' | 'clock'>;
+  /**
+   * Recipe simulations over HTTP. The caller owns it and closes it on shutdown; when absent one is
+   * built here (its sandbox worker starts lazily and never holds the process open).
+   */
+  readonly simulations?: SimulationRuntime;
 }
 
 /** Every resource kind of the platform and tenant persistence, sealing secrets with the platform key. */
@@ -58,6 +65,8 @@ export function createControlApp(deps: ControlAppDeps): Koa {
     definitions: kinds.definitions,
     tenants: kinds.tenants,
     bodyLimitBytes: deps.config.control.bodyLimitBytes,
+    openApi: [callsOpenApi, masterReportOpenApi],
+    simulations: deps.simulations ?? createSimulationRuntime({ db: deps.store.db, box: createSecretBox(deps.secretKey), logger: deps.logger }),
   });
   app.use(management.routes()).use(management.allowedMethods());
   const recordings = deps.recordings ?? new DirectoryRecordingStore(join(deps.config.dataDir, 'recordings'));

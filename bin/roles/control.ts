@@ -1,12 +1,15 @@
 import { createControlApp } from '../../control-api/control-app.js';
 import { serve } from '../../control-api/http/serve.js';
 import { campaignEnqueuer } from '../../control-api/campaigns/campaign-worker.js';
+import { createSecretBox } from '../../control-api/crypto/secret-box.js';
+import { createSimulationRuntime } from '../../control-api/recipes/simulator/simulation-runtime.js';
 import type { RoleStarter } from './role.js';
 
 export const startControlRole: RoleStarter = async (ctx) => {
   const { config, logger } = ctx;
   // On PostgreSQL, SendMessage schedules an Agenda job for the due time (scheduling-only instance).
   const jobs = await campaignEnqueuer(ctx.store, logger.child({ role: 'control' }));
+  const simulations = createSimulationRuntime({ db: ctx.store.db, box: createSecretBox(ctx.secrets.secretKey), logger: logger.child({ role: 'control', part: 'simulations' }) });
   const app = createControlApp({
     store: ctx.store,
     logger: logger.child({ role: 'control' }),
@@ -14,6 +17,7 @@ export const startControlRole: RoleStarter = async (ctx) => {
     operatorToken: ctx.secrets.operatorToken,
     secretKey: ctx.secrets.secretKey,
     isDraining: ctx.isDraining,
+    simulations,
     ...(jobs ? { campaigns: { enqueue: (id: string, at: number) => jobs.enqueue(id, at) } } : {}),
   });
   const running = await serve(app, config.control.host, config.control.port);
@@ -23,6 +27,7 @@ export const startControlRole: RoleStarter = async (ctx) => {
     stop: async (graceMs) => {
       await running.close(graceMs);
       await jobs?.close();
+      await simulations.close();
     },
   };
 };

@@ -1,7 +1,10 @@
 import Router from '@koa/router';
 import { createApplyService } from '../apply/apply-service.js';
+import { simulationOpenApi } from '../recipes/simulator/simulation-openapi.js';
+import { mountSimulationRoutes, type SimulationRouteDeps } from '../recipes/simulator/simulation-routes.js';
 import { mountApplyRoute } from './apply-route.js';
 import type { ManagementDeps } from './management-deps.js';
+import type { OpenApiContribution } from './openapi/builder.js';
 import { buildManagementOpenApi } from './openapi/document.js';
 import { mountResourceRoutes } from './resource-routes.js';
 import type { TenantAdmin } from './tenant-admin.js';
@@ -10,12 +13,16 @@ import { mountTokenRoutes } from './token-routes.js';
 
 export interface ManagementRouterDeps extends ManagementDeps {
   readonly tenants: TenantAdmin;
+  /** Recipe simulations over HTTP (`/v1/tenants/{clientId}/simulations`); absent: not served. */
+  readonly simulations?: Pick<SimulationRouteDeps, 'sessions' | 'services'>;
+  /** Path items of routes mounted beside this router under `/v1` (calls, reports), for the document. */
+  readonly openApi?: readonly OpenApiContribution[];
 }
 
 /**
  * The versioned management API under `/v1`: tenants, their tokens, one identical set of CRUD
- * routes per resource definition, `POST /v1/apply` and the OpenAPI document built from the same
- * schemas. Mount with `app.use(r.routes()).use(r.allowedMethods())`.
+ * routes per resource definition, `POST /v1/apply`, recipe simulations and the OpenAPI document
+ * built from the same schemas. Mount with `app.use(r.routes()).use(r.allowedMethods())`.
  */
 export function managementRouter(deps: ManagementRouterDeps): Router {
   const kinds = new Set<string>();
@@ -24,7 +31,7 @@ export function managementRouter(deps: ManagementRouterDeps): Router {
     kinds.add(d.plural);
   }
   const router = new Router({ prefix: '/v1' });
-  const document = buildManagementOpenApi(deps.definitions);
+  const document = buildManagementOpenApi(deps.definitions, [...(deps.openApi ?? []), ...(deps.simulations ? [simulationOpenApi] : [])]);
   router.get('/openapi.json', (ctx) => {
     ctx.set('Cache-Control', 'no-cache');
     ctx.body = document;
@@ -33,5 +40,8 @@ export function managementRouter(deps: ManagementRouterDeps): Router {
   mountTokenRoutes(router, deps);
   for (const definition of deps.definitions) mountResourceRoutes(router, deps, definition);
   mountApplyRoute(router, deps, createApplyService(deps.db, deps.definitions, deps.tenants));
+  if (deps.simulations) {
+    mountSimulationRoutes(router, { db: deps.db, operatorToken: deps.operatorToken, bodyLimitBytes: deps.bodyLimitBytes, ...deps.simulations });
+  }
   return router;
 }

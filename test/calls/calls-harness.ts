@@ -8,8 +8,12 @@ import { createControlApp } from '../../control-api/control-app.js';
 import { serve, type RunningServer } from '../../control-api/http/serve.js';
 import type { Store } from '../../control-api/store/database.js';
 import { operatorToken, secretKey } from '../helpers/management-app.js';
+import { OpenApiResponseValidator, type OpenApiDocument } from '../helpers/openapi-response-validator.js';
 
-/** The real control app on 127.0.0.1 with recordings read from a temporary directory. */
+/**
+ * The real control app on 127.0.0.1 with recordings read from a temporary directory. Every
+ * response is validated against the served `/v1/openapi.json` (status, content type, body schema).
+ */
 export interface CallsApp {
   readonly server: RunningServer;
   readonly recordingsDir: string;
@@ -28,12 +32,14 @@ export async function startCallsApp(store: Store): Promise<CallsApp> {
     recordings: new DirectoryRecordingStore(recordingsDir),
   });
   const server = await serve(app, '127.0.0.1', 0);
+  const validator = new OpenApiResponseValidator((await (await fetch(`${server.url}/v1/openapi.json`)).json()) as OpenApiDocument);
   return {
     server,
     recordingsDir,
     async get(p, token = operatorToken, headers = {}) {
       const response = await fetch(`${server.url}${p}`, { headers: { ...(token ? { Authorization: `Bearer ${token}` } : {}), ...headers } });
       const bytes = Buffer.from(await response.arrayBuffer());
+      validator.assertResponse({ method: 'GET', path: p.split('?')[0]!, status: response.status, headers: response.headers, bodyText: bytes.toString('utf8') });
       const json = (response.headers.get('content-type') ?? '').includes('application/json');
       return { status: response.status, headers: response.headers, body: json ? (JSON.parse(bytes.toString('utf8')) as Record<string, unknown>) : {}, bytes };
     },

@@ -106,6 +106,23 @@ forEachStore('management OpenAPI document', (store) => {
     assert.equal(new Set(ids).size, ids.length, 'operationIds are unique');
   });
 
+  it('describes every route of the control API under /v1: calls, the Master Report and simulations too', async () => {
+    const paths = h.document.paths ?? {};
+    const methods = (p: string) => Object.keys(paths[p] ?? {}).sort();
+    assert.deepEqual(methods('/v1/tenants/{clientId}/calls'), ['get']);
+    assert.deepEqual(methods('/v1/tenants/{clientId}/calls/{id}'), ['get']);
+    assert.deepEqual(methods('/v1/tenants/{clientId}/calls/{id}/recording'), ['get']);
+    assert.deepEqual(methods('/v1/tenants/{clientId}/reports/master.csv'), ['get']);
+    assert.deepEqual(methods('/v1/tenants/{clientId}/simulations'), ['post']);
+    assert.deepEqual(methods('/v1/tenants/{clientId}/simulations/{id}'), ['delete', 'get']);
+    assert.deepEqual(methods('/v1/tenants/{clientId}/simulations/{id}/turns'), ['post']);
+    // Request schemas come from the zod schemas the routes validate with.
+    h.validator.assertSchema('#/components/schemas/SimulationStart', { recipe: 'Reminder', variables: { name: 'Asha' } });
+    assert.throws(() => h.validator.assertSchema('#/components/schemas/SimulationStart', { recipe: 'Reminder', extra: 1 }));
+    h.validator.assertSchema('#/components/schemas/SimulationTurn', { dtmf: '12#' });
+    assert.throws(() => h.validator.assertSchema('#/components/schemas/SimulationTurn', { dtmf: 'x' }));
+  });
+
   it('describes request bodies from the same zod schema that validates them', async () => {
     h.validator.assertSchema('#/components/schemas/WidgetSpec', { name: 'x', colour: 'red' });
     assert.throws(() => h.validator.assertSchema('#/components/schemas/WidgetSpec', { name: 'x', colour: 'purple' }));

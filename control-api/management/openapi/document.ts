@@ -1,11 +1,11 @@
-import { z } from 'zod';
 import { applyReportSchema } from '../../apply/apply-documents.js';
 import { apiTokenRequestSchema } from '../../domain/api-token.js';
 import { tenantSchema, tenantUpdateSchema } from '../../domain/tenant.js';
 import type { ResourceDefinition } from '../../resources/resource-definition.js';
 import { issuedTokenSchema, tokenSchema } from '../token-routes.js';
-import { componentSchema, filterableFields, type JsonSchema } from './json-schema.js';
-import { errorResponses, jsonBody, noContent, ok, operation, pageParams, pathParam, ref } from './operations.js';
+import { OpenApiBuilder, clientIdParam, type OpenApiContribution } from './builder.js';
+import { filterableFields, type JsonSchema } from './json-schema.js';
+import { errorResponses, jsonBody, noContent, ok, operation, pageOf, pageParams, pathParam, ref } from './operations.js';
 
 export const managementApiVersion = '1.0.0';
 
@@ -39,32 +39,7 @@ const resourceEnvelope = (kind: string, specRef: JsonSchema, tenantScoped: boole
   additionalProperties: false,
 });
 
-const pageOf = (item: JsonSchema): JsonSchema => ({
-  type: 'object',
-  required: ['items'],
-  properties: { items: { type: 'array', items: item }, nextCursor: { type: 'string', description: 'absent on the last page' } },
-  additionalProperties: false,
-});
-
-class DocumentBuilder {
-  readonly schemas: Record<string, JsonSchema> = { Error: errorSchema };
-  readonly paths: Record<string, Record<string, JsonSchema>> = {};
-
-  addZod(name: string, schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
-    const built = componentSchema(schema, io, name);
-    this.schemas[name] = built.schema;
-    Object.assign(this.schemas, built.extra);
-    return ref(name);
-  }
-
-  path(path: string, method: string, op: JsonSchema): void {
-    (this.paths[path] ??= {})[method] = op;
-  }
-}
-
-const clientIdParam = pathParam('clientId', 'Client ID of the tenant (its subdomain)');
-
-function addResourceKind(b: DocumentBuilder, definition: ResourceDefinition): void {
+function addResourceKind(b: OpenApiBuilder, definition: ResourceDefinition): void {
   const { kind, plural } = definition;
   const input = b.addZod(`${kind}Spec`, definition.schema, 'input');
   const stored = b.addZod(`${kind}SpecStored`, definition.schema, 'output');
@@ -105,7 +80,7 @@ function addResourceKind(b: DocumentBuilder, definition: ResourceDefinition): vo
   }));
 }
 
-function addTenants(b: DocumentBuilder): void {
+function addTenants(b: OpenApiBuilder): void {
   const input = b.addZod('TenantSpec', tenantSchema, 'input');
   const update = b.addZod('TenantUpdate', tenantUpdateSchema, 'input');
   const stored = b.addZod('TenantSpecStored', tenantSchema, 'output');
@@ -135,7 +110,7 @@ function addTenants(b: DocumentBuilder): void {
   }));
 }
 
-function addTokens(b: DocumentBuilder): void {
+function addTokens(b: OpenApiBuilder): void {
   const request = b.addZod('TokenRequest', apiTokenRequestSchema, 'input');
   b.addZod('Token', tokenSchema, 'output');
   b.addZod('IssuedToken', issuedTokenSchema, 'output');
@@ -161,7 +136,7 @@ function addTokens(b: DocumentBuilder): void {
   }));
 }
 
-function addApply(b: DocumentBuilder): void {
+function addApply(b: OpenApiBuilder): void {
   const report = b.addZod('ApplyReport', applyReportSchema, 'output');
   b.path('/v1/apply', 'post', operation({
     operationId: 'apply', summary: 'Apply resource documents idempotently (create or update by natural key)', tag: 'Apply',
@@ -179,12 +154,13 @@ function addApply(b: DocumentBuilder): void {
 }
 
 /** The management API's OpenAPI 3.1 document, generated from the same zod schemas that validate requests. */
-export function buildManagementOpenApi(definitions: readonly ResourceDefinition[]): JsonSchema {
-  const b = new DocumentBuilder();
+export function buildManagementOpenApi(definitions: readonly ResourceDefinition[], contributions: readonly OpenApiContribution[] = []): JsonSchema {
+  const b = new OpenApiBuilder(errorSchema);
   addTenants(b);
   addTokens(b);
   for (const definition of definitions) addResourceKind(b, definition);
   addApply(b);
+  for (const contribute of contributions) contribute(b);
   b.path('/v1/openapi.json', 'get', operation({
     operationId: 'openapi', summary: 'This document', tag: 'Meta',
     responses: { '200': ok('OpenAPI 3.1 document', { type: 'object' }) },
@@ -196,7 +172,7 @@ export function buildManagementOpenApi(definitions: readonly ResourceDefinition[
     info: {
       title: 'Voice Agent Platform management API',
       version: managementApiVersion,
-      description: 'Tenants, API tokens and every tenant resource, plus declarative apply. Errors are `{code, message, issues?}`.',
+      description: 'Tenants, API tokens and every tenant resource, declarative apply, call records, the Master Report and recipe simulations. Errors are `{code, message, issues?}`.',
     },
     security: [{ bearer: [] }],
     paths: b.paths,

@@ -65,3 +65,11 @@ export const jsonBody = (schema: JsonSchema, description?: string): JsonSchema =
 export const ok = (description: string, schema: JsonSchema): JsonSchema => ({ description, content: jsonContent(schema) });
 
 export const noContent = (description: string): JsonSchema => ({ description });
+
+/** `{items, nextCursor?}`: one page of a cursor-paginated list. */
+export const pageOf = (item: JsonSchema): JsonSchema => ({
+  type: 'object',
+  required: ['items'],
+  properties: { items: { type: 'array', items: item }, nextCursor: { type: 'string', description: 'absent on the last page' } },
+  additionalProperties: false,
+});

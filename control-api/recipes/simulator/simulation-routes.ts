@@ -33,7 +33,8 @@ export interface SimulationRouteDeps {
 }
 
 const scalar = z.union([z.string().max(10_000), z.number(), z.boolean()]);
-const startSchema = z
+/** `POST .../simulations` body (also the OpenAPI request schema). */
+export const simulationStartSchema = z
   .object({
     recipe: z.string().min(1).optional(),
     document: z.unknown().optional(),
@@ -54,7 +55,7 @@ export function mountSimulationRoutes(router: Router, deps: SimulationRouteDeps)
 
   router.post(collection, async (ctx) => {
     const tenant = await scope(ctx);
-    const parsed = startSchema.safeParse(await readJsonBody(ctx, deps.bodyLimitBytes));
+    const parsed = simulationStartSchema.safeParse(await readJsonBody(ctx, deps.bodyLimitBytes));
     if (!parsed.success) throw fromZodError(parsed.error, 'simulation request');
     const body = parsed.data;
     let recipe: Recipe;

@@ -1,0 +1,129 @@
+import { z } from 'zod';
+import { clientIdParam, type OpenApiBuilder } from '../management/openapi/builder.js';
+import type { JsonSchema } from '../management/openapi/json-schema.js';
+import { errorResponses, ok, operation, pageOf, pageParams, pathParam, ref } from '../management/openapi/operations.js';
+import { analysisStates, callOutcomes } from './call-types.js';
+
+/**
+ * The calls and Master Report routes' part of `/v1/openapi.json`. Response schemas mirror
+ * `renderCall` / `renderTranscript` in call-routes.ts; the query parameters mirror call-query.ts.
+ */
+const instant = z.iso.datetime({ offset: true });
+const nullableText = z.string().nullable();
+
+export const callViewSchema = z.object({
+  id: z.uuid(),
+  tenant: z.string().describe('client ID of the tenant'),
+  direction: z.enum(['inbound', 'outbound', 'simulation']),
+  phoneNumber: nullableText.describe("the platform's number, E.164"),
+  phoneNumberId: nullableText,
+  contactNumber: nullableText.describe('the other party, E.164'),
+  campaignId: nullableText,
+  messageId: nullableText.describe('SendMessage message_id (outbound campaign calls)'),
+  recipeId: nullableText,
+  language: nullableText,
+  status: z.enum(['in_progress', 'ended']),
+  startedAt: instant,
+  answeredAt: instant.nullable(),
+  endedAt: instant.nullable(),
+  durationSeconds: z.number().int().nullable(),
+  outcome: z.enum(callOutcomes).nullable(),
+  sipStatus: z.number().int().nullable(),
+  endReason: nullableText,
+  disposition: nullableText,
+  variables: z.record(z.string(), z.unknown()),
+  recording: z.object({ url: z.string() }).nullable(),
+  analysis: z.object({
+    status: z.enum(analysisStates),
+    error: nullableText,
+    completedAt: instant.nullable(),
+    insights: z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()])).nullable(),
+  }),
+});
+
+export const transcriptLineSchema = z.object({
+  at: instant,
+  speaker: z.enum(['agent', 'caller']),
+  text: z.string(),
+  blockId: z.string().optional(),
+  dtmf: z.literal(true).optional(),
+  interrupted: z.literal(true).optional(),
+  tags: z.array(z.literal('Interrupted')).optional(),
+  unspoken: z.string().optional().describe('the part of an interrupted reply that was never played'),
+});
+
+export const callDetailSchema = callViewSchema.extend({
+  analysis: callViewSchema.shape.analysis.extend({
+    webhook: z
+      .object({
+        state: z.enum(['pending', 'running', 'done', 'failed', 'skipped']),
+        attempts: z.number().int(),
+        lastStatus: z.number().int().nullable(),
+        lastError: nullableText,
+        deliveredAt: instant.nullable(),
+      })
+      .nullable()
+      .describe('delivery of the analysis_success webhook'),
+  }),
+  transcript: z.array(transcriptLineSchema),
+});
+
+const query = (name: string, description: string, schema: JsonSchema): JsonSchema => ({ name, in: 'query', required: false, description, schema });
+const manyOf = (values: readonly string[] | undefined): JsonSchema => ({ type: 'array', items: values ? { type: 'string', enum: [...values] } : { type: 'string' } });
+
+const filterParams: readonly JsonSchema[] = [
+  query('from', 'from this day (YYYY-MM-DD in the tenant timezone) or instant with offset, inclusive', { type: 'string' }),
+  query('to', 'through this day (YYYY-MM-DD) or until this instant with offset, exclusive', { type: 'string' }),
+  query('campaign', 'campaign id', { type: 'string', format: 'uuid' }),
+  query('number', "the platform's number or the other party's, E.164 (`+` optional)", { type: 'string' }),
+  { ...query('outcome', 'outcome(s); repeat or comma-separate', manyOf(callOutcomes)), style: 'form', explode: true },
+  { ...query('disposition', 'Close block disposition(s)', manyOf(undefined)), style: 'form', explode: true },
+  { ...query('direction', 'direction(s)', manyOf(['inbound', 'outbound', 'simulation'])), style: 'form', explode: true },
+  { ...query('analysis', 'analysis state(s)', manyOf(analysisStates)), style: 'form', explode: true },
+];
+
+export function callsOpenApi(b: OpenApiBuilder): void {
+  b.addZod('Call', callViewSchema, 'output');
+  const detail = b.addZod('CallDetail', callDetailSchema, 'output');
+  b.schemas['CallPage'] = pageOf(ref('Call'));
+  const collection = '/v1/tenants/{clientId}/calls';
+  const id = pathParam('id', 'call id');
+  const tag = 'Call';
+  b.path(collection, 'get', operation({
+    operationId: 'listCalls', summary: 'List call records, oldest first (filterable)', tag,
+    parameters: [clientIdParam, ...pageParams, ...filterParams],
+    responses: { '200': ok('A page of calls', ref('CallPage')), ...errorResponses(400, 401, 404) },
+  }));
+  b.path(`${collection}/{id}`, 'get', operation({
+    operationId: 'getCall', summary: 'One call with its transcript, insights and webhook delivery state', tag, parameters: [clientIdParam, id],
+    responses: { '200': ok('The call', detail), ...errorResponses(401, 404) },
+  }));
+  const audio = { 'audio/*': { schema: { type: 'string', contentMediaType: 'audio/wav' } } };
+  const rangeHeaders = { 'Accept-Ranges': { required: true, schema: { type: 'string', const: 'bytes' } } };
+  b.path(`${collection}/{id}/recording`, 'get', operation({
+    operationId: 'getCallRecording', summary: "The call's recording; a single byte `Range` is honoured", tag,
+    parameters: [clientIdParam, id, { name: 'Range', in: 'header', required: false, description: 'one byte range (RFC 9110 section 14.2)', schema: { type: 'string' } }],
+    responses: {
+      '200': { description: 'The whole recording', headers: rangeHeaders, content: audio },
+      '206': { description: 'The requested range', headers: { ...rangeHeaders, 'Content-Range': { required: true, schema: { type: 'string' } } }, content: audio },
+      ...errorResponses(401, 404),
+      '416': { description: 'The range lies outside the recording (`Content-Range: bytes */size`)', content: { 'application/json': { schema: ref('Error') } } },
+    },
+  }));
+}
+
+export function masterReportOpenApi(b: OpenApiBuilder): void {
+  const flag = (name: string, description: string): JsonSchema => query(name, description, { type: 'boolean', default: false });
+  b.path('/v1/tenants/{clientId}/reports/master.csv', 'get', operation({
+    operationId: 'downloadMasterReport', summary: 'The Master Report as CSV (streamed), for the same filters as the call list', tag: 'Report',
+    parameters: [clientIdParam, ...filterParams, flag('bom', 'start with a UTF-8 byte order mark (Excel)'), flag('formulaGuard', 'prefix cells that a spreadsheet would run as formulas')],
+    responses: {
+      '200': {
+        description: 'CSV with a header row (`Content-Disposition: attachment`)',
+        headers: { 'Content-Disposition': { required: true, schema: { type: 'string' } } },
+        content: { 'text/csv': { schema: { type: 'string' } } },
+      },
+      ...errorResponses(400, 401, 404),
+    },
+  }));
+}

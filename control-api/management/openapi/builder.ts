@@ -1,0 +1,36 @@
+import type { z } from 'zod';
+import { componentSchema, type JsonSchema } from './json-schema.js';
+import { pathParam, ref } from './operations.js';
+
+/**
+ * Collects path items and component schemas. Route modules outside the generic resource routes
+ * (calls, reports, simulations) describe their own paths through an `OpenApiContribution`, from
+ * the same zod schemas they validate with, so the document cannot drift from the code.
+ */
+export class OpenApiBuilder {
+  readonly schemas: Record<string, JsonSchema>;
+  readonly paths: Record<string, Record<string, JsonSchema>> = {};
+
+  constructor(errorSchema: JsonSchema) {
+    this.schemas = { Error: errorSchema };
+  }
+
+  /** Adds `schema` as component `name` (request side: `input`, response side: `output`) and returns its `$ref`. */
+  addZod(name: string, schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
+    const built = componentSchema(schema, io, name);
+    this.schemas[name] = built.schema;
+    Object.assign(this.schemas, built.extra);
+    return ref(name);
+  }
+
+  path(path: string, method: string, op: JsonSchema): void {
+    const item = (this.paths[path] ??= {});
+    if (item[method]) throw new Error(`OpenAPI: ${method.toUpperCase()} ${path} is described twice`);
+    item[method] = op;
+  }
+}
+
+/** A route module's part of the management OpenAPI document. */
+export type OpenApiContribution = (builder: OpenApiBuilder) => void;
+
+export const clientIdParam = pathParam('clientId', 'Client ID of the tenant (its subdomain)');
