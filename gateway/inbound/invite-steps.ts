@@ -61,8 +61,9 @@ export function inviteSteps(deps: InviteDeps): Array<Step<ServerRequest>> {
     } finally {
       deps.registry.pending(-1);
       const s = states.get(sreq);
+      const status = sreq.finalResponse?.status;
       // Anything that did not become a call gives back what it held.
-      if (s && !sreq.finalResponse?.status.toString().startsWith('2')) {
+      if (s && !(status !== undefined && status < 300)) {
         s.release?.();
         void s.session?.close();
       }

@@ -11,8 +11,6 @@ export interface UdpOptions {
   readonly port: number;
   /** SO_RCVBUF: bursts of INVITEs must not be dropped by the kernel while the loop is busy. */
   readonly receiveBufferBytes?: number;
-  /** RFC 3261 sec. 18.1.1: a datagram over the path MTU should go over a congestion-controlled transport; we only refuse absurd sizes. */
-  readonly maxDatagramBytes?: number;
 }
 
 const bindSocket = (socket: Socket, port: number, address: string): Promise<void> =>

@@ -16,6 +16,8 @@ export interface WebSocketOptions {
   readonly maxMessageBytes?: number;
   readonly idleTimeoutMs?: number;
   readonly maxQueuedBytes?: number;
+  /** Open WebSockets; beyond it new ones are closed with 1013 (try again later). */
+  readonly maxConnections?: number;
 }
 
 const normalise = (address: string | undefined): string => (address ?? '').replace(/^::ffff:/, '');
@@ -72,6 +74,10 @@ export class WebSocketTransport implements SipTransport {
     // RFC 7118 sec. 4: a client that did not offer "sip" is not speaking SIP.
     if (ws.protocol !== 'sip') {
       ws.close(1002, 'subprotocol "sip" required');
+      return;
+    }
+    if (this.wss.clients.size > (this.options.maxConnections ?? 10_000)) {
+      ws.close(1013, 'too many connections');
       return;
     }
     const maxQueued = this.options.maxQueuedBytes ?? 1024 * 1024;
