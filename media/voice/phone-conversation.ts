@@ -244,8 +244,11 @@ export class PhoneConversation implements Conversation {
         if (played <= s.start) rest.push(s.text);
         else rest.push(unspokenWords(s.text, (played - s.start) / Math.max(1, s.complete ? s.end - s.start : estimateSamples(s.text))));
       }
-      if (!this.ended) for (let next = await source.next(); !next.done; next = await source.next()) rest.push(next.value);
-      return { interrupted: true, unspoken: rest.filter(Boolean).join(' '), text: text };
+      // Sentences never pulled (the model may still be streaming them) are unspoken too, and part
+      // of the line the transcript keeps.
+      const later: string[] = [];
+      if (!this.ended) for (let next = await source.next(); !next.done; next = await source.next()) later.push(next.value);
+      return { interrupted: true, unspoken: [...rest, ...later].filter(Boolean).join(' '), text: [text, ...later].filter(Boolean).join(' ') };
     } finally {
       signal.removeEventListener('abort', onAbort);
       this.o.signal.removeEventListener('abort', onAbort);
