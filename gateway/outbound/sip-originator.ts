@@ -44,6 +44,21 @@ export interface SipOriginatorOptions {
 
 const defaultResolve = async (host: string): Promise<string> => (await lookup(host)).address;
 
+/** The flow to a route's address (FQDNs resolved first: the stack itself routes only IP literals). */
+export async function routeFlow(stack: SipStack, route: Pick<OutboundRoute, 'host' | 'port' | 'transport'>, resolve = defaultResolve): Promise<Flow> {
+  const address = isIP(route.host) ? route.host : await resolve(route.host);
+  const host = address.includes(':') ? `[${address}]` : address;
+  const t = route.transport.toUpperCase();
+  return stack.flowFor(`${route.transport === 'tls' ? 'sips' : 'sip'}:${host}:${route.port}${t === 'UDP' ? '' : `;transport=${t}`}`);
+}
+
+/** The Request-URI for an E.164 callee on a route (RFC 3261 sec. 19.1.6, `user=phone`). */
+export function e164Uri(e164: string, route: Pick<OutboundRoute, 'host' | 'port' | 'transport'>): string {
+  const hostPart = route.host.includes(':') ? `[${route.host}]` : route.host;
+  const params = route.transport === 'udp' ? '' : `;transport=${route.transport === 'tls' ? 'tcp' : route.transport}`;
+  return `${route.transport === 'tls' ? 'sips' : 'sip'}:${e164}@${hostPart}:${route.port};user=phone${params}`;
+}
+
 /** How a final response classifies (spec: campaign outcomes; the SIP status is always kept). */
 export function classify(outcome: Extract<InviteOutcome, { kind: 'rejected' }>): OriginateResult {
   const { status, reason, cancelled } = outcome;
@@ -85,12 +100,11 @@ export class SipOriginator implements Originator {
       return { outcome: 'failed', sipStatus: 503, reason: 'no media capacity' };
     }
     const hostPart = route.host.includes(':') ? `[${route.host}]` : route.host;
-    const uriParams = route.transport === 'udp' ? '' : `;transport=${route.transport === 'tls' ? 'tcp' : route.transport}`;
     const scheme = route.transport === 'tls' ? 'sips' : 'sip';
     let ringing = false;
     let earlyApplied: string | undefined;
     const outcome = await sendInvite(o.stack, {
-      requestUri: `${scheme}:${request.to}@${hostPart}:${route.port};user=phone${uriParams}`,
+      requestUri: e164Uri(request.to, route),
       fromUri: `${scheme}:${request.from.e164}@${hostPart}`,
       toUri: `${scheme}:${request.to}@${hostPart}`,
       flow,
@@ -144,18 +158,19 @@ export class SipOriginator implements Originator {
     return { outcome: 'answered', sipStatus: outcome.response.status, callId: call.info.id, answeredAt: call.info.startedAt, completion: call.ended };
   }
 
-  private async routeFor(request: OriginateRequest): Promise<OutboundRoute | undefined> {
-    const trunkId = request.from.sipTrunkId;
+  private routeFor(request: OriginateRequest): Promise<OutboundRoute | undefined> {
+    return this.routeForTrunk(request.from.sipTrunkId);
+  }
+
+  /** A trunk's outbound route, or the native stack's for numbers without a trunk. */
+  async routeForTrunk(trunkId: string | null | undefined): Promise<OutboundRoute | undefined> {
     if (!trunkId) return this.options.nativeRoute;
     const r = await this.options.trunks.outboundRoute(trunkId);
     return r ? { host: r.host, port: r.port, transport: r.transport, trunkId: r.trunkId, ...(r.credentials ? { credentials: r.credentials } : {}) } : undefined;
   }
 
-  private async flowFor(route: OutboundRoute): Promise<Flow> {
-    const address = isIP(route.host) ? route.host : await (this.options.resolve ?? defaultResolve)(route.host);
-    const host = address.includes(':') ? `[${address}]` : address;
-    const t = route.transport.toUpperCase();
-    return this.options.stack.flowFor(`${route.transport === 'tls' ? 'sips' : 'sip'}:${host}:${route.port}${t === 'UDP' ? '' : `;transport=${t}`}`);
+  private flowFor(route: OutboundRoute): Promise<Flow> {
+    return routeFlow(this.options.stack, route, this.options.resolve);
   }
 
   private async callFor(request: OriginateRequest, route: OutboundRoute, dialog: Call['leg'], session: CallMediaSession, flow: Flow): Promise<Call> {

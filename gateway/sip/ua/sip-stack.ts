@@ -16,7 +16,7 @@ import { DialogTable } from '../dialog/dialog-table.js';
 import { ServerRequest } from './server-request.js';
 
 /** Methods this UA implements (the Allow header, RFC 3261 sec. 20.5). */
-export const ALLOWED_METHODS = ['INVITE', 'ACK', 'BYE', 'CANCEL', 'OPTIONS', 'UPDATE', 'INFO', 'REFER'] as const;
+export const ALLOWED_METHODS = ['INVITE', 'ACK', 'BYE', 'CANCEL', 'OPTIONS', 'UPDATE', 'INFO', 'REFER', 'NOTIFY'] as const;
 
 /** What a guard decides for a new out-of-dialog request before any transaction exists. */
 export type GuardVerdict =
@@ -191,7 +191,7 @@ export class SipStack {
     if (req.method === 'INVITE' && result.transaction instanceof InviteServerTransaction) {
       this.pending.set(result.transaction, sreq);
     }
-    if (req.method === 'BYE' || req.method === 'UPDATE' || req.method === 'INFO' || req.method === 'REFER') {
+    if (req.method === 'BYE' || req.method === 'UPDATE' || req.method === 'INFO' || req.method === 'REFER' || req.method === 'NOTIFY') {
       sreq.respond(481);
       return;
     }

@@ -1,0 +1,3 @@
+export * from './bridge.js';
+export * from './gateway-call-transfer.js';
+export * from './refer.js';
