@@ -63,6 +63,8 @@ export class StreamTransport implements SipTransport {
         resolve();
       });
     });
+    // After listening, an accept failure (EMFILE...) must not take the process down.
+    t.server.on('error', () => undefined);
     const addr = t.server.address();
     if (addr && typeof addr === 'object') t.localEndpoint = { address: options.host, port: addr.port };
     return t;

@@ -61,6 +61,9 @@ export class WebSocketTransport implements SipTransport {
         resolve();
       });
     });
+    t.http.on('error', () => undefined);
+    t.http.on('clientError', (_err, socket) => socket.destroy());
+    t.wss.on('error', () => undefined);
     const addr = t.http.address();
     if (addr && typeof addr === 'object') t.localEndpoint = { address: options.host, port: addr.port };
     return t;
