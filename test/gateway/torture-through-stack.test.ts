@@ -73,4 +73,28 @@ describe('gateway: RFC 4475 torture messages through the stack', function () {
       peer.close();
     }
   });
+
+  it('survives 3,000 seeded random mutations of them over UDP and still answers', async () => {
+    const fuzzer = await UdpPeer.open('127.0.0.30');
+    const checker = await UdpPeer.open();
+    try {
+      let seed = 4475;
+      const rand = (n: number): number => {
+        seed = (seed * 1103515245 + 12345) & 0x7fffffff;
+        return seed % n;
+      };
+      const bases = tortureCases.map((c) => loadTortureMessage(c.name));
+      for (let i = 0; i < 3000; i++) {
+        const msg = Buffer.from(bases[rand(bases.length)] as Buffer);
+        for (let k = 0, n = 1 + rand(8); k < n; k++) msg[rand(msg.length)] = rand(256);
+        fuzzer.socket.send(msg, fx.gateway.ports.UDP as number, '127.0.0.1');
+        if (i % 200 === 0) await new Promise((r) => setTimeout(r, 5));
+      }
+      checker.send(fx.gateway.ports.UDP as number, sipRequest(checker, 'OPTIONS', { callId: 'after-fuzz' }));
+      await checker.wait((e) => statusLine(200)(e) && e.msg?.callId === 'after-fuzz', 5000);
+    } finally {
+      fuzzer.close();
+      checker.close();
+    }
+  });
 });
