@@ -1,0 +1,234 @@
+/**
+ * SIP UAS load: our stack core (transports, transactions, dialogs) as a plain answering UAS against
+ * the reference UAS on npm `sip` 0.0.6 (bench/reference-uas-sip006.mjs), both driven by SIPp's
+ * built-in `uac` scenario (INVITE, 200 with SDP, ACK, BYE, 200) at rising rates until a step fails
+ * (failed calls or retransmissions above 1% of calls, or SIPp could not reach 90% of the rate).
+ * Each server runs in its own process and reports its CPU time (process.cpuUsage) over IPC, so the
+ * table shows calls/s and calls per CPU-second side by side. Then: how many concurrent calls with
+ * RTP both ways (SIPp rtp_stream in, our echo out) the gateway's stack + MediaService hold with no
+ * lost call.
+ *
+ *   node --import tsx bench/sip-uas-load.ts [--rates 200,500,1000,...] [--seconds 8] [--rtp 50,100,200,...]
+ */
+import { spawn, fork, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { cpus, tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { pino } from 'pino';
+import { systemClock } from '../core/clock.js';
+import { Dialog } from '../gateway/sip/dialog/dialog.js';
+import { TransportSet } from '../gateway/sip/transport/transport-set.js';
+import { SipStack } from '../gateway/sip/ua/sip-stack.js';
+import { MediaService } from '../media/media-service.js';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const arg = (name: string, fallback: string): string => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? (process.argv[i + 1] ?? fallback) : fallback;
+};
+const SDP = ['v=0', 'o=- 1 1 IN IP4 127.0.0.1', 's=-', 'c=IN IP4 127.0.0.1', 't=0 0', 'm=audio 40000 RTP/AVP 0', 'a=rtpmap:0 PCMU/8000', ''].join('\r\n');
+
+interface ServerStats {
+  cpu: NodeJS.CpuUsage;
+  answered: number;
+  withAudio?: number;
+  framesIn?: number;
+  framesOut?: number;
+  maxConcurrent?: number;
+  refused?: number;
+}
+
+/* ---------------- child processes: the servers ---------------- */
+
+async function serveOurs(port: number, withMedia: boolean): Promise<void> {
+  const logger = pino({ level: 'silent' });
+  const stack = new SipStack({ clock: systemClock, logger, publicAddress: '127.0.0.1' });
+  const media = withMedia ? new MediaService({ bindAddress: '127.0.0.1', portMin: 20_000, portMax: 29_999, logger }) : undefined;
+  const stats = { answered: 0, withAudio: 0, framesIn: 0, framesOut: 0, maxConcurrent: 0, refused: 0, live: 0 };
+  stack.onRequest(async (sreq) => {
+    if (sreq.request.method === 'OPTIONS') return stack.answerOptions(sreq);
+    if (sreq.request.method !== 'INVITE') return void sreq.respond(405);
+    if (!media) {
+      Dialog.fromInvite(stack, sreq).accept(sreq, SDP);
+      stats.answered += 1;
+      return;
+    }
+    const answer = await media.answer(sreq.request.body.toString('utf8'));
+    if (!answer.ok) {
+      stats.refused += 1;
+      return void sreq.respond(answer.sipStatus);
+    }
+    const dialog = Dialog.fromInvite(stack, sreq);
+    dialog.accept(sreq, answer.sdp);
+    stats.answered += 1;
+    stats.live += 1;
+    stats.maxConcurrent = Math.max(stats.maxConcurrent, stats.live);
+    const session = answer.session;
+    let frames = 0;
+    dialog.on('destroy', () => {
+      stats.live -= 1;
+      if (frames >= 25) stats.withAudio += 1;
+      void session.close();
+    });
+    // Echo: what the caller sends goes straight back, so RTP flows both ways on every call.
+    for await (const frame of session.input) {
+      if (frame.concealed) continue;
+      frames += 1;
+      stats.framesIn += 1;
+      session.output.write(frame.samples);
+      stats.framesOut += 1;
+    }
+  });
+  const transports = await TransportSet.start({ host: '127.0.0.1', port, receiveBufferBytes: 8 * 1024 * 1024 }, stack.receive);
+  stack.attach(transports);
+  process.on('message', (m) => {
+    if (m === 'stats') process.send?.({ cpu: process.cpuUsage(), ...stats } satisfies ServerStats);
+    if (m === 'stop') process.exit(0);
+  });
+  process.send?.({ ready: port });
+}
+
+/* ---------------- parent: SIPp runs and the table ---------------- */
+
+function startServer(kind: 'ours' | 'reference' | 'media', port: number): Promise<ChildProcess> {
+  const child =
+    kind === 'reference'
+      ? fork(path.join(here, 'reference-uas-sip006.mjs'), [String(port)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
+      : fork(fileURLToPath(import.meta.url), ['--serve', kind, String(port)], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  return new Promise((resolve, reject) => {
+    child.once('message', () => resolve(child));
+    child.once('exit', (code) => reject(new Error(`${kind} server exited (${code})`)));
+  });
+}
+
+const ask = (child: ChildProcess): Promise<ServerStats> =>
+  new Promise((resolve) => {
+    child.once('message', (m) => resolve(m as ServerStats));
+    child.send('stats');
+  });
+
+interface SippFigures {
+  successful: number;
+  failed: number;
+  retransmissions: number;
+  callRate: number;
+  wallMs: number;
+}
+
+async function runSipp(target: number, args: string[], timeoutS: number): Promise<SippFigures> {
+  const work = mkdtempSync(path.join(tmpdir(), 'sipp-bench-'));
+  const stat = path.join(work, 'stat.csv');
+  const started = Date.now();
+  const child = spawn('sipp', [`127.0.0.1:${target}`, '-i', '127.0.0.1', '-p', String(41_000 + Math.floor(Math.random() * 2000) * 2), '-nostdin', '-trace_stat', '-stf', stat, '-fd', '1', '-timeout', `${timeoutS}s`, ...args], { stdio: 'ignore' });
+  await new Promise((resolve) => child.once('exit', resolve));
+  const wallMs = Date.now() - started;
+  const lines = existsSync(stat) ? readFileSync(stat, 'utf8').trim().split('\n') : [];
+  rmSync(work, { recursive: true, force: true });
+  const head = (lines[0] ?? '').split(';');
+  const last = (lines[lines.length - 1] ?? '').split(';');
+  const col = (name: string): number => Number(last[head.indexOf(name)] ?? 0);
+  return { successful: col('SuccessfulCall(C)'), failed: col('FailedCall(C)'), retransmissions: col('Retransmissions(C)'), callRate: col('CallRate(C)'), wallMs };
+}
+
+interface Step {
+  rate: number;
+  sipp: SippFigures;
+  cpuS: number;
+  ok: boolean;
+  why: string;
+}
+
+async function rampServer(kind: 'ours' | 'reference', rates: number[], seconds: number): Promise<Step[]> {
+  const port = kind === 'ours' ? 35_060 : 36_060;
+  const server = await startServer(kind, port);
+  const steps: Step[] = [];
+  try {
+    for (const rate of rates) {
+      const before = await ask(server);
+      const calls = rate * seconds;
+      const sipp = await runSipp(port, ['-sn', 'uac', '-r', String(rate), '-m', String(calls), '-d', '0', '-max_recv_loops', '5000', '-max_sched_loops', '5000'], seconds + 20);
+      const after = await ask(server);
+      const cpuS = (after.cpu.user + after.cpu.system - before.cpu.user - before.cpu.system) / 1e6;
+      const done = sipp.successful + sipp.failed;
+      const why =
+        sipp.failed > 0.01 * calls ? `${sipp.failed} failed calls`
+        : sipp.retransmissions > 0.01 * calls ? `${sipp.retransmissions} retransmissions`
+        : done < calls ? `${calls - done} calls never completed`
+        : sipp.wallMs > (seconds / 0.9) * 1000 + 3000 ? `rate not reached (${(calls / (sipp.wallMs / 1000)).toFixed(0)}/s over the run)`
+        : '';
+      steps.push({ rate, sipp, cpuS, ok: why === '', why });
+      process.stdout.write(`  ${kind.padEnd(9)} ${String(rate).padStart(5)}/s: ${sipp.successful} ok, ${sipp.failed} failed, ${sipp.retransmissions} retrans, server CPU ${cpuS.toFixed(2)} s${why ? `  <- ${why}` : ''}\n`);
+      if (why) break;
+    }
+  } finally {
+    server.kill();
+  }
+  return steps;
+}
+
+/** The caller scenario from sipp-scenarios/ with a longer hold and the audio looped for the whole call. */
+function rtpScenario(holdMs: number): { dir: string; file: string } {
+  const source = readFileSync(path.join(here, '../sipp-scenarios/uac-invite-expect-200-caller-bye.xml'), 'utf8');
+  const dir = mkdtempSync(path.join(tmpdir(), 'sipp-rtp-'));
+  const file = path.join(dir, 'uac-rtp-hold.xml');
+  writeFileSync(file, source.replace(/<pause milliseconds="\d+"\/>/, `<pause milliseconds="${holdMs}"/>`).replace('caller.wav,1,0', `${path.join(here, '../sipp-scenarios/caller.wav')},-1,0`));
+  return { dir, file };
+}
+
+async function rtpStages(stages: number[], holdMs: number): Promise<Array<{ calls: number; lost: number; stats: ServerStats; cpuS: number; sipp: SippFigures }>> {
+  const port = 37_060;
+  const { dir, file } = rtpScenario(holdMs);
+  const out = [];
+  try {
+    for (const n of stages) {
+      const server = await startServer('media', port);
+      const before = await ask(server);
+      const rate = Math.max(1, Math.round(n / 2));
+      const sipp = await runSipp(port, ['-sf', file, '-r', String(rate), '-m', String(n), '-l', String(n), '-s', '+914440000001', '-key', 'caller', '+919800000001', '-key', 'to_user', '+914440000001', '-mi', '127.0.0.1', '-mp', '50000'], Math.ceil(holdMs / 1000) + 30);
+      await new Promise((r) => setTimeout(r, 500));
+      const stats = await ask(server);
+      server.kill();
+      const cpuS = (stats.cpu.user + stats.cpu.system - before.cpu.user - before.cpu.system) / 1e6;
+      const lost = n - Math.min(sipp.successful, stats.withAudio ?? 0);
+      out.push({ calls: n, lost, stats, cpuS, sipp });
+      process.stdout.write(`  rtp ${String(n).padStart(5)} calls: ${sipp.successful} ok, ${sipp.failed} failed, peak ${stats.maxConcurrent} concurrent, ${stats.withAudio} with audio, frames in/out ${stats.framesIn}/${stats.framesOut}, server CPU ${cpuS.toFixed(1)} s${lost ? `  <- ${lost} lost` : ''}\n`);
+      if (lost > 0) break;
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  return out;
+}
+
+async function main(): Promise<void> {
+  const rates = arg('rates', '200,500,1000,2000,3000,4000,5000,6000').split(',').map(Number);
+  const seconds = Number(arg('seconds', '8'));
+  const rtp = arg('rtp', '50,100,200,300,400,600').split(',').map(Number);
+  const holdMs = Number(arg('hold', '8000'));
+  console.log(`SIP UAS load on ${cpus().length} cores (${cpus()[0]?.model ?? '?'}), SIPp uac scenario, ${seconds} s per step`);
+  const ours = await rampServer('ours', rates, seconds);
+  const reference = await rampServer('reference', rates, seconds);
+  const row = (s: Step | undefined): string => (s ? `${(s.sipp.successful / seconds).toFixed(0).padStart(6)} ${s.cpuS.toFixed(2).padStart(6)} ${(s.sipp.successful / Math.max(s.cpuS, 0.001)).toFixed(0).padStart(7)} ${s.ok ? 'ok  ' : 'FAIL'}` : '     -      -       -     ');
+  console.log('\nrate/s | ours: calls/s  CPU s  calls/CPU-s      | sip 0.0.6: calls/s  CPU s  calls/CPU-s');
+  for (const rate of rates) {
+    const a = ours.find((s) => s.rate === rate);
+    const b = reference.find((s) => s.rate === rate);
+    if (!a && !b) break;
+    console.log(`${String(rate).padStart(6)} | ${row(a)}       | ${row(b)}`);
+  }
+  const best = (steps: Step[]): number => Math.max(0, ...steps.filter((s) => s.ok).map((s) => s.rate));
+  console.log(`highest clean rate: ours ${best(ours)}/s, sip 0.0.6 ${best(reference)}/s`);
+  console.log('\nconcurrent calls with RTP both ways (SIPp rtp_stream in, echo out), held', holdMs, 'ms:');
+  const stages = await rtpStages(rtp, holdMs);
+  const held = Math.max(0, ...stages.filter((s) => s.lost === 0).map((s) => s.stats.maxConcurrent ?? 0));
+  console.log(`held with no lost call: ${held} concurrent calls`);
+}
+
+const serve = process.argv.indexOf('--serve');
+if (serve > 0) {
+  const kind = process.argv[serve + 1];
+  void serveOurs(Number(process.argv[serve + 2]), kind === 'media');
+} else {
+  await main();
+}
