@@ -4,15 +4,18 @@ import { createSecretBox } from '../crypto/secret-box.js';
 import type { ChatProvider } from '../llm/chat-provider.js';
 import { SafeHttp } from '../net/safe-http.js';
 import type { Database } from '../store/schema.js';
+import { tenantModels } from '../tenants/tenant-llm.js';
 import { createTenantsRepository } from '../tenants/tenants-repository.js';
 import { AnalysisWorker, type AnalysisWorkerOptions } from './analysis-worker.js';
+import type { InsightExtractor } from './insight-extractor.js';
 import { LlmInsightExtractor } from './llm-insight-extractor.js';
 import { OfflineInsightExtractor } from './offline-insight-extractor.js';
 
 /**
  * The analysis worker as the platform runs it: webhook URL and secret from the tenant's settings
  * (secret opened with the platform key), SSRF-safe delivery honouring the tenant's allowlist, and
- * the LLM extractor when a chat provider is configured, the offline one otherwise.
+ * extraction with the model of the call's tenant (`settings.llm`), the offline extractor for a
+ * tenant without one. `provider` forces one chat provider for every tenant (benchmarks, tests).
  */
 export interface PlatformAnalysisOptions extends Partial<Omit<AnalysisWorkerOptions, 'db' | 'logger' | 'http' | 'tenantWebhook' | 'extractor'>> {
   readonly db: Kysely<Database>;
@@ -29,11 +32,24 @@ export function createPlatformAnalysisWorker(options: PlatformAnalysisOptions): 
     ...tuning,
     db,
     logger: logger.child({ part: 'analysis' }),
-    extractor: provider ? new LlmInsightExtractor(provider) : new OfflineInsightExtractor(),
+    extractor: provider ? new LlmInsightExtractor(provider) : tenantExtractor(db, tenants),
     http: new SafeHttp({ allowlist: async (tenantId) => (await settings(tenantId))?.ssrfAllowlist ?? [] }),
     tenantWebhook: async (tenantId) => {
       const s = await settings(tenantId);
       return s ? { ...(s.webhookUrl ? { url: s.webhookUrl } : {}), ...(s.webhookSecret ? { secret: s.webhookSecret } : {}) } : undefined;
     },
   });
+}
+
+/** Picks the extractor per call: the tenant's model when its settings name one, else offline. */
+function tenantExtractor(db: Kysely<Database>, tenants: ReturnType<typeof createTenantsRepository>): InsightExtractor {
+  const models = tenantModels(db, tenants);
+  const offline = new OfflineInsightExtractor();
+  return {
+    name: 'tenant',
+    async extract(request) {
+      const provider = request.tenantId ? await models.providerFor(request.tenantId) : undefined;
+      return (provider ? new LlmInsightExtractor(provider) : offline).extract(request);
+    },
+  };
 }

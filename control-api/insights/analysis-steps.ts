@@ -63,7 +63,7 @@ export async function runExtract(deps: StepDeps, job: AnalysisJobRow): Promise<S
     else if (parameters.length > 0) {
       const signal = AbortSignal.any([deps.signal, timeout]);
       const today = localTime((row.ended_at ?? row.started_at).getTime(), row.tenant_timezone).date;
-      const result = await deps.extractor.extract({ parameters, transcript, today, ...(row.language ? { language: row.language } : {}), signal });
+      const result = await deps.extractor.extract({ parameters, transcript, today, tenantId: row.tenant_id, ...(row.language ? { language: row.language } : {}), signal });
       values = { ...result.values };
       issues = result.issues;
     }

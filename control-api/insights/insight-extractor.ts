@@ -8,6 +8,8 @@ export interface ExtractionRequest {
   /** The call's date in the tenant's timezone (YYYY-MM-DD), so "tomorrow" resolves. */
   readonly today: string;
   readonly language?: string;
+  /** The call's tenant, so an extractor can use the tenant's own model. */
+  readonly tenantId?: string;
   readonly signal: AbortSignal;
 }
 

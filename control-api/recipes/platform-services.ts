@@ -2,9 +2,9 @@ import type { Kysely } from 'kysely';
 import type { Logger } from '../../core/logger.js';
 import type { SecretBox } from '../crypto/secret-box.js';
 import type { AgentEngine } from '../llm/agent-engine.js';
-import { OfflineEngine } from '../llm/offline-engine.js';
 import { SafeHttp } from '../net/safe-http.js';
 import type { Database } from '../store/schema.js';
+import { tenantModels } from '../tenants/tenant-llm.js';
 import { createTenantsRepository } from '../tenants/tenants-repository.js';
 import { SignedWebhookSender } from '../webhooks/webhook-sender.js';
 import { PgKnowledgeSearch } from './knowledge/pg-knowledge-search.js';
@@ -14,7 +14,8 @@ import type { CodeRunner, RuntimeServices, WebhookSender } from './runtime/servi
 /**
  * Runtime services for a tenant's recipes, built from the platform's store: SSRF-safe HTTP with
  * the tenant's allowlist, auth profiles and knowledge from the domain tables, webhooks signed with
- * the tenant's secret. The engine defaults to the offline one until tenants carry LLM settings.
+ * the tenant's secret. The engine is the one the tenant's `settings.llm` selects (offline when
+ * there is none), unless `engineFor` overrides it.
  */
 export interface PlatformServicesDeps {
   readonly db: Kysely<Database>;
@@ -35,9 +36,9 @@ export function platformServices(deps: PlatformServicesDeps): (tenantId: string)
     new SignedWebhookSender({ http, secretFor: async (tenantId) => (await tenants.settingsWithSecrets(deps.db, tenantId))?.webhookSecret ?? '' });
   const knowledge = new PgKnowledgeSearch(deps.db);
   const authProfiles = new StoreAuthProfileResolver(deps.db, deps.box);
-  const offline = new OfflineEngine();
+  const models = tenantModels(deps.db, tenants);
   return async (tenantId) => ({
-    engine: deps.engineFor ? await deps.engineFor(tenantId) : offline,
+    engine: deps.engineFor ? await deps.engineFor(tenantId) : await models.engineFor(tenantId),
     http,
     code: deps.code,
     webhooks,

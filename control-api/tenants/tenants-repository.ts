@@ -14,14 +14,14 @@ import type { Database, TenantsTable } from '../store/schema.js';
  * Tenants are operator-level (not inside a tenant): create, read by id or client ID, list,
  * update, delete. Deleting a tenant removes everything it owns (foreign keys cascade).
  */
-const settingsSecretPaths = ['settings.webhookSecret'] as const;
+const settingsSecretPaths = ['settings.webhookSecret', 'settings.llm.apiKey'] as const;
 const secretKind = 'Tenant';
 
 type Row = Selectable<TenantsTable>;
 
 export interface TenantsRepository extends TenantAdmin {
   get(db: Kysely<Database>, id: string): Promise<StoredResource<TenantSpec> | undefined>;
-  /** Settings with the webhook secret in clear, for the webhook sender. Never serve it. */
+  /** Settings with the webhook secret and LLM key in clear, for the webhook sender and the model client. Never serve them. */
   settingsWithSecrets(db: Kysely<Database>, id: string): Promise<TenantSpec['settings'] | undefined>;
 }
 

@@ -1,6 +1,6 @@
 import type Koa from 'koa';
 import { loadConfig } from '../../core/config/load-config.js';
-import { createLogger } from '../../core/logger.js';
+import { createLogger, type Logger } from '../../core/logger.js';
 import { createControlApp, platformKinds } from '../../control-api/control-app.js';
 import { serve, type RunningServer } from '../../control-api/http/serve.js';
 import type { ResourceDefinition } from '../../control-api/resources/resource-definition.js';
@@ -51,13 +51,13 @@ export interface ManagementClient {
 export async function startManagementApp(
   store: Store,
   management: { definitions?: readonly ResourceDefinition[]; tenants?: TenantAdmin } = {},
-  overrides: { bodyLimitBytes?: number } = {},
+  overrides: { bodyLimitBytes?: number; logger?: Logger } = {},
 ): Promise<ManagementHarness> {
   const config = loadConfig({ env: {}, overrides: { control: { bodyLimitBytes: overrides.bodyLimitBytes ?? 1024 * 1024 } } });
   const platform = platformKinds(secretKey);
   const app = createControlApp({
     store,
-    logger: createLogger({ level: 'silent' }),
+    logger: overrides.logger ?? createLogger({ level: 'silent' }),
     config,
     operatorToken,
     secretKey,
