@@ -13,8 +13,6 @@ import { processOriginator } from '../originator-registry.js';
 import type { RoleStarter } from './role.js';
 
 /** RTP ports for call audio (no config key yet: media settings arrive with the media role). */
-const RTP_PORT_MIN = 20_000;
-const RTP_PORT_MAX = 29_999;
 
 function firstExternalIpv4(): string | undefined {
   for (const list of Object.values(networkInterfaces())) {
@@ -40,10 +38,12 @@ export const startGatewayRole: RoleStarter = async (ctx) => {
   });
   if (tls.source === 'generated') logger.info({ certFile: tls.certFile }, 'self-signed SIP TLS certificate generated for local use');
   const media = new MediaService({
-    bindAddress: config.sip.host,
+    bindAddress: config.media.bindAddress,
     advertisedAddress: publicAddress,
-    portMin: RTP_PORT_MIN,
-    portMax: RTP_PORT_MAX,
+    portMin: config.media.portMin,
+    portMax: config.media.portMax,
+    jitterDepth: config.media.jitterDepth,
+    timeouts: { rtpTimeoutMs: config.media.rtpTimeoutMs },
     logger: logger.child({ part: 'media' }),
   });
   const directory = new StoreCallDirectory({ db: ctx.store.db });
