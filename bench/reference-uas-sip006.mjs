@@ -26,7 +26,8 @@ sip.start({ port, address: '127.0.0.1', tcp: false }, (rq) => {
 });
 
 process.on('message', (m) => {
-  if (m === 'stats') process.send({ cpu: process.cpuUsage(), answered });
+  if (m === 'stats') process.send?.({ cpu: process.cpuUsage(), answered });
   if (m === 'stop') process.exit(0);
 });
-process.send({ ready: port });
+process.once('SIGINT', () => process.exit(0));
+process.send?.({ ready: port });

@@ -86,6 +86,8 @@ async function serveOurs(port: number, withMedia: boolean): Promise<void> {
     if (m === 'stats') process.send?.({ cpu: process.cpuUsage(), ...stats } satisfies ServerStats);
     if (m === 'stop') process.exit(0);
   });
+  // Exit cleanly on a signal so `node --cpu-prof` can write its profile.
+  process.once('SIGINT', () => process.exit(0));
   process.send?.({ ready: port });
 }
 
