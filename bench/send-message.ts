@@ -7,7 +7,7 @@
  *     Originator being called (the INVITE leaves right after; the SIP gateway is not built yet,
  *     so the originator is a test double answering busy at once).
  *
- *   node --import tsx bench/send-message.ts [--seconds 10] [--concurrency 64] [--calls 10000] [--durable|--fast]
+ *   node --import tsx bench/send-message.ts [--seconds 10] [--concurrency 64] [--calls 10000] [--fast] [--phases throughput,agenda,poll]
  *
  * PostgreSQL: DATABASE_URL if set; otherwise a private cluster is started here, with durable
  * commits (fsync on, synchronous_commit on) unless --fast (fsync off, like the test cluster).
@@ -33,7 +33,7 @@ import { migrateToLatest } from '../control-api/store/migrate.js';
 import { startControl } from '../test/campaigns/twirp-client.js';
 
 const { values: args } = parseArgs({
-  options: { seconds: { type: 'string', default: '10' }, concurrency: { type: 'string', default: '64' }, calls: { type: 'string', default: '10000' }, fast: { type: 'boolean', default: false } },
+  options: { phases: { type: 'string', default: 'throughput,agenda,poll' }, seconds: { type: 'string', default: '10' }, concurrency: { type: 'string', default: '64' }, calls: { type: 'string', default: '10000' }, fast: { type: 'boolean', default: false } },
 });
 const seconds = Number(args.seconds);
 const concurrency = Number(args.concurrency);
@@ -222,9 +222,10 @@ async function main(): Promise<void> {
     await migrateToLatest(store.db);
     const tenant = await seedTenant(store.db, box, { clientId: 'acme' });
     const campaignId = await seedCampaign(store.db, box, tenant.tenantId, 'Bench');
-    await throughput(store, tenant.token, campaignId);
-    await lateness(store, tenant.tenantId, campaignId, 'agenda');
-    await lateness(store, tenant.tenantId, campaignId, 'poll');
+    const phases = args.phases.split(',');
+    if (phases.includes('throughput')) await throughput(store, tenant.token, campaignId);
+    if (phases.includes('agenda')) await lateness(store, tenant.tenantId, campaignId, 'agenda');
+    if (phases.includes('poll')) await lateness(store, tenant.tenantId, campaignId, 'poll');
   } finally {
     await store.close();
     await cluster?.stop();
