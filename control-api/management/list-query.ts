@@ -1,10 +1,10 @@
 import type { Kysely } from 'kysely';
 import { z } from 'zod';
 import { AppError } from '../../core/errors.js';
-import type { PageResult, ResourceRepository, StoredResource } from '../resources/resource-definition.js';
+import type { PageResult, ResourceDefinition, ResourceRepository, StoredResource } from '../resources/resource-definition.js';
 import type { Database } from '../store/schema.js';
 import { fromZodError } from '../http/error-response.js';
-import type { FilterKind } from './openapi/json-schema.js';
+import { filterableFields, type FilterKind } from './openapi/json-schema.js';
 
 export const defaultPageLimit = 50;
 export const maxPageLimit = 200;
@@ -56,6 +56,18 @@ export function parseListQuery(query: Readonly<Record<string, QueryValue>>, filt
   return { limit: parsed.data.limit, ...(parsed.data.cursor ? { cursor: parsed.data.cursor } : {}), filters };
 }
 
+/** The filter parameters a kind's list accepts: its own hook's, or one per top-level spec field. */
+export function listFilterKinds(definition: ResourceDefinition): Readonly<Record<string, FilterKind>> {
+  if (!definition.listFilter) return filterableFields(definition.schema);
+  return Object.fromEntries(Object.entries(definition.listFilter.parameters).map(([name, p]) => [name, p.type]));
+}
+
+/** The predicate for a parsed query: the kind's own filter when it has one, generic matching otherwise. */
+export function listPredicate(definition: ResourceDefinition, query: ListQuery): (spec: unknown) => boolean {
+  if (definition.listFilter) return definition.listFilter.compile(query.filters);
+  return (spec) => matches(spec, query.filters);
+}
+
 function matches(spec: unknown, filters: ReadonlyMap<string, readonly string[]>): boolean {
   const record = (spec ?? {}) as Record<string, unknown>;
   for (const [field, wanted] of filters) {
@@ -80,13 +92,14 @@ export async function listPage<Spec>(
   repository: ResourceRepository<Spec>,
   tenantId: string,
   query: ListQuery,
+  predicate: (spec: Spec) => boolean = (spec) => matches(spec, query.filters),
 ): Promise<PageResult<StoredResource<Spec>>> {
   if (query.filters.size === 0) return repository.list(db, tenantId, { limit: query.limit, ...(query.cursor ? { cursor: query.cursor } : {}) });
   const items: StoredResource<Spec>[] = [];
   let cursor = query.cursor;
   for (let scanned = 0; scanned < maxScannedPages && items.length < query.limit; scanned += 1) {
     const page = await repository.list(db, tenantId, { limit: query.limit - items.length, ...(cursor ? { cursor } : {}) });
-    items.push(...page.items.filter((item) => matches(item.spec, query.filters)));
+    items.push(...page.items.filter((item) => predicate(item.spec)));
     cursor = page.nextCursor;
     if (!cursor) break;
   }

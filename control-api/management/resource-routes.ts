@@ -5,9 +5,8 @@ import type { ResourceDefinition, StoredResource } from '../resources/resource-d
 import { fromZodError } from '../http/error-response.js';
 import { readJsonBody } from '../http/read-body.js';
 import { authenticate } from './auth.js';
-import { listPage, parseListQuery } from './list-query.js';
+import { listFilterKinds, listPage, listPredicate, parseListQuery } from './list-query.js';
 import type { ManagementDeps } from './management-deps.js';
-import { filterableFields } from './openapi/json-schema.js';
 import { tenantInScope, type TenantRef } from './tenant-scope.js';
 
 /** The wire form of a stored resource: the spec as the kind's schema describes it, plus identity. */
@@ -42,7 +41,7 @@ type Params = { clientId: string; id?: string };
 /** CRUD for one kind under `/tenants/:clientId/<plural>`; identical for every kind. */
 export function mountResourceRoutes(router: Router, deps: ManagementDeps, definition: ResourceDefinition): void {
   const { db } = deps;
-  const filterable = filterableFields(definition.schema);
+  const filterable = listFilterKinds(definition);
   const collection = `/tenants/:clientId/${definition.plural}`;
   const item = `${collection}/:id`;
 
@@ -66,7 +65,7 @@ export function mountResourceRoutes(router: Router, deps: ManagementDeps, defini
   router.get(collection, async (ctx) => {
     const tenant = await scope(ctx);
     const query = parseListQuery(ctx.query, filterable);
-    const page = await listPage(db, definition.repository, tenant.id, query);
+    const page = await listPage(db, definition.repository, tenant.id, query, listPredicate(definition, query));
     ctx.body = { items: page.items.map((r) => renderResource(definition.kind, tenant, r)), ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
   });
 

@@ -20,6 +20,29 @@ export interface ResourceDefinition<Spec = unknown> {
   /** Natural key of a spec (unique per tenant): what `apply` matches on. */
   naturalKey(spec: Spec): string;
   readonly repository: ResourceRepository<Spec>;
+  /**
+   * The kind's own list filters, when exact per-field matching is not what users mean (speech
+   * profiles: `language=en` finds `en-IN`, `gender=all`). Absent: every top-level scalar or list
+   * field of the spec is a filter, matched case-insensitively.
+   */
+  readonly listFilter?: ListFilter<Spec>;
+}
+
+/** One query parameter of a kind's own list filter (also what the OpenAPI document shows). */
+export interface ListFilterParameter {
+  readonly type: 'string' | 'number' | 'boolean' | 'list';
+  readonly description: string;
+  readonly enum?: readonly string[];
+}
+
+export interface ListFilter<Spec> {
+  /** Every filter parameter the list accepts, besides `limit` and `cursor`. */
+  readonly parameters: Readonly<Record<string, ListFilterParameter>>;
+  /**
+   * A predicate for the given parameters (only names from `parameters`, booleans already checked
+   * to be `true`/`false`); throws `invalid_argument` naming the parameter for a bad value.
+   */
+  compile(values: ReadonlyMap<string, readonly string[]>): (spec: Spec) => boolean;
 }
 
 export interface StoredResource<Spec = unknown> {

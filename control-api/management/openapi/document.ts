@@ -48,14 +48,24 @@ function addResourceKind(b: OpenApiBuilder, definition: ResourceDefinition): voi
   const collection = `/v1/tenants/{clientId}/${plural}`;
   const item = `${collection}/{id}`;
   const idParam = pathParam('id', `${kind} id`);
-  const filters = Object.entries(filterableFields(definition.schema)).map(([name, type]) => ({
-    name,
-    in: 'query',
-    required: false,
-    description: type === 'list' ? `only ${plural} whose ${name} contain this value (repeat for all of several)` : `only ${plural} whose ${name} equals this value (case-insensitive)`,
-    schema: type === 'list' ? { type: 'array', items: { type: 'string' } } : { type: type === 'number' ? 'number' : type },
-    ...(type === 'list' ? { style: 'form', explode: true } : {}),
-  }));
+  const own = definition.listFilter?.parameters;
+  const filters = own
+    ? Object.entries(own).map(([name, p]) => {
+        const scalar = { type: p.type === 'list' ? 'string' : p.type, ...(p.enum ? { enum: [...p.enum] } : {}) };
+        return {
+          name, in: 'query', required: false, description: p.description,
+          schema: p.type === 'list' ? { type: 'array', items: scalar } : scalar,
+          ...(p.type === 'list' ? { style: 'form', explode: true } : {}),
+        };
+      })
+    : Object.entries(filterableFields(definition.schema)).map(([name, type]) => ({
+        name,
+        in: 'query',
+        required: false,
+        description: type === 'list' ? `only ${plural} whose ${name} contain this value (repeat for all of several)` : `only ${plural} whose ${name} equals this value (case-insensitive)`,
+        schema: type === 'list' ? { type: 'array', items: { type: 'string' } } : { type: type === 'number' ? 'number' : type },
+        ...(type === 'list' ? { style: 'form', explode: true } : {}),
+      }));
   b.path(collection, 'get', operation({
     operationId: `list${kind}`, summary: `List ${plural} (paginated, filterable)`, tag: kind,
     parameters: [clientIdParam, ...pageParams, ...filters],

@@ -1,11 +1,52 @@
 import { sql } from 'kysely';
 import type { SecretBox } from '../../crypto/secret-box.js';
-import { speechProfileSchema, type SpeechProfileSpec } from '../../domain/speech-profile.js';
+import { AppError } from '../../../core/errors.js';
+import { genders, matchesSpeechProfileFilter, speechProfileFilterSchema, speechProfileSchema, ttsProviders, type SpeechProfileSpec } from '../../domain/speech-profile.js';
+import type { ListFilter } from '../resource-definition.js';
 import { defineKind } from './define-kind.js';
 import { namesWhere } from './references.js';
 
+const badParameter = (name: string, message: string): AppError => new AppError('invalid_argument', `${name} ${message}`, { issues: [{ path: name, message }] });
+
+/**
+ * The dashboard's voice filters (spec: Gender Male/Female/All, Language and Accent, Skills tags,
+ * favourites) with the domain's semantics: `language=en` finds `en-IN`, `gender=all` is no filter.
+ */
+export const speechProfileListFilter: ListFilter<SpeechProfileSpec> = {
+  parameters: {
+    gender: { type: 'string', enum: [...genders, 'all'], description: "male, female or all (default all)" },
+    language: { type: 'string', description: 'a language tag; a primary subtag matches every accent (`en` finds `en-IN`), case-insensitive' },
+    tags: { type: 'list', description: 'skills tags the profile must all carry (repeat for several), case-insensitive' },
+    favourite: { type: 'boolean', description: 'true: favourites only; false: only profiles not marked favourite' },
+    provider: { type: 'string', enum: [...ttsProviders], description: 'text-to-speech provider' },
+  },
+  compile(values) {
+    const one = (name: string): string | undefined => {
+      const v = values.get(name);
+      if (v && v.length > 1) throw badParameter(name, 'may be given once');
+      return v?.[0];
+    };
+    const parsed = speechProfileFilterSchema.safeParse({
+      gender: one('gender')?.toLowerCase(),
+      language: one('language'),
+      tags: values.get('tags') ?? [],
+      favouritesOnly: one('favourite') === 'true',
+    });
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      const name = String(issue?.path[0] ?? 'query');
+      throw badParameter(name === 'favouritesOnly' ? 'favourite' : name, issue?.message ?? 'is invalid');
+    }
+    const filter = parsed.data;
+    const notFavourite = one('favourite') === 'false';
+    const provider = one('provider')?.toLowerCase();
+    if (provider !== undefined && !(ttsProviders as readonly string[]).includes(provider)) throw badParameter('provider', `must be one of ${ttsProviders.join(', ')}`);
+    return (spec) => matchesSpeechProfileFilter(spec, filter) && !(notFavourite && spec.favourite) && (provider === undefined || spec.provider === provider);
+  },
+};
+
 export function speechProfileDefinition(box: SecretBox) {
-  return defineKind<SpeechProfileSpec>(
+  const definition = defineKind<SpeechProfileSpec>(
     'speech-profiles',
     {
       kind: 'SpeechProfile',
@@ -25,4 +66,5 @@ export function speechProfileDefinition(box: SecretBox) {
     },
     box,
   );
+  return { ...definition, listFilter: speechProfileListFilter };
 }
