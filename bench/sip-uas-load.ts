@@ -19,6 +19,7 @@ import { pino } from 'pino';
 import { systemClock } from '../core/clock.js';
 import { Dialog } from '../gateway/sip/dialog/dialog.js';
 import { TransportSet } from '../gateway/sip/transport/transport-set.js';
+import type { ServerRequest } from '../gateway/sip/ua/server-request.js';
 import { SipStack } from '../gateway/sip/ua/sip-stack.js';
 import { MediaService } from '../media/media-service.js';
 
@@ -46,15 +47,16 @@ async function serveOurs(port: number, withMedia: boolean): Promise<void> {
   const stack = new SipStack({ clock: systemClock, logger, publicAddress: '127.0.0.1' });
   const media = withMedia ? new MediaService({ bindAddress: '127.0.0.1', portMin: 20_000, portMax: 29_999, logger }) : undefined;
   const stats = { answered: 0, withAudio: 0, framesIn: 0, framesOut: 0, maxConcurrent: 0, refused: 0, live: 0 };
-  stack.onRequest(async (sreq) => {
+  // The plain UAS answers synchronously (no promise per request), as a lean answering handler would.
+  const plain = (sreq: ServerRequest): void => {
     if (sreq.request.method === 'OPTIONS') return stack.answerOptions(sreq);
     if (sreq.request.method !== 'INVITE') return void sreq.respond(405);
-    if (!media) {
-      Dialog.fromInvite(stack, sreq).accept(sreq, SDP);
-      stats.answered += 1;
-      return;
-    }
-    const answer = await media.answer(sreq.request.body.toString('utf8'));
+    Dialog.fromInvite(stack, sreq).accept(sreq, SDP);
+    stats.answered += 1;
+  };
+  const withAudio = async (sreq: ServerRequest, service: MediaService): Promise<void> => {
+    if (sreq.request.method !== 'INVITE') return plain(sreq);
+    const answer = await service.answer(sreq.request.body.toString('utf8'));
     if (!answer.ok) {
       stats.refused += 1;
       return void sreq.respond(answer.sipStatus);
@@ -79,7 +81,8 @@ async function serveOurs(port: number, withMedia: boolean): Promise<void> {
       session.output.write(frame.samples);
       stats.framesOut += 1;
     }
-  });
+  };
+  stack.onRequest(media ? (sreq) => withAudio(sreq, media) : plain);
   const transports = await TransportSet.start({ host: '127.0.0.1', port, receiveBufferBytes: 8 * 1024 * 1024 }, stack.receive);
   stack.attach(transports);
   process.on('message', (m) => {
