@@ -144,30 +144,48 @@ interface Step {
   why: string;
 }
 
-async function rampServer(kind: 'ours' | 'reference', rates: number[], seconds: number): Promise<Step[]> {
-  const port = kind === 'ours' ? 35_060 : 36_060;
-  const server = await startServer(kind, port);
-  const steps: Step[] = [];
+type Kind = 'ours' | 'reference';
+
+async function step(kind: Kind, server: ChildProcess, port: number, rate: number, seconds: number): Promise<Step> {
+  const before = await ask(server);
+  const calls = rate * seconds;
+  const sipp = await runSipp(port, ['-sn', 'uac', '-r', String(rate), '-m', String(calls), '-d', '0', '-max_recv_loops', '5000', '-max_sched_loops', '5000'], seconds + 20);
+  const after = await ask(server);
+  const cpuS = (after.cpu.user + after.cpu.system - before.cpu.user - before.cpu.system) / 1e6;
+  const done = sipp.successful + sipp.failed;
+  const why =
+    sipp.failed > 0.01 * calls ? `${sipp.failed} failed calls`
+    : sipp.retransmissions > 0.01 * calls ? `${sipp.retransmissions} retransmissions`
+    : done < calls ? `${calls - done} calls never completed`
+    : sipp.wallMs > (seconds / 0.9) * 1000 + 3000 ? `rate not reached (${(calls / (sipp.wallMs / 1000)).toFixed(0)}/s over the run)`
+    : '';
+  process.stdout.write(`  ${kind.padEnd(9)} ${String(rate).padStart(5)}/s: ${sipp.successful} ok, ${sipp.failed} failed, ${sipp.retransmissions} retrans, server CPU ${cpuS.toFixed(2)} s${why ? `  <- ${why}` : ''}\n`);
+  return { rate, sipp, cpuS, ok: why === '', why };
+}
+
+/**
+ * Both servers up at once, warmed up (JIT) with an uncounted run, then each rate is run against
+ * ours and the reference back to back, so both see the same machine load; a server stops climbing
+ * after its first failed step.
+ */
+async function ramp(rates: number[], seconds: number): Promise<Record<Kind, Step[]>> {
+  const ports: Record<Kind, number> = { ours: 35_060, reference: 36_060 };
+  const servers = { ours: await startServer('ours', ports.ours), reference: await startServer('reference', ports.reference) };
+  const steps: Record<Kind, Step[]> = { ours: [], reference: [] };
   try {
+    for (const kind of ['ours', 'reference'] as const) await runSipp(ports[kind], ['-sn', 'uac', '-r', '500', '-m', '1500', '-d', '0'], 20);
     for (const rate of rates) {
-      const before = await ask(server);
-      const calls = rate * seconds;
-      const sipp = await runSipp(port, ['-sn', 'uac', '-r', String(rate), '-m', String(calls), '-d', '0', '-max_recv_loops', '5000', '-max_sched_loops', '5000'], seconds + 20);
-      const after = await ask(server);
-      const cpuS = (after.cpu.user + after.cpu.system - before.cpu.user - before.cpu.system) / 1e6;
-      const done = sipp.successful + sipp.failed;
-      const why =
-        sipp.failed > 0.01 * calls ? `${sipp.failed} failed calls`
-        : sipp.retransmissions > 0.01 * calls ? `${sipp.retransmissions} retransmissions`
-        : done < calls ? `${calls - done} calls never completed`
-        : sipp.wallMs > (seconds / 0.9) * 1000 + 3000 ? `rate not reached (${(calls / (sipp.wallMs / 1000)).toFixed(0)}/s over the run)`
-        : '';
-      steps.push({ rate, sipp, cpuS, ok: why === '', why });
-      process.stdout.write(`  ${kind.padEnd(9)} ${String(rate).padStart(5)}/s: ${sipp.successful} ok, ${sipp.failed} failed, ${sipp.retransmissions} retrans, server CPU ${cpuS.toFixed(2)} s${why ? `  <- ${why}` : ''}\n`);
-      if (why) break;
+      let any = false;
+      for (const kind of ['ours', 'reference'] as const) {
+        if (steps[kind].some((s) => !s.ok)) continue;
+        any = true;
+        steps[kind].push(await step(kind, servers[kind], ports[kind], rate, seconds));
+      }
+      if (!any) break;
     }
   } finally {
-    server.kill();
+    servers.ours.kill();
+    servers.reference.kill();
   }
   return steps;
 }
@@ -212,8 +230,7 @@ async function main(): Promise<void> {
   const rtp = arg('rtp', '50,100,200,300,400,600').split(',').map(Number);
   const holdMs = Number(arg('hold', '8000'));
   console.log(`SIP UAS load on ${cpus().length} cores (${cpus()[0]?.model ?? '?'}), SIPp uac scenario, ${seconds} s per step`);
-  const ours = await rampServer('ours', rates, seconds);
-  const reference = await rampServer('reference', rates, seconds);
+  const { ours, reference } = await ramp(rates, seconds);
   const row = (s: Step | undefined): string => (s ? `${(s.sipp.successful / seconds).toFixed(0).padStart(6)} ${s.cpuS.toFixed(2).padStart(6)} ${(s.sipp.successful / Math.max(s.cpuS, 0.001)).toFixed(0).padStart(7)} ${s.ok ? 'ok  ' : 'FAIL'}` : '     -      -       -     ');
   console.log('\nrate/s | ours: calls/s  CPU s  calls/CPU-s      | sip 0.0.6: calls/s  CPU s  calls/CPU-s');
   for (const rate of rates) {
