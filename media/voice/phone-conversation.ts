@@ -68,6 +68,8 @@ interface Utterance {
   /** What the agent was doing when the caller started. */
   readonly during: Speaking | undefined;
   interrupted: boolean;
+  /** Latest partial transcript (streaming STT only): a backchannel so far does not interrupt. */
+  partial: string;
 }
 
 /**
@@ -298,7 +300,9 @@ export class PhoneConversation implements Conversation {
     const copy = samples.slice();
     void u.stream.then((s) => s?.push(copy));
     const s = this.speaking;
-    if (s && s === u.during && s.bargeIn && !u.interrupted && this.endpointer.voicedFrames >= this.sustainedFrames) {
+    const frames = this.endpointer.voicedFrames;
+    const sustained = frames >= this.sustainedFrames && (!BACKCHANNEL.test(u.partial.trim()) || frames >= 2 * this.sustainedFrames);
+    if (s && s === u.during && s.bargeIn && !u.interrupted && sustained) {
       u.interrupted = true;
       this.interrupt();
     }
@@ -317,8 +321,11 @@ export class PhoneConversation implements Conversation {
         return undefined;
       });
     const pre = this.preRoll.splice(0);
-    void stream.then((s) => pre.forEach((p) => s?.push(p)));
-    const u: Utterance = { stream, during, interrupted: false };
+    const u: Utterance = { stream, during, interrupted: false, partial: '' };
+    void stream.then((s) => {
+      s?.onTranscript((t) => (u.partial = t.text));
+      pre.forEach((p) => s?.push(p));
+    });
     this.current = u;
     if (during) during.callerDuring = true;
     // Without Smart Interruption any speech interrupts at once (barge-in within ~100 ms of onset).
