@@ -1,4 +1,4 @@
-import type { Kysely, Transaction, TransactionBuilder } from 'kysely';
+import type { Kysely } from 'kysely';
 import { z } from 'zod';
 import { AppError, type FieldIssue } from '../../core/errors.js';
 import type { Database } from '../store/schema.js';
@@ -41,23 +41,6 @@ export interface ApplyOptions {
 
 /** Resolves a client ID to a tenant id; the Tenant kind's own `find` is the natural choice. */
 export type TenantLookup = (db: Kysely<Database>, clientId: string) => Promise<string | undefined>;
-
-/**
- * The transaction handed to repositories: a repository that opens its own transaction (to insert
- * and then seal secrets, say) joins the apply's instead, because Kysely cannot nest them and the
- * whole apply must commit or roll back as one.
- */
-function joinOuterTransaction(trx: Transaction<Database>): Kysely<Database> {
-  const join = (): Pick<TransactionBuilder<Database>, 'execute'> => ({ execute: (fn) => fn(trx) });
-  return new Proxy(trx, {
-    get(target, property) {
-      if (property === 'transaction') return join;
-      const value: unknown = Reflect.get(target, property, target);
-      // Kysely keeps its state in private fields, so methods must run on the real object.
-      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
-    },
-  });
-}
 
 class DryRunRollback extends Error {
   constructor(readonly report: ApplyReport) {
@@ -196,8 +179,11 @@ export async function applyDocuments(
     return { dryRun: options.dryRun, changed: summary.created + summary.updated > 0, summary, results };
   };
   try {
+    // Repositories write through the caller's handle and never open a transaction of their own
+    // (one that needs several statements joins a caller's: `db.isTransaction ? fn(db) : ...`), so
+    // the whole apply commits or rolls back as one.
     return await db.transaction().execute(async (trx) => {
-      const report = await run(joinOuterTransaction(trx));
+      const report = await run(trx);
       if (options.dryRun) throw new DryRunRollback(report);
       return report;
     });
