@@ -6,9 +6,8 @@ import { processOriginator } from '../originator-registry.js';
 import type { RoleStarter } from './role.js';
 
 /**
- * Stand-in until the SIP gateway's Originator is wired here: every attempt ends `failed` with
- * 503, so messages follow the campaign's retry policy instead of silently waiting. The gateway
- * issue replaces it with the real originator (`createWorkerRole(gatewayOriginator)`).
+ * Used when a build has no originator at all: every attempt ends `failed` with 503, so messages
+ * follow the campaign's retry policy instead of silently waiting.
  */
 export const gatewayNotBuiltOriginator: Originator = {
   originate: async () => ({ outcome: 'failed', sipStatus: 503, reason: 'the SIP gateway is not available in this build' }),
