@@ -1,12 +1,17 @@
 import { networkInterfaces } from 'node:os';
+import { join } from 'node:path';
 import { systemClock } from '../../core/clock.js';
 import { CallRecorder } from '../../control-api/calls/call-recorder.js';
-import { InterimCallHandler } from '../../control-api/gateway-adapters/interim-call-handler.js';
+import { RecipeCallHandler } from '../../control-api/gateway-adapters/recipe-call-handler.js';
+import { QuickJsCodeRunner } from '../../control-api/recipes/code-sandbox/quickjs-code-runner.js';
+import { platformServices } from '../../control-api/recipes/platform-services.js';
 import { StoreCallDirectory } from '../../control-api/gateway-adapters/store-call-directory.js';
 import { StoreTrunkRoutes } from '../../control-api/gateway-adapters/store-trunk-routes.js';
 import { createSecretBox } from '../../control-api/crypto/secret-box.js';
 import { SipGateway } from '../../gateway/inbound/sip-gateway.js';
 import { SipOriginator } from '../../gateway/outbound/sip-originator.js';
+import { GatewayCallTransfer } from '../../gateway/transfer/gateway-call-transfer.js';
+import type { CallTransfer } from '../../core/ports/call-transfer.js';
 import { loadOrCreateTlsCredentials } from '../../gateway/sip/transport/certificate.js';
 import { MediaService } from '../../media/media-service.js';
 import { processOriginator } from '../originator-registry.js';
@@ -23,8 +28,8 @@ function firstExternalIpv4(): string | undefined {
 
 /**
  * The SIP gateway role: UDP+TCP on sip.port, TLS on sip.tlsPort, WebSocket on sip.wsPort;
- * inbound calls are routed through the store (StoreCallDirectory) and, until the voice pipeline
- * exists, answered by the InterimCallHandler (echo + call record).
+ * inbound calls are routed through the store (StoreCallDirectory) and run the number's recipe
+ * through the voice pipeline (RecipeCallHandler), recorded for post-call insights.
  */
 export const startGatewayRole: RoleStarter = async (ctx) => {
   const { config } = ctx;
@@ -47,7 +52,20 @@ export const startGatewayRole: RoleStarter = async (ctx) => {
     logger: logger.child({ part: 'media' }),
   });
   const directory = new StoreCallDirectory({ db: ctx.store.db });
-  const callHandler = new InterimCallHandler(new CallRecorder({ db: ctx.store.db }), logger);
+  const secretBox = createSecretBox(ctx.secrets.secretKey);
+  const code = new QuickJsCodeRunner({ workers: 1 });
+  // The transfer needs the started stack; calls only arrive after start, so a late-bound slot is enough.
+  const transferSlot: { impl?: CallTransfer } = {};
+  const callHandler = new RecipeCallHandler({
+    db: ctx.store.db,
+    recorder: new CallRecorder({ db: ctx.store.db }),
+    services: platformServices({ db: ctx.store.db, box: secretBox, code, logger: logger.child({ part: 'recipes' }) }),
+    logger: logger.child({ part: 'calls' }),
+    recordingsDir: join(config.dataDir, 'recordings'),
+    transfer: {
+      transfer: (callId, target, signal) => transferSlot.impl?.transfer(callId, target, signal) ?? Promise.resolve({ ok: false, reason: 'the gateway is not ready to transfer' }),
+    },
+  });
   const gateway = await SipGateway.start({
     transports: {
       host: config.sip.host,
@@ -65,27 +83,35 @@ export const startGatewayRole: RoleStarter = async (ctx) => {
   });
   logger.info(
     { ports: gateway.ports, publicAddress },
-    'SIP gateway listening: inbound calls are routed and answered with an echo of the caller audio and a call record; recipes do not run on calls yet',
+    "SIP gateway listening: inbound calls run their number's recipe through the voice pipeline and are recorded for post-call insights",
   );
   // Outbound campaign calls leave through the same stack; the worker role dials through it (bin/originator-registry.ts).
-  const unbindOriginator = processOriginator.bind(
-    new SipOriginator({
-      stack: gateway.stack,
-      media,
-      trunks: new StoreTrunkRoutes({ db: ctx.store.db, secretBox: createSecretBox(ctx.secrets.secretKey) }),
-      directory,
-      registry: gateway.registry,
-      clock: systemClock,
-      logger: logger.child({ part: 'outbound' }),
-      onAnswered: (call) => callHandler.handle(call),
-    }),
-  );
+  const originator = new SipOriginator({
+    stack: gateway.stack,
+    media,
+    trunks: new StoreTrunkRoutes({ db: ctx.store.db, secretBox }),
+    directory,
+    registry: gateway.registry,
+    clock: systemClock,
+    logger: logger.child({ part: 'outbound' }),
+    onAnswered: (call, request) => callHandler.handle(call, request),
+  });
+  const unbindOriginator = processOriginator.bind(originator);
+  transferSlot.impl = new GatewayCallTransfer({
+    stack: gateway.stack,
+    registry: gateway.registry,
+    media,
+    originator,
+    clock: systemClock,
+    logger: logger.child({ part: 'transfer' }),
+  });
   return {
     name: 'gateway',
     stop: async (graceMs) => {
       unbindOriginator();
       await gateway.stop(graceMs);
       await media.close();
+      await code.close();
     },
   };
 };

@@ -43,7 +43,7 @@ describe('platform process: gateway role', function () {
       const ports = listening['ports'] as Record<string, number>;
       assert.ok(ports['UDP'] && ports['TCP'] && ports['TLS'] && ports['WS']);
       assert.equal(ports['TCP'], ports['UDP'], 'UDP and TCP share the SIP port');
-      assert.match(String(listening['msg']), /recipes do not run on calls yet/);
+      assert.match(String(listening['msg']), /run their number's recipe through the voice pipeline/);
       assert.ok(existsSync(path.join(dataDir, 'sip-tls', 'sip-cert.pem')));
       const peer = await UdpPeer.open();
       try {

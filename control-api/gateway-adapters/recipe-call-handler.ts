@@ -1,0 +1,265 @@
+import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import type { Kysely } from 'kysely';
+import type { Logger } from '../../core/logger.js';
+import type { ActiveCall, CallHandler } from '../../core/ports/call-handler.js';
+import type { CallTransfer } from '../../core/ports/call-transfer.js';
+import type { TransferResult } from '../../core/ports/conversation.js';
+import type { OriginateRequest } from '../../core/ports/originator.js';
+import { sttFor, ttsForProfile, type SpeechCredentials } from '../../media/speech/provider-registry.js';
+import { PronunciationLexicon, type PronunciationRule } from '../../media/speech/pronunciation.js';
+import { applyStartLogic, type StartLogic } from '../../media/voice/call-start.js';
+import { PhoneConversation, type TurnSettings } from '../../media/voice/phone-conversation.js';
+import type { CallRecorder } from '../calls/call-recorder.js';
+import { callEndFromRun, transcriptLines } from '../calls/run-record.js';
+import type { PronunciationEntrySpec } from '../domain/pronunciation-entry.js';
+import type { SpeechProfileSpec } from '../domain/speech-profile.js';
+import { defaultBlocks } from '../recipes/blocks/index.js';
+import type { Recipe } from '../recipes/recipe-schema.js';
+import { RecipeRun, type RunResult } from '../recipes/runtime/recipe-run.js';
+import type { RuntimeServices } from '../recipes/runtime/services.js';
+import { findNumberByE164, findRecipeById } from '../resources/definitions/lookups.js';
+import type { Database } from '../store/schema.js';
+
+export interface RecipeCallHandlerOptions {
+  readonly db: Kysely<Database>;
+  readonly recorder: CallRecorder;
+  /** The tenant's runtime services (platform-services.ts): engine, HTTP, knowledge, webhooks. */
+  readonly services: (tenantId: string) => Promise<RuntimeServices>;
+  readonly logger: Logger;
+  /** Where call recordings are written (`<dataDir>/recordings`); none: calls are not recorded. */
+  readonly recordingsDir?: string;
+  /** The gateway's Transfer action; without it a Transfer block takes its `failed` exit. */
+  readonly transfer?: CallTransfer;
+  /** Cloud speech credentials; without them speech is offline (espeak-ng, pocketsphinx). */
+  readonly speechCredentials?: SpeechCredentials;
+  /** Turn-taking overrides (tests use a shorter endpointing silence). */
+  readonly turn?: TurnSettings;
+}
+
+/** What a call needs from the store before the agent speaks. */
+interface CallSetup {
+  readonly recipe: Recipe;
+  readonly language: string;
+  readonly keywords: readonly string[];
+  readonly profile?: { readonly name: string; readonly spec: SpeechProfileSpec };
+  readonly rules: readonly PronunciationRule[];
+  readonly timezone: string;
+  readonly tenantName?: string;
+}
+
+/** How long hang-up may take to settle before the record is written anyway. */
+const END_SETTLE_MS = 5_000;
+
+/**
+ * Runs the number's recipe on an answered call: builds the PhoneConversation from the number's
+ * speech settings and the recipe's turn-taking settings, runs the RecipeRun on the call's signal,
+ * records the call from answer to hang-up (which queues post-call analysis), and hangs up when the
+ * recipe ends. Every task hangs off `call.signal`, so nothing outlives the call.
+ */
+export class RecipeCallHandler implements CallHandler {
+  constructor(private readonly o: RecipeCallHandlerOptions) {}
+
+  /**
+   * `outbound` is the campaign's dial request when the call is one we placed (SipOriginator's
+   * onAnswered): then `info.caller` is our number and `info.dialled` the callee.
+   */
+  async handle(call: ActiveCall, outbound?: OriginateRequest): Promise<void> {
+    const { info } = call;
+    const log = this.o.logger.child({ callId: info.id, tenantId: info.tenantId });
+    const answeredAt = new Date(info.startedAt);
+    const ours = outbound ? info.caller : info.dialled;
+    const remote = outbound ? info.dialled : info.caller;
+    let recordId: string | undefined;
+    try {
+      recordId = await this.o.recorder.startCall({
+        tenantId: info.tenantId,
+        direction: outbound ? 'outbound' : 'inbound',
+        startedAt: answeredAt,
+        phoneNumberId: info.numberId,
+        phoneNumber: ours,
+        remoteNumber: remote,
+        recipeId: info.recipeId,
+        language: info.language,
+      });
+    } catch (error) {
+      log.warn({ err: errorText(error) }, 'could not record the call start');
+    }
+    call.on('dtmf', (e) => log.debug({ digit: e.digit, via: e.via }, 'DTMF received'));
+
+    let run: RecipeRun | undefined;
+    let result: RunResult | undefined;
+    let recordingRef: string | undefined;
+    let failure: string | undefined;
+    try {
+      const setup = await this.load(call, ours);
+      if (!setup) throw new Error(`recipe ${info.recipeId} of number ${ours} was not found`);
+      recordingRef = await this.startRecording(call, recordId, log);
+      const conversation = this.conversation(call, setup, log);
+      run = new RecipeRun({
+        recipe: setup.recipe,
+        conversation,
+        context: {
+          callId: recordId ?? info.id,
+          tenantId: info.tenantId,
+          ...(setup.tenantName ? { tenantName: setup.tenantName } : {}),
+          timezone: setup.timezone,
+          callerNumber: info.caller,
+          calledNumber: info.dialled,
+          direction: outbound ? 'outbound' : 'inbound',
+          language: setup.language,
+          campaignVariables: scalarVariables(outbound?.context.variables ?? {}),
+          now: () => Date.now(),
+        },
+        services: await this.o.services(info.tenantId),
+        blocks: defaultBlocks,
+      });
+      run.on('error', (e) => log.warn({ blockId: e.blockId, err: e.message }, 'recipe run error'));
+      if (outbound) await applyStartLogic(conversation, startLogicOf(outbound), call.signal);
+      result = await run.run(call.signal);
+      log.info({ reason: result.reason, disposition: result.disposition, path: result.path }, 'recipe run ended');
+      await conversation.hangup();
+    } catch (error) {
+      failure = errorText(error);
+      log.error({ err: failure }, 'recipe call failed: ending the call');
+    } finally {
+      if (recordingRef) await call.media.stopRecording().catch((error: unknown) => log.warn({ err: errorText(error) }, 'could not stop the recording'));
+      if (!call.signal.aborted) await call.hangup(failure ? 'handler-error' : 'recipe-ended').catch(() => undefined);
+    }
+    const end = await settled(call, END_SETTLE_MS);
+    if (!recordId) return;
+    const endedAt = new Date(end?.endedAt ?? Date.now());
+    try {
+      if (result) {
+        await this.o.recorder.completeCall(recordId, callEndFromRun(result, { endedAt, answeredAt, ...(recordingRef ? { recordingRef } : {}) }));
+      } else {
+        await this.o.recorder.completeCall(recordId, {
+          endedAt,
+          answeredAt,
+          outcome: 'completed',
+          sipStatus: 200,
+          endReason: failure ? 'error' : (end?.reason ?? 'error'),
+          transcript: transcriptLines(run?.transcript ?? []),
+          ...(run ? { variables: run.variables() } : {}),
+          ...(recordingRef ? { recordingRef } : {}),
+        });
+      }
+    } catch (error) {
+      log.warn({ err: errorText(error) }, 'could not record the call end');
+    }
+  }
+
+  private async load(call: ActiveCall, ours: string): Promise<CallSetup | undefined> {
+    const { db } = this.o;
+    const { info } = call;
+    const [recipe, number, tenant] = await Promise.all([
+      findRecipeById(db, info.tenantId, info.recipeId),
+      findNumberByE164(db, ours, info.tenantId),
+      db.selectFrom('tenants').select(['name', 'timezone']).where('id', '=', info.tenantId).executeTakeFirst(),
+    ]);
+    if (!recipe) return undefined;
+    const spec = number?.spec;
+    let profile: CallSetup['profile'];
+    if (spec?.voice) {
+      const row = await db.selectFrom('speech_profiles').select(['name', 'spec']).where('tenant_id', '=', info.tenantId).where('name', '=', spec.voice).executeTakeFirst();
+      if (row) profile = { name: row.name, spec: row.spec as SpeechProfileSpec };
+    }
+    const words = spec?.pronunciationWords ?? [];
+    const rules =
+      words.length === 0
+        ? []
+        : (await db.selectFrom('pronunciation_entries').select('spec').where('tenant_id', '=', info.tenantId).where('word', 'in', words).execute()).map((r) => {
+            const e = r.spec as PronunciationEntrySpec;
+            return { word: e.word, pronunciation: e.pronunciation, caseSensitive: e.caseSensitive, speechProfiles: e.speechProfiles };
+          });
+    return {
+      recipe,
+      language: spec?.language ?? info.language,
+      keywords: spec?.boostedKeywords ?? [],
+      ...(profile ? { profile } : {}),
+      rules,
+      timezone: tenant?.timezone ?? 'UTC',
+      ...(tenant?.name ? { tenantName: tenant.name } : {}),
+    };
+  }
+
+  /** Starts the stereo recording under `<recordingsDir>/<yyyy-mm-dd>/<call>.wav`; returns its ref. */
+  private async startRecording(call: ActiveCall, recordId: string | undefined, log: Logger): Promise<string | undefined> {
+    if (!this.o.recordingsDir) return undefined;
+    const ref = path.join(new Date(call.info.startedAt).toISOString().slice(0, 10), `${recordId ?? call.info.id}.wav`);
+    try {
+      await mkdir(path.join(this.o.recordingsDir, path.dirname(ref)), { recursive: true });
+      await call.media.startRecording(path.join(this.o.recordingsDir, ref));
+      return ref;
+    } catch (error) {
+      // A call without a recording still runs: the caller should not pay for a full disk.
+      log.warn({ err: errorText(error) }, 'could not start the call recording');
+      return undefined;
+    }
+  }
+
+  private conversation(call: ActiveCall, setup: CallSetup, log: Logger): PhoneConversation {
+    const global = setup.recipe.globalSettings;
+    const { tts, voice } = setup.profile
+      ? ttsForProfile({ provider: setup.profile.spec.provider, voiceName: setup.profile.spec.voiceName, language: setup.profile.spec.language }, this.o.speechCredentials)
+      : ttsForProfile({ provider: 'espeak-ng', voiceName: '', language: setup.language });
+    const slot: { conversation?: PhoneConversation } = {};
+    const transfer = this.o.transfer;
+    const conversation = new PhoneConversation({
+      media: call.media,
+      stt: sttFor(this.o.speechCredentials, setup.keywords),
+      tts,
+      speech: {
+        voice,
+        language: setup.profile?.spec.language ?? setup.language,
+        ...(setup.profile ? { profileName: setup.profile.name } : {}),
+        sttLanguage: setup.language,
+        keywords: setup.keywords,
+      },
+      turn: { smartInterruption: global?.smartInterruption ?? false, cautionOnNoisyLines: global?.cautionOnNoisyLines ?? false, ...this.o.turn },
+      ...(setup.rules.length > 0 ? { lexicon: new PronunciationLexicon(setup.rules) } : {}),
+      signal: call.signal,
+      hangup: () => call.hangup('agent-closed'),
+      onCallerSpeech: () => call.noteCallerSpeech(),
+      onIgnoredUtterance: (text, why) => log.debug({ why, chars: text.length }, 'caller words ignored'),
+      logger: log,
+      transfer: async (target, bridgeMessage, signal): Promise<TransferResult> => {
+        if (!transfer) return { ok: false, reason: 'call transfer is not available on this gateway' };
+        if (bridgeMessage.trim() !== '' && slot.conversation) await slot.conversation.say(bridgeMessage, { bargeIn: false, signal });
+        const outcome = await transfer.transfer(call.info.id, target, signal);
+        return outcome.ok ? { ok: true } : { ok: false, reason: outcome.sipStatus ? `${outcome.reason} (SIP ${outcome.sipStatus})` : outcome.reason };
+      },
+    });
+    slot.conversation = conversation;
+    return conversation;
+  }
+}
+
+function startLogicOf(request: OriginateRequest): StartLogic {
+  const logic = request.startLogic;
+  if (logic.mode === 'waitSeconds') return { kind: 'waitSeconds', seconds: logic.seconds };
+  return logic.mode === 'waitForGreeting' ? { kind: 'waitForGreeting' } : { kind: 'immediately' };
+}
+
+/** Campaign variables the recipe can read: SendMessage values are scalars; anything else is dropped. */
+function scalarVariables(input: Readonly<Record<string, unknown>>): Record<string, string | number | boolean> {
+  const out: Record<string, string | number | boolean> = {};
+  for (const [k, v] of Object.entries(input)) if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') out[k] = v;
+  return out;
+}
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** The call's completion, or undefined when hang-up did not settle within `ms`. */
+async function settled(call: ActiveCall, ms: number): Promise<{ endedAt: number; reason: string } | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), ms)));
+  try {
+    const end = await Promise.race([call.ended, timeout]);
+    return end ? { endedAt: end.endedAt, reason: end.reason } : undefined;
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -1,0 +1,124 @@
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { pino } from 'pino';
+import { CallRecorder } from '../../control-api/calls/call-recorder.js';
+import type { TranscriptLine } from '../../control-api/calls/call-types.js';
+import { RecipeCallHandler } from '../../control-api/gateway-adapters/recipe-call-handler.js';
+import { QuickJsCodeRunner } from '../../control-api/recipes/code-sandbox/quickjs-code-runner.js';
+import { platformServices } from '../../control-api/recipes/platform-services.js';
+import { createResourceDefinitions } from '../../control-api/resources/registry.js';
+import { numberDoc, testBox, trunkDoc } from '../../control-api/resources/definitions/test-fixtures.js';
+import { writeWav } from '../../media/wav/wav.js';
+import { startGatewayFixture, type GatewayFixture } from '../gateway/gateway-harness.js';
+import { runSipp, scenarioDir } from '../helpers/sipp.js';
+import { appointmentRecipe, appointmentVocabulary, fliteSpeech, transcribe } from './voice-harness.js';
+
+const run = promisify(execFile);
+const clinicNumber = '+914440000077';
+
+/** The agent's side (right channel) of a stereo call recording. */
+async function agentChannel(file: string): Promise<Int16Array> {
+  const buf = await readFile(file);
+  const data = buf.indexOf('data') + 8;
+  const frames = Math.floor((buf.length - data) / 4);
+  const out = new Int16Array(frames);
+  for (let i = 0; i < frames; i++) out[i] = buf.readInt16LE(data + 4 * i + 2);
+  return out;
+}
+
+/**
+ * The composition `npm start` runs: SIPp calls a number provisioned through the domain
+ * repositories on PostgreSQL; the gateway hands the call to RecipeCallHandler, which runs the
+ * number's recipe through the voice pipeline, records the audio, and stores the call record
+ * (queueing its analysis) after hang-up.
+ */
+describe('RecipeCallHandler: an inbound SIP call runs the number\'s recipe and is recorded', function () {
+  this.timeout(180_000);
+  let fx: GatewayFixture;
+  let dir: string;
+  let code: QuickJsCodeRunner;
+
+  before(async () => {
+    dir = await mkdtemp(path.join(tmpdir(), 'vap-recipe-call-'));
+    code = new QuickJsCodeRunner({ workers: 1 });
+    const logger = pino({ level: process.env.GATEWAY_TEST_LOG ?? 'silent' });
+    fx = await startGatewayFixture({}, (store) => ({
+      callHandler: new RecipeCallHandler({
+        db: store.db,
+        recorder: new CallRecorder({ db: store.db }),
+        services: platformServices({ db: store.db, box: testBox(), code, logger }),
+        logger,
+        recordingsDir: path.join(dir, 'recordings'),
+        turn: { endpointSilenceMs: 600 },
+      }),
+    }));
+    const defs = createResourceDefinitions({ secretBox: testBox() });
+    await defs.recipe.repository.create(fx.store.db, fx.ids.tenantId, { ...appointmentRecipe, name: 'Clinic' } as never);
+    await defs.sipTrunk.repository.create(fx.store.db, fx.ids.tenantId, trunkDoc('clinic-carrier', {
+      inbound: { terminationAddresses: ['127.0.0.5'], dids: [clinicNumber] },
+    }) as never);
+    await defs.phoneNumber.repository.create(fx.store.db, fx.ids.tenantId, numberDoc(clinicNumber, 'Clinic', {
+      provider: { type: 'customSipTrunk', trunk: 'clinic-carrier' },
+      language: 'en-US',
+      boostedKeywords: ['yes', 'no', 'will', 'come', 'cancel'],
+    }) as never);
+  });
+  after(async () => {
+    await fx?.close();
+    await code?.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  /** The caller: silence through the greeting and the question, then a flite-spoken answer. */
+  async function callerScenario(answer: string): Promise<string> {
+    const speech = await fliteSpeech(answer);
+    const padded = new Int16Array(8000 * 6 + speech.length + 8000 * 8);
+    padded.set(speech, 8000 * 6);
+    await writeWav(path.join(dir, 'caller-pcm.wav'), padded);
+    const wav = path.join(dir, 'caller.wav');
+    await run('sox', [path.join(dir, 'caller-pcm.wav'), '-r', '8000', '-c', '1', '-e', 'u-law', wav]);
+    const template = await readFile(path.join(scenarioDir, 'uac-invite-expect-200-gateway-bye.xml'), 'utf8');
+    const scenario = template.replace('rtp_stream="caller.wav,1,0"', `rtp_stream="${wav},1,0"`).replace('<recv request="BYE" timeout="15000"/>', '<recv request="BYE" timeout="60000"/>');
+    assert.notEqual(scenario, template);
+    const file = path.join(dir, 'caller.xml');
+    await writeFile(file, scenario);
+    return path.relative(scenarioDir, file);
+  }
+
+  it('greets, asks, takes the branch the caller chose, hangs up, and stores the call with its transcript and recording', async () => {
+    const sipp = await runSipp({ scenario: await callerScenario('yes I will come'), target: fx.target, service: clinicNumber, localIp: '127.0.0.5', timeoutMs: 90_000 });
+    assert.equal(sipp.successful, 1, `SIPp: ${sipp.errors || sipp.stdout.slice(-2000)}`);
+
+    // The record is completed after the BYE; under CPU load that may take a moment.
+    const deadline = Date.now() + 30_000;
+    let row;
+    for (;;) {
+      row = await fx.store.db.selectFrom('calls').selectAll().where('tenant_id', '=', fx.ids.tenantId).where('phone_number', '=', clinicNumber).executeTakeFirst();
+      if (row?.status === 'ended' || Date.now() > deadline) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    assert.ok(row, 'no call record');
+    assert.equal(row.status, 'ended');
+    assert.equal(row.direction, 'inbound');
+    assert.equal(row.remote_number, '+919800000001');
+    assert.equal(row.end_reason, 'closed');
+    assert.equal(row.disposition, 'confirmed');
+    assert.ok(['analyzing', 'completed', 'failed'].includes(row.analysis_status), row.analysis_status);
+    assert.ok(row.recording_ref, 'no recording reference');
+
+    const transcript = await fx.store.db.selectFrom('call_transcripts').select('entries').where('call_id', '=', row.id).executeTakeFirstOrThrow();
+    const lines = transcript.entries as TranscriptLine[];
+    const agent = lines.filter((l) => l.speaker === 'agent').map((l) => l.text);
+    assert.equal(agent[0], 'Hello, this is the clinic calling.');
+    assert.ok(agent.includes('Wonderful, we will see you tomorrow. Goodbye.'), JSON.stringify(lines));
+    assert.ok(lines.some((l) => l.speaker === 'caller'), JSON.stringify(lines));
+
+    const heard = await transcribe(await agentChannel(path.join(dir, 'recordings', row.recording_ref)), appointmentVocabulary);
+    assert.match(heard, /clinic/, `agent audio transcribed as: ${heard}`);
+    assert.match(heard, /wonderful|see you/, `agent audio transcribed as: ${heard}`);
+  });
+});
