@@ -118,7 +118,9 @@ export class RecipeCallHandler implements CallHandler {
       if (outbound) await applyStartLogic(conversation, startLogicOf(outbound), call.signal);
       result = await run.run(call.signal);
       log.info({ reason: result.reason, disposition: result.disposition, path: result.path }, 'recipe run ended');
-      await conversation.hangup();
+      // A B2BUA transfer keeps the caller's leg up, bridged: the call ends when either leg does.
+      if (result.reason === 'transferred') await call.ended;
+      else await conversation.hangup();
     } catch (error) {
       failure = errorText(error);
       log.error({ err: failure }, 'recipe call failed: ending the call');
@@ -131,7 +133,9 @@ export class RecipeCallHandler implements CallHandler {
     const endedAt = new Date(end?.endedAt ?? Date.now());
     try {
       if (result) {
-        await this.o.recorder.completeCall(recordId, callEndFromRun(result, { endedAt, answeredAt, ...(recordingRef ? { recordingRef } : {}) }));
+        // A REFER transfer hangs our leg up before the Transfer block returns, which the run sees as a hang-up.
+        const ran = end?.reason === 'transferred' && result.reason === 'callerHangup' ? { ...result, reason: 'transferred' as const } : result;
+        await this.o.recorder.completeCall(recordId, callEndFromRun(ran, { endedAt, answeredAt, ...(recordingRef ? { recordingRef } : {}) }));
       } else {
         await this.o.recorder.completeCall(recordId, {
           endedAt,
@@ -203,7 +207,6 @@ export class RecipeCallHandler implements CallHandler {
     const { tts, voice } = setup.profile
       ? ttsForProfile({ provider: setup.profile.spec.provider, voiceName: setup.profile.spec.voiceName, language: setup.profile.spec.language }, this.o.speechCredentials)
       : ttsForProfile({ provider: 'espeak-ng', voiceName: '', language: setup.language });
-    const slot: { conversation?: PhoneConversation } = {};
     const transfer = this.o.transfer;
     const conversation = new PhoneConversation({
       media: call.media,
@@ -223,14 +226,13 @@ export class RecipeCallHandler implements CallHandler {
       onCallerSpeech: () => call.noteCallerSpeech(),
       onIgnoredUtterance: (text, why) => log.debug({ why, chars: text.length }, 'caller words ignored'),
       logger: log,
-      transfer: async (target, bridgeMessage, signal): Promise<TransferResult> => {
+      // The Transfer block has already spoken the bridge message.
+      transfer: async (target, _bridgeMessage, signal): Promise<TransferResult> => {
         if (!transfer) return { ok: false, reason: 'call transfer is not available on this gateway' };
-        if (bridgeMessage.trim() !== '' && slot.conversation) await slot.conversation.say(bridgeMessage, { bargeIn: false, signal });
         const outcome = await transfer.transfer(call.info.id, target, signal);
         return outcome.ok ? { ok: true } : { ok: false, reason: outcome.sipStatus ? `${outcome.reason} (SIP ${outcome.sipStatus})` : outcome.reason };
       },
     });
-    slot.conversation = conversation;
     return conversation;
   }
 }

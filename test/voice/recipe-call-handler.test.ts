@@ -5,6 +5,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { pino } from 'pino';
+import { systemClock } from '../../core/clock.js';
+import type { CallTransfer } from '../../core/ports/call-transfer.js';
+import { StoreTrunkRoutes } from '../../control-api/gateway-adapters/store-trunk-routes.js';
 import { CallRecorder } from '../../control-api/calls/call-recorder.js';
 import type { TranscriptLine } from '../../control-api/calls/call-types.js';
 import { RecipeCallHandler } from '../../control-api/gateway-adapters/recipe-call-handler.js';
@@ -12,13 +15,18 @@ import { QuickJsCodeRunner } from '../../control-api/recipes/code-sandbox/quickj
 import { platformServices } from '../../control-api/recipes/platform-services.js';
 import { createResourceDefinitions } from '../../control-api/resources/registry.js';
 import { numberDoc, testBox, trunkDoc } from '../../control-api/resources/definitions/test-fixtures.js';
+import { SipOriginator } from '../../gateway/outbound/sip-originator.js';
+import { GatewayCallTransfer } from '../../gateway/transfer/gateway-call-transfer.js';
 import { writeWav } from '../../media/wav/wav.js';
+import { startSippUas } from '../gateway/outbound-sipp-uas.js';
 import { startGatewayFixture, type GatewayFixture } from '../gateway/gateway-harness.js';
 import { runSipp, scenarioDir } from '../helpers/sipp.js';
 import { appointmentRecipe, appointmentVocabulary, fliteSpeech, transcribe } from './voice-harness.js';
 
 const run = promisify(execFile);
+const defs = () => createResourceDefinitions({ secretBox: testBox() });
 const clinicNumber = '+914440000077';
+const deskNumber = '+914440000078';
 
 /** The agent's side (right channel) of a stereo call recording. */
 async function agentChannel(file: string): Promise<Int16Array> {
@@ -46,6 +54,8 @@ describe('RecipeCallHandler: an inbound SIP call runs the number\'s recipe and i
     dir = await mkdtemp(path.join(tmpdir(), 'vap-recipe-call-'));
     code = new QuickJsCodeRunner({ workers: 1 });
     const logger = pino({ level: process.env.GATEWAY_TEST_LOG ?? 'silent' });
+    // As in the gateway role: the transfer needs the started stack, so it is bound after start.
+    const transferSlot: { impl?: CallTransfer } = {};
     fx = await startGatewayFixture({}, (store) => ({
       callHandler: new RecipeCallHandler({
         db: store.db,
@@ -54,19 +64,36 @@ describe('RecipeCallHandler: an inbound SIP call runs the number\'s recipe and i
         logger,
         recordingsDir: path.join(dir, 'recordings'),
         turn: { endpointSilenceMs: 600 },
+        transfer: { transfer: (id, target, signal) => (transferSlot.impl as CallTransfer).transfer(id, target, signal) },
       }),
     }));
-    const defs = createResourceDefinitions({ secretBox: testBox() });
-    await defs.recipe.repository.create(fx.store.db, fx.ids.tenantId, { ...appointmentRecipe, name: 'Clinic' } as never);
-    await defs.sipTrunk.repository.create(fx.store.db, fx.ids.tenantId, trunkDoc('clinic-carrier', {
-      inbound: { terminationAddresses: ['127.0.0.5'], dids: [clinicNumber] },
+    const originator = new SipOriginator({ stack: fx.gateway.stack, media: fx.media, trunks: new StoreTrunkRoutes({ db: fx.store.db, secretBox: testBox() }), clock: systemClock, logger });
+    transferSlot.impl = new GatewayCallTransfer({ stack: fx.gateway.stack, registry: fx.gateway.registry, media: fx.media, originator, clock: systemClock, logger, ringTimeoutMs: 10_000 });
+    await defs().recipe.repository.create(fx.store.db, fx.ids.tenantId, { ...appointmentRecipe, name: 'Clinic' } as never);
+    await defs().sipTrunk.repository.create(fx.store.db, fx.ids.tenantId, trunkDoc('clinic-carrier', {
+      inbound: { terminationAddresses: ['127.0.0.5'], dids: [clinicNumber, deskNumber] },
     }) as never);
-    await defs.phoneNumber.repository.create(fx.store.db, fx.ids.tenantId, numberDoc(clinicNumber, 'Clinic', {
+    await defs().phoneNumber.repository.create(fx.store.db, fx.ids.tenantId, numberDoc(clinicNumber, 'Clinic', {
       provider: { type: 'customSipTrunk', trunk: 'clinic-carrier' },
       language: 'en-US',
       boostedKeywords: ['yes', 'no', 'will', 'come', 'cancel'],
     }) as never);
   });
+  async function ended(number: string): Promise<NonNullable<Awaited<ReturnType<typeof callRow>>>> {
+    // The record is completed after the BYE; under CPU load that may take a moment.
+    const deadline = Date.now() + 30_000;
+    for (;;) {
+      const row = await callRow(number);
+      if (row?.status === 'ended' || Date.now() > deadline) {
+        assert.ok(row, `no call record for ${number}`);
+        return row;
+      }
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+  const callRow = (number: string) =>
+    fx.store.db.selectFrom('calls').selectAll().where('tenant_id', '=', fx.ids.tenantId).where('phone_number', '=', number).executeTakeFirst();
+
   after(async () => {
     await fx?.close();
     await code?.close();
@@ -93,15 +120,7 @@ describe('RecipeCallHandler: an inbound SIP call runs the number\'s recipe and i
     const sipp = await runSipp({ scenario: await callerScenario('yes I will come'), target: fx.target, service: clinicNumber, localIp: '127.0.0.5', timeoutMs: 90_000 });
     assert.equal(sipp.successful, 1, `SIPp: ${sipp.errors || sipp.stdout.slice(-2000)}`);
 
-    // The record is completed after the BYE; under CPU load that may take a moment.
-    const deadline = Date.now() + 30_000;
-    let row;
-    for (;;) {
-      row = await fx.store.db.selectFrom('calls').selectAll().where('tenant_id', '=', fx.ids.tenantId).where('phone_number', '=', clinicNumber).executeTakeFirst();
-      if (row?.status === 'ended' || Date.now() > deadline) break;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    assert.ok(row, 'no call record');
+    const row = await ended(clinicNumber);
     assert.equal(row.status, 'ended');
     assert.equal(row.direction, 'inbound');
     assert.equal(row.remote_number, '+919800000001');
@@ -120,5 +139,34 @@ describe('RecipeCallHandler: an inbound SIP call runs the number\'s recipe and i
     const heard = await transcribe(await agentChannel(path.join(dir, 'recordings', row.recording_ref)), appointmentVocabulary);
     assert.match(heard, /clinic/, `agent audio transcribed as: ${heard}`);
     assert.match(heard, /wonderful|see you/, `agent audio transcribed as: ${heard}`);
+  });
+
+  it('a Transfer block bridges the caller to the target (B2BUA) and the call is recorded as transferred', async () => {
+    const target = await startSippUas('uas-answer-expect-bye.xml', { timeoutMs: 60_000 });
+    await defs().recipe.repository.create(fx.store.db, fx.ids.tenantId, {
+      name: 'Front-desk',
+      startBlockId: 'handoff',
+      blocks: [
+        { id: 'handoff', type: 'transfer', settings: { target: `sip:desk@127.0.0.1:${target.port}` } },
+        { id: 'sorry', type: 'close', settings: { closingScript: 'Sorry, nobody is free.', disposition: 'missed' } },
+      ],
+      connections: [{ from: 'handoff', exit: 'failed', to: 'sorry' }],
+    } as never);
+    await defs().phoneNumber.repository.create(fx.store.db, fx.ids.tenantId, numberDoc(deskNumber, 'Front-desk', {
+      provider: { type: 'customSipTrunk', trunk: 'clinic-carrier' },
+      language: 'en-US',
+    }) as never);
+    // The caller stays 8 s (bridged to the target), then hangs up: both legs must end.
+    const template = await readFile(path.join(scenarioDir, 'uac-invite-expect-200-caller-bye.xml'), 'utf8');
+    const scenario = template.replace('<pause milliseconds="2500"/>', '<pause milliseconds="8000"/>');
+    assert.notEqual(scenario, template);
+    await writeFile(path.join(dir, 'desk-caller.xml'), scenario);
+    const sipp = await runSipp({ scenario: path.relative(scenarioDir, path.join(dir, 'desk-caller.xml')), target: fx.target, service: deskNumber, localIp: '127.0.0.5', timeoutMs: 60_000 });
+    assert.equal(sipp.successful, 1, `SIPp: ${sipp.errors || sipp.stdout.slice(-2000)}`);
+    const t = await target.done;
+    assert.equal(t.exitCode, 0, `the target was bridged and got the BYE after the caller hung up:\n${t.errors}\n${t.messages.slice(-2000)}`);
+    const row = await ended(deskNumber);
+    assert.equal(row.end_reason, 'transferred');
+    assert.equal(row.disposition, null);
   });
 });
