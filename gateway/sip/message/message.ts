@@ -127,6 +127,17 @@ export abstract class SipMessage {
     this.cseqView = cseq;
   }
 
+  /**
+   * Rewrites the first Via line (a server transport's received/rport stamp, RFC 3261 sec.
+   * 18.2.1) without dropping the parsed From, To and CSeq views: only the Via view is re-parsed.
+   */
+  replaceTopVia(line: string): void {
+    this.sync();
+    this.headers.replaceFirst('via', line);
+    this.viewVersion = this.headers.version;
+    this.viaView = undefined;
+  }
+
   private single(key: string): string {
     const v = this.headers.get(key);
     if (v === undefined) throw new SipParseError(`missing ${key}`);

@@ -129,9 +129,14 @@ function formatViaParm(v: Via): string {
  * `rport` was asked for), and `rport` filled with the source port.
  */
 export function stampReceived(headers: Headers, sourceIp: string, sourcePort: number): void {
-  const lines = headers.getAll('via');
-  const first = lines[0];
-  if (first === undefined) return;
+  const line = stampedViaLine(headers, sourceIp, sourcePort);
+  if (line !== undefined) headers.replaceFirst('via', line);
+}
+
+/** The first Via line as `stampReceived` rewrites it; undefined without a Via. */
+export function stampedViaLine(headers: Headers, sourceIp: string, sourcePort: number): string | undefined {
+  const first = headers.get('via');
+  if (first === undefined) return undefined;
   const parts = splitList(first);
   const top = parseViaParm(parts[0] ?? '');
   const ip = sourceIp.includes(':') && !sourceIp.startsWith('[') ? `[${sourceIp}]` : sourceIp;
@@ -142,7 +147,7 @@ export function stampReceived(headers: Headers, sourceIp: string, sourcePort: nu
     top.params.set('received', sourceIp);
   }
   parts[0] = formatViaParm(top);
-  headers.replaceFirst('via', parts.join(', '));
+  return parts.length === 1 ? parts[0] : parts.join(', ');
 }
 
 export interface ResponseTarget {

@@ -2,11 +2,23 @@ import type { SipMessage } from '../message/message.js';
 import { DEFAULT_TIMERS, NamedTimers, type TimerValues } from './timers.js';
 import type { TransactionOptions, TransactionTransport } from './types.js';
 
+/** Whoever indexes a transaction (the table) and must forget it when it terminates. */
+export interface TransactionRegistry {
+  release(key: string, tx: object): void;
+}
+
 /** Shared plumbing: timers on the injected clock, guarded sends, one-way termination. */
 export abstract class TransactionBase<S extends string> {
   protected readonly timers: NamedTimers;
   protected readonly t: TimerValues;
   private current: S;
+  /**
+   * Set by the table that indexes this transaction: on termination it is released before the
+   * TU hears of it. A field rather than a wrapping closure per transaction, which the RFC timers
+   * (J, L: 64*T1) would otherwise keep alive for 32 s each.
+   */
+  registry: TransactionRegistry | undefined;
+  registryKey = '';
 
   protected constructor(
     initial: S,
@@ -46,6 +58,7 @@ export abstract class TransactionBase<S extends string> {
     if (this.terminatedState) return;
     this.timers.stopAll();
     this.setState('terminated' as S);
+    this.registry?.release(this.registryKey, this);
     this.onTerminated();
   }
 

@@ -2,6 +2,7 @@ import type { SipRequest, SipResponse } from '../message/message.js';
 import { InviteClientTransaction, NonInviteClientTransaction } from './client.js';
 import { clientTransactionKey, serverTransactionKey } from './keys.js';
 import { InviteServerTransaction, NonInviteServerTransaction } from './server.js';
+import type { TransactionRegistry } from './base.js';
 import type { ClientTransactionUser, ServerTransactionUser, TransactionOptions, TransactionTransport } from './types.js';
 
 export type ClientTransaction = InviteClientTransaction | NonInviteClientTransaction;
@@ -15,11 +16,14 @@ export type IncomingRequest =
   /** A new request; a CANCEL also names the INVITE transaction it targets, if still known (sec. 9.2). */
   | { readonly kind: 'new'; readonly transaction: ServerTransaction; readonly cancels?: InviteServerTransaction };
 
+const ABSORBED: IncomingRequest = { kind: 'absorbed' };
+const ACK: IncomingRequest = { kind: 'ack' };
+
 /**
  * Routes messages to transactions by the matching rules of RFC 3261 sec. 17.1.3 and 17.2.3 and
  * forgets each transaction when it terminates, so the table holds only live ones.
  */
-export class TransactionTable {
+export class TransactionTable implements TransactionRegistry {
   private readonly clients = new Map<string, ClientTransaction>();
   private readonly servers = new Map<string, ServerTransaction>();
 
@@ -32,22 +36,23 @@ export class TransactionTable {
   /** Creates, registers and starts the client transaction for an outgoing request (not ACK). */
   startClient(req: SipRequest, transport: TransactionTransport, tu: ClientTransactionUser): ClientTransaction {
     const key = clientTransactionKey(req);
-    const user: ClientTransactionUser = {
-      response: (r) => tu.response(r),
-      timeout: () => tu.timeout(),
-      transportError: (e) => tu.transportError(e),
-      terminated: () => {
-        if (key !== undefined && this.clients.get(key) === tx) this.clients.delete(key);
-        tu.terminated?.();
-      },
-    };
     const tx: ClientTransaction =
       req.method === 'INVITE'
-        ? new InviteClientTransaction(req, transport, user, this.options)
-        : new NonInviteClientTransaction(req, transport, user, this.options);
-    if (key !== undefined) this.clients.set(key, tx);
+        ? new InviteClientTransaction(req, transport, tu, this.options)
+        : new NonInviteClientTransaction(req, transport, tu, this.options);
+    if (key !== undefined) {
+      tx.registry = this;
+      tx.registryKey = key;
+      this.clients.set(key, tx);
+    }
     tx.start();
     return tx;
+  }
+
+  /** A terminated transaction leaves the index, unless a newer one already took its key. */
+  release(key: string, tx: object): void {
+    if (this.servers.get(key) === tx) this.servers.delete(key);
+    else if (this.clients.get(key) === tx) this.clients.delete(key);
   }
 
   /** Hands a response to its client transaction; false when none matches (stray response). */
@@ -64,24 +69,20 @@ export class TransactionTable {
     const existing = key === undefined ? undefined : this.servers.get(key);
     if (existing) {
       existing.receiveRequest(req);
-      return { kind: 'absorbed' };
+      return ABSORBED;
     }
-    if (req.method === 'ACK') return { kind: 'ack' };
-    const user: ServerTransactionUser = {
-      ...tu,
-      terminated: () => {
-        if (key !== undefined && this.servers.get(key) === tx) this.servers.delete(key);
-        tu.terminated?.();
-      },
-    };
+    if (req.method === 'ACK') return ACK;
     const tx: ServerTransaction =
       req.method === 'INVITE'
-        ? new InviteServerTransaction(req, transport, user, this.options)
-        : new NonInviteServerTransaction(req, transport, user, this.options);
-    if (key !== undefined) this.servers.set(key, tx);
-    if (req.method !== 'CANCEL' || key === undefined) return { kind: 'new', transaction: tx };
+        ? new InviteServerTransaction(req, transport, tu, this.options)
+        : new NonInviteServerTransaction(req, transport, tu, this.options);
+    if (key === undefined) return { kind: 'new', transaction: tx };
+    tx.registry = this;
+    tx.registryKey = key;
+    this.servers.set(key, tx);
+    if (req.method !== 'CANCEL') return { kind: 'new', transaction: tx };
     // RFC 3261 sec. 9.2: the CANCEL matches the INVITE with the same branch and sent-by.
-    const target = this.servers.get(key.replace(/\|CANCEL$/, '|INVITE'));
+    const target = this.servers.get(`${key.slice(0, -'CANCEL'.length)}INVITE`);
     return target instanceof InviteServerTransaction
       ? { kind: 'new', transaction: tx, cancels: target }
       : { kind: 'new', transaction: tx };

@@ -22,6 +22,24 @@ const bindSocket = (socket: Socket, port: number, address: string): Promise<void
     });
   });
 
+/** A UDP socket and a peer; one per datagram, so its send is a prototype method, not a closure. */
+class UdpFlow implements Flow {
+  readonly transport = 'UDP' as const;
+  readonly reliable = false;
+  readonly secure = false;
+  readonly open = true;
+
+  constructor(
+    private readonly socket: Socket,
+    readonly local: Endpoint,
+    readonly remote: Endpoint,
+  ) {}
+
+  send(message: SipMessage): void {
+    this.socket.send(serialize(message), this.remote.port, this.remote.address);
+  }
+}
+
 /**
  * UDP: one socket per address family (RFC 3261 sec. 18.1, 18.2). A wildcard host binds both
  * 0.0.0.0 and [::] (v6-only) on the same port, so responses leave from the address the request
@@ -86,18 +104,8 @@ export class UdpTransport implements SipTransport {
   }
 
   private flow(socket: Socket, family: 'udp4' | 'udp6', remote: Endpoint): Flow {
-    const local = { address: family === 'udp6' ? '::' : this.localEndpoint.address, port: this.localEndpoint.port };
-    return {
-      transport: 'UDP',
-      reliable: false,
-      secure: false,
-      open: true,
-      local,
-      remote,
-      send: (message) => {
-        socket.send(serialize(message), remote.port, remote.address);
-      },
-    };
+    const local = family === 'udp6' ? { address: '::', port: this.localEndpoint.port } : this.localEndpoint;
+    return new UdpFlow(socket, local, remote);
   }
 
   flowTo(target: Endpoint): Flow {

@@ -22,7 +22,8 @@ export interface ResponseDecorator {
  */
 export class ServerRequest {
   readonly toTag: string;
-  private readonly aborter = new AbortController();
+  /** Made on first use: most requests are never cancelled nor asked for a signal. */
+  private aborter: AbortController | undefined;
   private final: SipResponse | undefined;
 
   constructor(
@@ -36,7 +37,7 @@ export class ServerRequest {
 
   /** Aborted when a CANCEL for this INVITE arrives (RFC 3261 sec. 9.2). */
   get signal(): AbortSignal {
-    return this.aborter.signal;
+    return (this.aborter ??= new AbortController()).signal;
   }
 
   get finalResponse(): SipResponse | undefined {
@@ -77,6 +78,6 @@ export class ServerRequest {
   }
 
   cancel(): void {
-    this.aborter.abort(new Error('CANCEL received'));
+    (this.aborter ??= new AbortController()).abort(new Error('CANCEL received'));
   }
 }

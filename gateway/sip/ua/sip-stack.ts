@@ -1,11 +1,11 @@
 import type { Clock } from '../../../core/clock.js';
 import type { Logger } from '../../../core/logger.js';
 import { Headers } from '../message/headers.js';
-import { SipRequest, SipResponse } from '../message/message.js';
+import { SipRequest, SipResponse, type SipMessage } from '../message/message.js';
 import { KNOWN_METHODS } from '../message/parser.js';
 import { createErrorResponse, createResponse } from '../message/response.js';
 import { isSipUri } from '../message/uri.js';
-import { responseTarget, stampReceived } from '../message/via.js';
+import { responseTarget, stampedViaLine } from '../message/via.js';
 import { InviteServerTransaction } from '../transaction/server.js';
 import { TransactionTable } from '../transaction/table.js';
 import type { TimerValues } from '../transaction/timers.js';
@@ -39,6 +39,37 @@ export interface SipStackOptions {
   readonly publicAddress?: string;
   /** Option tags we understand in Require (RFC 3261 sec. 8.2.2.3); empty by default. */
   readonly supported?: readonly string[];
+}
+
+/**
+ * The transaction user of every server transaction the stack creates: one small object with
+ * prototype methods instead of closures per request (the RFC timers keep it alive for up to
+ * 64*T1). Until `armed`, nothing reaches the dialogs; then only an ACK for a 2xx that reused the
+ * INVITE's branch does (RFC 6026 sec. 7.1). Timeouts and transport errors need nothing here.
+ */
+class RequestUser implements ServerTransactionUser {
+  armed = false;
+
+  constructor(private readonly dialogs: DialogTable) {}
+
+  ack(ack: SipRequest): void {
+    if (this.armed) this.dialogs.findForRequest(ack)?.receiveAck(ack);
+  }
+}
+
+/** Responses over UDP to a Via address other than the request's source (RFC 3261 sec. 18.2.2). */
+class ViaResponseTransport implements TransactionTransport {
+  readonly reliable = false;
+
+  constructor(
+    private readonly transports: TransportSet,
+    private readonly address: string,
+    private readonly port: number,
+  ) {}
+
+  send(m: SipMessage): void {
+    this.transports.flowTo('UDP', { address: this.address, port: this.port }).send(m);
+  }
 }
 
 /**
@@ -121,18 +152,17 @@ export class SipStack {
 
   /** RFC 3261 sec. 18.2.2: reliable flows answer on the connection, UDP at the Via's address. */
   private responseTransport(req: SipRequest, flow: Flow): TransactionTransport {
-    if (flow.reliable || !this.transports) return { reliable: flow.reliable, send: (m) => flow.send(m) };
+    if (flow.reliable || !this.transports) return flow;
     const target = responseTarget(req.topVia);
-    const transports = this.transports;
     const address = target.host.replace(/^\[|\]$/g, '');
-    return {
-      reliable: false,
-      send: (m) => (address === flow.remote.address && target.port === flow.remote.port ? flow.send(m) : transports.flowTo('UDP', { address, port: target.port }).send(m)),
-    };
+    // Most peers answer from where they sent: the flow the request came on is then the way back.
+    if (address === flow.remote.address && target.port === flow.remote.port) return flow;
+    return new ViaResponseTransport(this.transports, address, target.port);
   }
 
   private receiveRequest(req: SipRequest, flow: Flow): void {
-    stampReceived(req.headers, flow.remote.address, flow.remote.port);
+    const stamped = stampedViaLine(req.headers, flow.remote.address, flow.remote.port);
+    if (stamped !== undefined) req.replaceTopVia(stamped);
     const inDialog = req.to.tag !== undefined;
     if (!inDialog && req.method !== 'ACK' && req.method !== 'CANCEL' && this.guard) {
       const verdict = this.guard(req, flow);
@@ -149,13 +179,8 @@ export class SipStack {
         return;
       }
     }
-    const holder: { tu?: ServerTransactionUser } = {};
-    const result = this.table.receiveRequest(req, this.responseTransport(req, flow), {
-      ack: (ack) => holder.tu?.ack?.(ack),
-      timeout: () => holder.tu?.timeout?.(),
-      transportError: (e) => holder.tu?.transportError?.(e),
-      terminated: () => holder.tu?.terminated?.(),
-    });
+    const user = new RequestUser(this.dialogs);
+    const result = this.table.receiveRequest(req, this.responseTransport(req, flow), user);
     if (result.kind === 'absorbed') return;
     if (result.kind === 'ack') {
       this.dialogs.findForRequest(req)?.receiveAck(req);
@@ -163,7 +188,7 @@ export class SipStack {
     }
     const sreq = new ServerRequest(req, flow, result.transaction, this);
     // The INVITE's own transaction passes an ACK for its 2xx up when the peer reused the branch.
-    holder.tu = { ack: (ack) => this.dialogs.findForRequest(ack)?.receiveAck(ack) };
+    user.armed = true;
     if (req.method === 'CANCEL') {
       this.cancel(sreq, result.cancels);
       return;
