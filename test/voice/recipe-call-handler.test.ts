@@ -27,6 +27,7 @@ const run = promisify(execFile);
 const defs = () => createResourceDefinitions({ secretBox: testBox() });
 const clinicNumber = '+914440000077';
 const deskNumber = '+914440000078';
+const brokenNumber = '+914440000079';
 
 /** The agent's side (right channel) of a stereo call recording. */
 async function agentChannel(file: string): Promise<Int16Array> {
@@ -49,6 +50,8 @@ describe('RecipeCallHandler: an inbound SIP call runs the number\'s recipe and i
   let fx: GatewayFixture;
   let dir: string;
   let code: QuickJsCodeRunner;
+  /** Makes the tenant's runtime services fail, as a broken tenant LLM setting would. */
+  let servicesFail = false;
 
   before(async () => {
     dir = await mkdtemp(path.join(tmpdir(), 'vap-recipe-call-'));
@@ -56,22 +59,28 @@ describe('RecipeCallHandler: an inbound SIP call runs the number\'s recipe and i
     const logger = pino({ level: process.env.GATEWAY_TEST_LOG ?? 'silent' });
     // As in the gateway role: the transfer needs the started stack, so it is bound after start.
     const transferSlot: { impl?: CallTransfer } = {};
-    fx = await startGatewayFixture({}, (store) => ({
-      callHandler: new RecipeCallHandler({
-        db: store.db,
-        recorder: new CallRecorder({ db: store.db }),
-        services: platformServices({ db: store.db, box: testBox(), code, logger }),
-        logger,
-        recordingsDir: path.join(dir, 'recordings'),
-        turn: { endpointSilenceMs: 600 },
-        transfer: { transfer: (id, target, signal) => (transferSlot.impl as CallTransfer).transfer(id, target, signal) },
-      }),
-    }));
+    fx = await startGatewayFixture({}, (store) => {
+      const services = platformServices({ db: store.db, box: testBox(), code, logger });
+      return {
+        callHandler: new RecipeCallHandler({
+          db: store.db,
+          recorder: new CallRecorder({ db: store.db }),
+          services: async (tenantId) => {
+            if (servicesFail) throw new Error('tenant LLM settings are unusable');
+            return services(tenantId);
+          },
+          logger,
+          recordingsDir: path.join(dir, 'recordings'),
+          turn: { endpointSilenceMs: 600 },
+          transfer: { transfer: (id, target, signal) => (transferSlot.impl as CallTransfer).transfer(id, target, signal) },
+        }),
+      };
+    });
     const originator = new SipOriginator({ stack: fx.gateway.stack, media: fx.media, trunks: new StoreTrunkRoutes({ db: fx.store.db, secretBox: testBox() }), clock: systemClock, logger });
     transferSlot.impl = new GatewayCallTransfer({ stack: fx.gateway.stack, registry: fx.gateway.registry, media: fx.media, originator, clock: systemClock, logger, ringTimeoutMs: 10_000 });
     await defs().recipe.repository.create(fx.store.db, fx.ids.tenantId, { ...appointmentRecipe, name: 'Clinic' } as never);
     await defs().sipTrunk.repository.create(fx.store.db, fx.ids.tenantId, trunkDoc('clinic-carrier', {
-      inbound: { terminationAddresses: ['127.0.0.5'], dids: [clinicNumber, deskNumber] },
+      inbound: { terminationAddresses: ['127.0.0.5'], dids: [clinicNumber, deskNumber, brokenNumber] },
     }) as never);
     await defs().phoneNumber.repository.create(fx.store.db, fx.ids.tenantId, numberDoc(clinicNumber, 'Clinic', {
       provider: { type: 'customSipTrunk', trunk: 'clinic-carrier' },
@@ -168,5 +177,22 @@ describe('RecipeCallHandler: an inbound SIP call runs the number\'s recipe and i
     const row = await ended(deskNumber);
     assert.equal(row.end_reason, 'transferred');
     assert.equal(row.disposition, null);
+  });
+
+  it('a call whose run cannot start is ended by the gateway (BYE) and recorded with end reason error', async () => {
+    await defs().phoneNumber.repository.create(fx.store.db, fx.ids.tenantId, numberDoc(brokenNumber, 'Clinic', {
+      provider: { type: 'customSipTrunk', trunk: 'clinic-carrier' },
+    }) as never);
+    servicesFail = true;
+    try {
+      const sipp = await runSipp({ scenario: 'uac-invite-expect-200-gateway-bye.xml', target: fx.target, service: brokenNumber, localIp: '127.0.0.5', timeoutMs: 30_000 });
+      assert.equal(sipp.successful, 1, `SIPp: ${sipp.errors || sipp.stdout.slice(-2000)}`);
+    } finally {
+      servicesFail = false;
+    }
+    const row = await ended(brokenNumber);
+    assert.equal(row.end_reason, 'error');
+    assert.equal(row.analysis_status, 'analyzing');
+    assert.equal(fx.gateway.registry.size, 0, 'no call left behind');
   });
 });
