@@ -11,6 +11,7 @@ import { PronunciationLexicon, type PronunciationRule } from '../../media/speech
 import { applyStartLogic, type StartLogic } from '../../media/voice/call-start.js';
 import { PhoneConversation, type TurnSettings } from '../../media/voice/phone-conversation.js';
 import type { CallRecorder } from '../calls/call-recorder.js';
+import { isUuid } from '../calls/call-repository.js';
 import { callEndFromRun, transcriptLines } from '../calls/run-record.js';
 import type { PronunciationEntrySpec } from '../domain/pronunciation-entry.js';
 import type { SpeechProfileSpec } from '../domain/speech-profile.js';
@@ -81,6 +82,7 @@ export class RecipeCallHandler implements CallHandler {
         remoteNumber: remote,
         recipeId: info.recipeId,
         language: info.language,
+        ...(outbound ? campaignColumns(outbound) : {}),
       });
     } catch (error) {
       log.warn({ err: errorText(error) }, 'could not record the call start');
@@ -235,6 +237,12 @@ export class RecipeCallHandler implements CallHandler {
     });
     return conversation;
   }
+}
+
+/** The campaign ids are uuid columns: an id of another shape is left out rather than failing the record. */
+function campaignColumns(request: OriginateRequest): { campaignId?: string; messageId?: string; variables: Readonly<Record<string, unknown>> } {
+  const { campaignId, messageId, variables } = request.context;
+  return { ...(isUuid(campaignId) ? { campaignId } : {}), ...(isUuid(messageId) ? { messageId } : {}), variables };
 }
 
 function startLogicOf(request: OriginateRequest): StartLogic {

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -11,6 +12,7 @@ import { StoreTrunkRoutes } from '../../control-api/gateway-adapters/store-trunk
 import { CallRecorder } from '../../control-api/calls/call-recorder.js';
 import type { TranscriptLine } from '../../control-api/calls/call-types.js';
 import { RecipeCallHandler } from '../../control-api/gateway-adapters/recipe-call-handler.js';
+import { StoreCallDirectory } from '../../control-api/gateway-adapters/store-call-directory.js';
 import { QuickJsCodeRunner } from '../../control-api/recipes/code-sandbox/quickjs-code-runner.js';
 import { platformServices } from '../../control-api/recipes/platform-services.js';
 import { createResourceDefinitions } from '../../control-api/resources/registry.js';
@@ -24,7 +26,9 @@ import { runSipp, scenarioDir } from '../helpers/sipp.js';
 import { appointmentRecipe, appointmentVocabulary, fliteSpeech, transcribe } from './voice-harness.js';
 
 const run = promisify(execFile);
-const defs = () => createResourceDefinitions({ secretBox: testBox() });
+/** One key for the whole suite: trunk passwords sealed on create are opened when dialling. */
+const box = testBox();
+const defs = () => createResourceDefinitions({ secretBox: box });
 const clinicNumber = '+914440000077';
 const deskNumber = '+914440000078';
 const brokenNumber = '+914440000079';
@@ -52,6 +56,8 @@ describe('RecipeCallHandler: an inbound SIP call runs the number\'s recipe and i
   let code: QuickJsCodeRunner;
   /** Makes the tenant's runtime services fail, as a broken tenant LLM setting would. */
   let servicesFail = false;
+  let handler: RecipeCallHandler;
+  let originator: SipOriginator;
 
   before(async () => {
     dir = await mkdtemp(path.join(tmpdir(), 'vap-recipe-call-'));
@@ -60,23 +66,31 @@ describe('RecipeCallHandler: an inbound SIP call runs the number\'s recipe and i
     // As in the gateway role: the transfer needs the started stack, so it is bound after start.
     const transferSlot: { impl?: CallTransfer } = {};
     fx = await startGatewayFixture({}, (store) => {
-      const services = platformServices({ db: store.db, box: testBox(), code, logger });
-      return {
-        callHandler: new RecipeCallHandler({
-          db: store.db,
-          recorder: new CallRecorder({ db: store.db }),
-          services: async (tenantId) => {
-            if (servicesFail) throw new Error('tenant LLM settings are unusable');
-            return services(tenantId);
-          },
-          logger,
-          recordingsDir: path.join(dir, 'recordings'),
-          turn: { endpointSilenceMs: 600 },
-          transfer: { transfer: (id, target, signal) => (transferSlot.impl as CallTransfer).transfer(id, target, signal) },
-        }),
-      };
+      const services = platformServices({ db: store.db, box, code, logger });
+      handler = new RecipeCallHandler({
+        db: store.db,
+        recorder: new CallRecorder({ db: store.db }),
+        services: async (tenantId) => {
+          if (servicesFail) throw new Error('tenant LLM settings are unusable');
+          return services(tenantId);
+        },
+        logger,
+        recordingsDir: path.join(dir, 'recordings'),
+        turn: { endpointSilenceMs: 600 },
+        transfer: { transfer: (id, target, signal) => (transferSlot.impl as CallTransfer).transfer(id, target, signal) },
+      });
+      return { callHandler: handler };
     });
-    const originator = new SipOriginator({ stack: fx.gateway.stack, media: fx.media, trunks: new StoreTrunkRoutes({ db: fx.store.db, secretBox: testBox() }), clock: systemClock, logger });
+    originator = new SipOriginator({
+      stack: fx.gateway.stack,
+      media: fx.media,
+      trunks: new StoreTrunkRoutes({ db: fx.store.db, secretBox: box }),
+      directory: new StoreCallDirectory({ db: fx.store.db }),
+      registry: fx.gateway.registry,
+      clock: systemClock,
+      logger,
+      onAnswered: (call, request) => handler.handle(call, request),
+    });
     transferSlot.impl = new GatewayCallTransfer({ stack: fx.gateway.stack, registry: fx.gateway.registry, media: fx.media, originator, clock: systemClock, logger, ringTimeoutMs: 10_000 });
     await defs().recipe.repository.create(fx.store.db, fx.ids.tenantId, { ...appointmentRecipe, name: 'Clinic' } as never);
     await defs().sipTrunk.repository.create(fx.store.db, fx.ids.tenantId, trunkDoc('clinic-carrier', {
@@ -194,5 +208,48 @@ describe('RecipeCallHandler: an inbound SIP call runs the number\'s recipe and i
     assert.equal(row.end_reason, 'error');
     assert.equal(row.analysis_status, 'analyzing');
     assert.equal(fx.gateway.registry.size, 0, 'no call left behind');
+  });
+
+  it('an answered campaign call (SipOriginator) runs its recipe with the campaign variables and is recorded as outbound', async () => {
+    const reminderNumber = '+914440000080';
+    await defs().recipe.repository.create(fx.store.db, fx.ids.tenantId, {
+      name: 'Reminder',
+      startBlockId: 'say',
+      blocks: [
+        { id: 'say', type: 'message', settings: { text: 'Hello {{name}}, your order ships today.' } },
+        { id: 'bye', type: 'close', settings: { closingScript: 'Goodbye.', disposition: 'reminded' } },
+      ],
+      connections: [{ from: 'say', exit: 'next', to: 'bye' }],
+    } as never);
+    const uas = await startSippUas('uas-answer-expect-bye.xml', { timeoutMs: 60_000 });
+    const trunk = await defs().sipTrunk.repository.create(fx.store.db, fx.ids.tenantId, trunkDoc('outbound-carrier', {
+      inbound: { terminationAddresses: ['127.0.0.31'], dids: [reminderNumber] },
+      outbound: { address: '127.0.0.1', port: uas.port, transport: 'udp', username: 'acme-out', password: 'trunk-secret-1' },
+    }) as never);
+    const number = await defs().phoneNumber.repository.create(fx.store.db, fx.ids.tenantId, numberDoc(reminderNumber, 'Reminder', {
+      provider: { type: 'customSipTrunk', trunk: 'outbound-carrier' },
+      language: 'en-US',
+    }) as never);
+    const recipe = await fx.store.db.selectFrom('recipes').select('id').where('tenant_id', '=', fx.ids.tenantId).where('name', '=', 'Reminder').executeTakeFirstOrThrow();
+    const campaignId = randomUUID();
+    const result = await originator.originate({
+      from: { e164: reminderNumber, phoneNumberId: number.id, sipTrunkId: trunk.id },
+      to: '+919812345678',
+      ringTimeoutMs: 15_000,
+      startLogic: { mode: 'immediately' },
+      context: { tenantId: fx.ids.tenantId, campaignId, messageId: randomUUID(), attempt: 1, recipeId: recipe.id, variables: { name: 'Asha' } },
+      signal: new AbortController().signal,
+    });
+    assert.equal(result.outcome, 'answered');
+    const t = await uas.done;
+    assert.equal(t.exitCode, 0, `the callee got our BYE:\n${t.errors}\n${t.messages.slice(-2000)}`);
+    const row = await ended(reminderNumber);
+    assert.equal(row.direction, 'outbound');
+    assert.equal(row.remote_number, '+919812345678');
+    assert.equal(row.campaign_id, campaignId);
+    assert.equal(row.disposition, 'reminded');
+    const transcript = await fx.store.db.selectFrom('call_transcripts').select('entries').where('call_id', '=', row.id).executeTakeFirstOrThrow();
+    const agent = (transcript.entries as TranscriptLine[]).filter((l) => l.speaker === 'agent').map((l) => l.text);
+    assert.deepEqual(agent, ['Hello Asha, your order ships today.', 'Goodbye.']);
   });
 });
