@@ -15,6 +15,11 @@ export default tseslint.config(
     },
   },
   {
+    // Plain JavaScript (the npm `sip` 0.0.6 reference UAS of the benchmark) runs on Node.
+    files: ['**/*.js', '**/*.mjs', '**/*.cjs'],
+    languageOptions: { globals: { process: 'readonly', console: 'readonly', Buffer: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly', setInterval: 'readonly', clearInterval: 'readonly' } },
+  },
+  {
     files: ['test/**/*.ts', '**/*.test.ts', 'bench/**/*.ts'],
     rules: { 'no-console': 'off', '@typescript-eslint/no-unused-expressions': 'off' },
   },
