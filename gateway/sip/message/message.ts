@@ -3,7 +3,7 @@ import { SipParseError } from './errors.js';
 import { Headers, splitList } from './headers.js';
 import { parseNameAddr, type NameAddr } from './name-addr.js';
 import { parseUri, type Uri } from './uri.js';
-import { parseViaValues, type Via } from './via.js';
+import { parseViaValues, stampTopVia, type Via } from './via.js';
 
 export interface CSeq {
   readonly seq: number;
@@ -128,14 +128,20 @@ export abstract class SipMessage {
   }
 
   /**
-   * Rewrites the first Via line (a server transport's received/rport stamp, RFC 3261 sec.
-   * 18.2.1) without dropping the parsed From, To and CSeq views: only the Via view is re-parsed.
+   * A server transport's received/rport stamp on the top Via (RFC 3261 sec. 18.2.1, RFC 3581
+   * sec. 4), done on the parsed view: the From, To and CSeq views stay, and the Via is not
+   * parsed again.
    */
-  replaceTopVia(line: string): void {
-    this.sync();
-    this.headers.replaceFirst('via', line);
+  stampReceived(sourceIp: string, sourcePort: number): void {
+    const vias = this.via;
+    const first = this.headers.get('via');
+    const top = vias[0];
+    if (first === undefined || top === undefined) return;
+    const parts = splitList(first);
+    const stamped = stampTopVia(top, parts, sourceIp, sourcePort);
+    this.headers.replaceFirst('via', stamped.line);
     this.viewVersion = this.headers.version;
-    this.viaView = undefined;
+    this.viaView = [stamped.top, ...vias.slice(1)];
   }
 
   private single(key: string): string {

@@ -265,6 +265,28 @@ describe('Via handling by transports (RFC 3261 sec. 18.2.1/18.2.2, RFC 3581)', (
     assert.deepEqual(responseTarget(req.topVia), { transport: 'UDP', host: '198.51.100.3', port: 5060 });
   });
 
+  it('stamps the parsed view exactly as re-parsing the stamped headers would, keeping From/To/CSeq', () => {
+    const cases: Array<[string[], string, number]> = [
+      [['Via: SIP/2.0/UDP second.example.com;branch=z9hG4bK2'], '203.0.113.9', 40123],
+      [[], '192.0.2.10', 5060],
+      [['Via: SIP/2.0/TCP [2001:db8::9]:5070;branch=z9hG4bK3;received=192.0.2.1'], '2001:db8::7', 5080],
+    ];
+    for (const [extra, ip, port] of cases) {
+      for (const source of [invite(extra), edit(invite(extra), ';rport', ''), edit(invite(extra), 'z9hG4bK776asdhds;rport', 'z9hG4bK776asdhds;rport, SIP/2.0/UDP third.example.com;branch=z9hG4bK4')]) {
+        const fast = parseRequest(source);
+        const from = fast.from;
+        fast.stampReceived(ip, port);
+        const slow = parseRequest(source);
+        stampReceived(slow.headers, ip, port);
+        assert.deepEqual(fast.headers.getAll('via'), slow.headers.getAll('via'));
+        assert.deepEqual(fast.via, slow.via);
+        assert.equal(fast.from, from);
+        assert.deepEqual(fast.to, slow.to);
+        assert.deepEqual(fast.cseq, slow.cseq);
+      }
+    }
+  });
+
   it('sends to maddr when present and uses 5061 by default for TLS', () => {
     const viaOf = (v: string) => parseRequest(edit(invite(), 'Via: SIP/2.0/UDP 192.0.2.10:5060;branch=z9hG4bK776asdhds;rport', `Via: ${v}`)).topVia;
     assert.deepEqual(responseTarget(viaOf('SIP/2.0/UDP h.example.com;branch=z9hG4bK1;maddr=239.1.1.1')), {

@@ -138,16 +138,27 @@ export function stampedViaLine(headers: Headers, sourceIp: string, sourcePort: n
   const first = headers.get('via');
   if (first === undefined) return undefined;
   const parts = splitList(first);
-  const top = parseViaParm(parts[0] ?? '');
+  return stampTopVia(parseViaParm(parts[0] ?? ''), parts, sourceIp, sourcePort).line;
+}
+
+/**
+ * The stamp of `stampReceived` applied to an already parsed top via-parm (whose Params it
+ * updates in place) and the split first Via line: the rewritten line, and the via-parm as
+ * parsing that line again would give it, so a message can keep its parsed view.
+ */
+export function stampTopVia(top: Via, firstLineParts: string[], sourceIp: string, sourcePort: number): { line: string; top: Via } {
   const ip = sourceIp.includes(':') && !sourceIp.startsWith('[') ? `[${sourceIp}]` : sourceIp;
+  let stamped = top;
   if (top.rport !== undefined) {
     top.params.set('received', sourceIp);
     top.params.set('rport', String(sourcePort));
+    stamped = { ...top, received: sourceIp, rport: sourcePort };
   } else if (top.host.toLowerCase() !== ip.toLowerCase()) {
     top.params.set('received', sourceIp);
+    stamped = { ...top, received: sourceIp };
   }
-  parts[0] = formatViaParm(top);
-  return parts.length === 1 ? parts[0] : parts.join(', ');
+  firstLineParts[0] = formatViaParm(top);
+  return { line: firstLineParts.length === 1 ? firstLineParts[0] : firstLineParts.join(', '), top: stamped };
 }
 
 export interface ResponseTarget {

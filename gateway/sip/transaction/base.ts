@@ -2,6 +2,17 @@ import type { SipMessage } from '../message/message.js';
 import { DEFAULT_TIMERS, NamedTimers, type TimerValues } from './timers.js';
 import type { TransactionOptions, TransactionTransport } from './types.js';
 
+/** Timer values per options object: a table's transactions share one instead of a copy each. */
+const valuesByOptions = new WeakMap<TransactionOptions, TimerValues>();
+function timerValuesOf(options: TransactionOptions): TimerValues {
+  let t = valuesByOptions.get(options);
+  if (!t) {
+    t = { ...DEFAULT_TIMERS, ...options.timers };
+    valuesByOptions.set(options, t);
+  }
+  return t;
+}
+
 /** Whoever indexes a transaction (the table) and must forget it when it terminates. */
 export interface TransactionRegistry {
   release(key: string, tx: object): void;
@@ -27,7 +38,7 @@ export abstract class TransactionBase<S extends string> {
   ) {
     this.current = initial;
     this.timers = new NamedTimers(options.clock);
-    this.t = { ...DEFAULT_TIMERS, ...options.timers };
+    this.t = timerValuesOf(options);
   }
 
   get state(): S {

@@ -12,33 +12,51 @@ export interface TimerValues {
 
 export const DEFAULT_TIMERS: TimerValues = { T1: 500, T2: 4000, T4: 5000 };
 
-/** Named one-shot timers on a Clock, so a transaction can stop all of them when it ends. */
+/**
+ * Named one-shot timers on a Clock, so a transaction can stop all of them when it ends. A
+ * transaction runs one or two at a time, so a flat [name, handle, ...] list (made on first use)
+ * costs less than a Map per transaction.
+ */
 export class NamedTimers {
-  private readonly handles = new Map<string, TimerHandle>();
+  private handles: Array<string | TimerHandle> | undefined;
 
   constructor(private readonly clock: Clock) {}
+
+  private indexOf(name: string): number {
+    const h = this.handles;
+    if (h) for (let i = 0; i < h.length; i += 2) if (h[i] === name) return i;
+    return -1;
+  }
 
   start(name: string, ms: number, fire: () => void): void {
     this.stop(name);
     const handle = this.clock.setTimeout(() => {
-      this.handles.delete(name);
+      this.forget(name, handle);
       fire();
     }, ms);
-    this.handles.set(name, handle);
+    (this.handles ??= []).push(name, handle);
+  }
+
+  private forget(name: string, handle: TimerHandle): void {
+    const i = this.indexOf(name);
+    if (i >= 0 && this.handles?.[i + 1] === handle) this.handles.splice(i, 2);
   }
 
   stop(name: string): void {
-    const h = this.handles.get(name);
-    if (h) this.clock.clearTimeout(h);
-    this.handles.delete(name);
+    const i = this.indexOf(name);
+    if (i < 0 || !this.handles) return;
+    this.clock.clearTimeout(this.handles[i + 1] as TimerHandle);
+    this.handles.splice(i, 2);
   }
 
   stopAll(): void {
-    for (const h of this.handles.values()) this.clock.clearTimeout(h);
-    this.handles.clear();
+    const h = this.handles;
+    if (!h) return;
+    this.handles = undefined;
+    for (let i = 1; i < h.length; i += 2) this.clock.clearTimeout(h[i] as TimerHandle);
   }
 
   isRunning(name: string): boolean {
-    return this.handles.has(name);
+    return this.indexOf(name) >= 0;
   }
 }

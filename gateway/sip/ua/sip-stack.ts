@@ -5,7 +5,7 @@ import { SipRequest, SipResponse, type SipMessage } from '../message/message.js'
 import { KNOWN_METHODS } from '../message/parser.js';
 import { createErrorResponse, createResponse } from '../message/response.js';
 import { isSipUri } from '../message/uri.js';
-import { responseTarget, stampedViaLine } from '../message/via.js';
+import { responseTarget } from '../message/via.js';
 import { InviteServerTransaction } from '../transaction/server.js';
 import { TransactionTable } from '../transaction/table.js';
 import type { TimerValues } from '../transaction/timers.js';
@@ -161,8 +161,7 @@ export class SipStack {
   }
 
   private receiveRequest(req: SipRequest, flow: Flow): void {
-    const stamped = stampedViaLine(req.headers, flow.remote.address, flow.remote.port);
-    if (stamped !== undefined) req.replaceTopVia(stamped);
+    req.stampReceived(flow.remote.address, flow.remote.port);
     const inDialog = req.to.tag !== undefined;
     if (!inDialog && req.method !== 'ACK' && req.method !== 'CANCEL' && this.guard) {
       const verdict = this.guard(req, flow);
@@ -198,7 +197,7 @@ export class SipStack {
       sreq.respond(416);
       return;
     }
-    const unsupported = req.list('require').filter((tag) => !this.supported.has(tag.toLowerCase()));
+    const unsupported = req.headers.has('require') ? req.list('require').filter((tag) => !this.supported.has(tag.toLowerCase())) : [];
     if (unsupported.length > 0) {
       sreq.respond(420, { headers: [['Unsupported', unsupported.join(', ')]] });
       return;
