@@ -32,8 +32,8 @@ export interface ApiTokensTable {
 export interface PlantsTable {
   /** `tenant:<uuid>` or `static:<sha-256 hex>`: who may see the plant (control-api/sandbox). */
   owner: string;
-  /** PGlite returns int8 values within 2^53 as number and larger ones as bigint; pg always bigint. */
-  id: ColumnType<bigint | number, bigint, never>;
+  /** int8: bigint on both drivers (see database.ts). */
+  id: ColumnType<bigint, bigint, never>;
   tenant_id: string | null;
   name: string;
   tag: string | null;
