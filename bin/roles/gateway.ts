@@ -35,13 +35,21 @@ export const startGatewayRole: RoleStarter = async (ctx) => {
   const { config } = ctx;
   const logger = ctx.logger.child({ role: 'gateway' });
   const publicAddress = config.sip.publicAddress ?? firstExternalIpv4() ?? '127.0.0.1';
-  const tls = await loadOrCreateTlsCredentials({
-    ...(config.sip.tlsCertFile ? { certFile: config.sip.tlsCertFile } : {}),
-    ...(config.sip.tlsKeyFile ? { keyFile: config.sip.tlsKeyFile } : {}),
-    dataDir: config.dataDir,
-    commonName: publicAddress,
-  });
-  if (tls.source === 'generated') logger.info({ certFile: tls.certFile }, 'self-signed SIP TLS certificate generated for local use');
+  // A start on a machine without openssl and without a configured certificate still serves
+  // UDP/TCP/WS; a configured certificate that cannot be read is a configuration error.
+  let tls: Awaited<ReturnType<typeof loadOrCreateTlsCredentials>> | undefined;
+  try {
+    tls = await loadOrCreateTlsCredentials({
+      ...(config.sip.tlsCertFile ? { certFile: config.sip.tlsCertFile } : {}),
+      ...(config.sip.tlsKeyFile ? { keyFile: config.sip.tlsKeyFile } : {}),
+      dataDir: config.dataDir,
+      commonName: publicAddress,
+    });
+  } catch (error) {
+    if (config.sip.tlsCertFile || config.sip.tlsKeyFile) throw error;
+    logger.warn({ reason: (error as Error).message }, 'SIP over TLS disabled: no certificate configured and none could be generated (install openssl, or set sip.tlsCertFile and sip.tlsKeyFile)');
+  }
+  if (tls?.source === 'generated') logger.info({ certFile: tls.certFile }, 'self-signed SIP TLS certificate generated for local use');
   const media = new MediaService({
     bindAddress: config.media.bindAddress,
     advertisedAddress: publicAddress,
@@ -72,7 +80,7 @@ export const startGatewayRole: RoleStarter = async (ctx) => {
       port: config.sip.port,
       tlsPort: config.sip.tlsPort,
       wsPort: config.sip.wsPort,
-      tls: { cert: tls.cert, key: tls.key },
+      ...(tls ? { tls: { cert: tls.cert, key: tls.key } } : {}),
     },
     directory,
     media,

@@ -63,4 +63,46 @@ describe('platform process: gateway role', function () {
       rmSync(dataDir, { recursive: true, force: true });
     }
   });
+
+  it('starts without TLS, with a warning, when no certificate is configured and openssl is missing', async () => {
+    const dataDir = mkdtempSync(path.join(tmpdir(), 'vap-gw-'));
+    const child = spawn(process.execPath, ['--import', 'tsx', 'bin/platform.ts'], {
+      cwd: repoRoot,
+      // No PATH: `openssl` cannot be found, as on a minimal machine.
+      env: { ...process.env, PATH: '/nonexistent', LOG_LEVEL: 'info', DATA_DIR: dataDir, ROLES: 'gateway', SIP_HOST: '127.0.0.1', SIP_PORT: '0', SIP_TLS_PORT: '0', SIP_WS_PORT: '0', SIP_PUBLIC_ADDRESS: '127.0.0.1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const lines: Array<Record<string, unknown>> = [];
+    let buffer = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => {
+      buffer += d.toString();
+      let nl: number;
+      while ((nl = buffer.indexOf('\n')) >= 0) {
+        lines.push(JSON.parse(buffer.slice(0, nl)) as Record<string, unknown>);
+        buffer = buffer.slice(nl + 1);
+      }
+    });
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    try {
+      const deadline = Date.now() + 60_000;
+      let listening: Record<string, unknown> | undefined;
+      while (!listening) {
+        listening = lines.find((l) => String(l['msg']).startsWith('SIP gateway listening'));
+        if (child.exitCode !== null) throw new Error(`platform exited ${child.exitCode}: ${stderr}`);
+        if (Date.now() > deadline) throw new Error(`gateway did not start: ${stderr}`);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      const ports = listening['ports'] as Record<string, number>;
+      assert.ok(ports['UDP'] && ports['TCP'] && ports['WS']);
+      assert.equal(ports['TLS'], undefined);
+      assert.ok(lines.some((l) => l['level'] === 'warn' && String(l['msg']).startsWith('SIP over TLS disabled')));
+      child.kill('SIGTERM');
+      const [code] = (await once(child, 'exit')) as [number | null];
+      assert.equal(code, 0, stderr);
+    } finally {
+      if (child.exitCode === null) child.kill('SIGKILL');
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
 });
