@@ -2,7 +2,7 @@
 # kept in step with the README quick start: the same `npm ci` and `npm start`.
 FROM node:20-bookworm-slim
 RUN apt-get update \
- && apt-get install -y --no-install-recommends espeak-ng sox \
+ && apt-get install -y --no-install-recommends espeak-ng sox pocketsphinx pocketsphinx-en-us openssl \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 COPY package.json package-lock.json ./
