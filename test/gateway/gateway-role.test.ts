@@ -40,7 +40,7 @@ async function startGatewayProcess(dataDir: string, extraEnv: Record<string, str
     const listening = lines.find((l) => String(l['msg']).startsWith('SIP gateway listening'));
     if (listening) return { child, lines, listening, stderr: () => stderr };
     if (child.exitCode !== null || Date.now() > deadline) {
-      if (gw && gw.child.exitCode === null) gw.child.kill('SIGKILL');
+      if (child.exitCode === null) child.kill('SIGKILL');
       throw new Error(`gateway did not start (exit ${child.exitCode}): ${stderr}`);
     }
     await new Promise((r) => setTimeout(r, 50));
