@@ -7,9 +7,11 @@ import type { CallMediaSession, MediaPort } from '../../core/ports/media.js';
 import { Call } from '../call/call.js';
 import type { CallRegistry } from '../call/call-registry.js';
 import { Dialog, type DialogHost } from '../sip/dialog/dialog.js';
+import { negotiateAsUas, type SessionTimerPolicy, type UasNegotiation } from '../sip/dialog/session-timer.js';
 import type { ServerRequest } from '../sip/ua/server-request.js';
 import { SipError } from '../sip/ua/sip-error.js';
 import type { AbuseGuard } from './abuse-guard.js';
+import { startSessionTimer } from './call-session-timer.js';
 import { callerUser, dialledUser, normaliseE164 } from './e164.js';
 import type { Step } from './method-router.js';
 
@@ -29,6 +31,8 @@ export interface InviteDeps {
   /** Time between 180 Ringing and the answer. */
   readonly ringMs: number;
   readonly retryAfterSeconds: number;
+  /** RFC 4028 session timers: interval we volunteer and our Min-SE. */
+  readonly sessionTimer: SessionTimerPolicy;
 }
 
 interface InviteState {
@@ -41,6 +45,7 @@ interface InviteState {
   session?: CallMediaSession;
   answerSdp?: string;
   lateOffer?: boolean;
+  timer?: UasNegotiation;
 }
 
 const states = new WeakMap<ServerRequest, InviteState>();
@@ -121,6 +126,14 @@ export function inviteSteps(deps: InviteDeps): Array<Step<ServerRequest>> {
     await next();
   };
 
+  /** RFC 4028 sec. 9: an interval below our Min-SE from a UAC that supports timers -> 422 with Min-SE. */
+  const sessionTimer: Step<ServerRequest> = async (sreq, next) => {
+    const timer = negotiateAsUas(sreq.request, deps.sessionTimer);
+    if (timer.kind === 'too-small') throw new SipError(422, 'Session Interval Too Small', [['Min-SE', String(timer.minSe)]]);
+    state(sreq).timer = timer;
+    await next();
+  };
+
   /** Tenant and number concurrency: 486 for a busy number, 503 + Retry-After for a tenant at its limit. */
   const limits: Step<ServerRequest> = async (sreq, next) => {
     const s = state(sreq);
@@ -184,12 +197,14 @@ export function inviteSteps(deps: InviteDeps): Array<Step<ServerRequest>> {
       remoteAddress: sreq.flow.remote.address,
       startedAt: deps.clock.now(),
     };
-    dialog.accept(sreq, s.answerSdp);
+    const timer = s.timer?.kind === 'active' ? s.timer : undefined;
+    dialog.accept(sreq, s.answerSdp, timer?.headers);
     const call = new Call(info, dialog, session, {
       maxDurationMs: n.maxCallDurationMinutes * 60_000,
       silenceMs: n.endCallOnSilenceMinutes * 60_000,
       lateOffer: s.lateOffer === true,
     }, deps.clock, deps.logger);
+    startSessionTimer(call, timer, deps);
     deps.registry.add(call, s.release ?? (() => undefined));
     s.release = undefined;
     s.session = undefined;
@@ -205,5 +220,6 @@ export function inviteSteps(deps: InviteDeps): Array<Step<ServerRequest>> {
     })();
   };
 
-  return [trying, source, identify, enabled, limits, media, answer];
+  return [trying, source, identify, enabled, sessionTimer, limits, media, answer];
 }
+

@@ -6,6 +6,7 @@ import type { MediaPort } from '../../core/ports/media.js';
 import { CallRegistry } from '../call/call-registry.js';
 import type { TimerValues } from '../sip/transaction/timers.js';
 import { TransportSet, type TransportSetOptions } from '../sip/transport/transport-set.js';
+import { DEFAULT_SESSION_TIMER, type SessionTimerPolicy } from '../sip/dialog/session-timer.js';
 import { SipStack } from '../sip/ua/sip-stack.js';
 import { StoppableClock } from '../sip/ua/stoppable-clock.js';
 import { AbuseGuard, type AbuseGuardOptions } from './abuse-guard.js';
@@ -25,6 +26,8 @@ export interface SipGatewayOptions {
   readonly maxCallsPerNumber?: number;
   readonly maxCallsPerTenant?: number;
   readonly ringMs?: number;
+  /** RFC 4028 session timers (default 1800 s, Min-SE 90 s). */
+  readonly sessionTimer?: SessionTimerPolicy;
   readonly abuse?: Omit<AbuseGuardOptions, 'clock' | 'concurrentCalls'>;
 }
 
@@ -49,6 +52,8 @@ export class SipGateway {
       logger,
       ...(options.timers ? { timers: options.timers } : {}),
       ...(options.publicAddress ? { publicAddress: options.publicAddress } : {}),
+      // Session timers are the one option tag we implement as UAS (RFC 4028 sec. 9: Require: timer).
+      supported: ['timer'],
     });
     const registry = new CallRegistry();
     const retryAfterSeconds = options.abuse?.retryAfterSeconds ?? 5;
@@ -70,6 +75,7 @@ export class SipGateway {
         maxCallsPerTenant: options.maxCallsPerTenant ?? 500,
         ringMs: options.ringMs ?? 0,
         retryAfterSeconds,
+        sessionTimer: options.sessionTimer ?? DEFAULT_SESSION_TIMER,
       }),
     );
     // Trunk keep-alives (RFC 3261 sec. 11): answered whoever asks, so carriers see us up.

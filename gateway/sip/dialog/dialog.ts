@@ -46,6 +46,15 @@ export type OfferHandler = (offer: string | undefined, method: 'INVITE' | 'UPDAT
 
 export type DialogState = 'early' | 'confirmed' | 'terminated';
 
+/**
+ * Sees every target refresh the peer sends before it is answered (RFC 4028 sec. 9, 10: session
+ * timers). `check` may throw SipError (422 + Min-SE) or names headers for the 2xx; `commit` runs
+ * once that 2xx is sent.
+ */
+export interface RefreshObserver {
+  check(req: SipRequest): { readonly headers: ReadonlyArray<readonly [string, string]>; commit(): void };
+}
+
 interface DialogInit {
   readonly callId: string;
   readonly localTag: string;
@@ -83,6 +92,8 @@ export class Dialog extends TypedEmitter<DialogEvents> implements DialogEntry {
   offerHandler: OfferHandler | undefined;
   /** Methods the peer listed in Allow on the dialog-creating request or 2xx (sec. 20.5); undefined when absent. */
   remoteAllow: readonly string[] | undefined;
+  /** Session timer hook (session-timer.ts); undefined when no timer runs. */
+  refreshObserver: RefreshObserver | undefined;
   private localRefresh = false;
   private incomingInvite: ServerRequest | undefined;
   private awaitingAck: { readonly seq: number; timer: TimerHandle | undefined; giveUp: TimerHandle } | undefined;
@@ -163,8 +174,8 @@ export class Dialog extends TypedEmitter<DialogEvents> implements DialogEntry {
   }
 
   /** Sends the 2xx for `sreq` and retransmits it until the ACK (sec. 13.3.1.4). */
-  accept(sreq: ServerRequest, sdp: string | undefined): void {
-    const res = sreq.respond(200, { headers: this.answerHeaders(), ...(sdp ? { body: sdp } : {}) });
+  accept(sreq: ServerRequest, sdp: string | undefined, extraHeaders: ReadonlyArray<readonly [string, string]> = []): void {
+    const res = sreq.respond(200, { headers: [...this.answerHeaders(), ...extraHeaders], ...(sdp ? { body: sdp } : {}) });
     if (res.status !== 200 || sreq.finalResponse !== res) return;
     const { T1, T2 } = this.host.timerValues;
     const clock = this.host.clock;
@@ -272,7 +283,9 @@ export class Dialog extends TypedEmitter<DialogEvents> implements DialogEntry {
     if (method === 'INVITE') this.incomingInvite = sreq;
     const offer = sdpBody({ body: req.body, contentType: req.contentType });
     let answer: string | undefined;
+    let timer: ReturnType<RefreshObserver['check']> | undefined;
     try {
+      timer = this.refreshObserver?.check(req);
       if (offer !== undefined || method === 'INVITE') {
         if (!this.offerHandler) throw new SipError(488, 'Not Acceptable Here (no media handler)');
         answer = await this.offerHandler(offer, method);
@@ -286,8 +299,9 @@ export class Dialog extends TypedEmitter<DialogEvents> implements DialogEntry {
     if (sreq.answered || this.state === 'terminated') return;
     const contact = req.contacts[0];
     if (contact && !contact.wildcard) this.remoteTarget = contact.uriText;
-    if (method === 'INVITE') this.accept(sreq, answer);
-    else sreq.respond(200, { headers: this.answerHeaders(), ...(answer ? { body: answer } : {}) });
+    if (method === 'INVITE') this.accept(sreq, answer, timer?.headers);
+    else sreq.respond(200, { headers: [...this.answerHeaders(), ...(timer?.headers ?? [])], ...(answer ? { body: answer } : {}) });
+    timer?.commit();
     this.emit('modify', { method, sdp: offer });
   }
 
@@ -323,13 +337,17 @@ export class Dialog extends TypedEmitter<DialogEvents> implements DialogEntry {
     return res;
   }
 
-  /** Our re-INVITE (sec. 14.1): serialised; 491 surfaces as SipError(491) for the caller to retry later. */
-  async reinvite(sdp: string): Promise<string | undefined> {
+  /**
+   * Our re-INVITE (sec. 14.1): serialised; 491 surfaces as SipError(491) for the caller to retry later.
+   * `headers` and `onResponse` serve session refreshes (RFC 4028 sec. 10: Session-Expires in, 422/2xx out).
+   */
+  async reinvite(sdp: string, options: { headers?: ReadonlyArray<readonly [string, string]>; onResponse?: (res: SipResponse) => void } = {}): Promise<string | undefined> {
     if (this.localRefresh || this.incomingInvite || this.awaitingAck) throw new SipError(491, 'a target refresh is already in progress');
     this.localRefresh = true;
     try {
-      const { req, flow } = this.buildRequest('INVITE', { body: sdp });
+      const { req, flow } = this.buildRequest('INVITE', { body: sdp, ...(options.headers ? { headers: options.headers } : {}) });
       const res = await this.host.request(req, flow, undefined, (r) => this.ackFor(r, req, flow));
+      options.onResponse?.(res);
       if (res.status >= 300) throw new SipError(res.status, res.reason);
       this.ackFor(res, req, flow);
       const contact = res.contacts[0];

@@ -38,6 +38,8 @@ const SPECIAL_CASE: Record<string, string> = {
   'mime-version': 'MIME-Version',
   'rack': 'RAck',
   'rseq': 'RSeq',
+  // RFC 4028 sec. 5 spelling; some peers (SIPp among them) match header names case-sensitively.
+  'min-se': 'Min-SE',
   'sip-etag': 'SIP-ETag',
   'sip-if-match': 'SIP-If-Match',
   'p-asserted-identity': 'P-Asserted-Identity',

@@ -1,0 +1,26 @@
+import type { Clock } from '../../core/clock.js';
+import type { Logger } from '../../core/logger.js';
+import type { Call } from '../call/call.js';
+import { SessionTimer, type SessionTimerPolicy, type UasNegotiation } from '../sip/dialog/session-timer.js';
+
+/**
+ * The call's RFC 4028 timer (sec. 10): armed when the 2xx carried Session-Expires (refresher=uas:
+ * we refresh), otherwise only watching for a peer refresh that starts one. A refresh re-INVITE
+ * offers our current SDP again; expiry or a failed refresh ends the call with BYE.
+ */
+export function startSessionTimer(
+  call: Call,
+  negotiated: { readonly seconds: number; readonly weRefresh: boolean } | Extract<UasNegotiation, { kind: 'active' }> | undefined,
+  deps: { readonly clock: Clock; readonly logger: Logger; readonly sessionTimer: SessionTimerPolicy },
+): SessionTimer {
+  const timer = new SessionTimer(call.leg, deps.clock, deps.logger, deps.sessionTimer, {
+    offer: () => call.media.localSdp,
+    answer: (sdp) => {
+      const applied = call.media.applyAnswer(sdp);
+      if (!applied.ok) deps.logger.info({ callId: call.info.id, reason: applied.message }, 'answer to a session refresh not applied');
+    },
+    expired: (why) => void call.hangup(why),
+  });
+  if (negotiated) timer.arm(negotiated.seconds, 'weRefresh' in negotiated ? negotiated.weRefresh : negotiated.refresher === 'uas');
+  return timer;
+}
