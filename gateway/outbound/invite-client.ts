@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { DigestClient, type ClientCredentials } from '../sip/auth/digest-client.js';
 import { Dialog } from '../sip/dialog/dialog.js';
+import { negotiatedByResponse, parseMinSe, uacTimerHeaders, type SessionTimerPolicy } from '../sip/dialog/session-timer.js';
 import { Headers } from '../sip/message/headers.js';
 import { SipRequest, type SipResponse } from '../sip/message/message.js';
 import { newTag } from '../sip/message/response.js';
@@ -22,6 +23,11 @@ export interface InviteAttempt {
   readonly headers?: ReadonlyArray<readonly [string, string]>;
   /** Every provisional response above 100 (ringing, early media). */
   readonly onProvisional?: (res: SipResponse) => void;
+  /**
+   * RFC 4028: advertise `timer`, ask for this interval and honour the answer. Only callers that run
+   * a SessionTimer on the answered call may set it; without it no timer is offered.
+   */
+  readonly sessionTimer?: SessionTimerPolicy;
 }
 
 export type CancelCause = 'ring-timeout' | 'aborted';
@@ -36,6 +42,8 @@ export type InviteOutcome =
       readonly answerSdp: string | undefined;
       /** A CANCEL was wanted but the 2xx won the race (sec. 9.1): the call is up anyway. */
       readonly cancelled: CancelCause | undefined;
+      /** The session timer the 2xx set up (RFC 4028 sec. 7.2); undefined when it carried no Session-Expires. */
+      readonly sessionTimer: { readonly seconds: number; readonly weRefresh: boolean } | undefined;
     }
   | {
       readonly kind: 'rejected';
@@ -49,12 +57,21 @@ export type InviteOutcome =
 export const sdpOf = (m: { body: Buffer; contentType: string | undefined }): string | undefined =>
   m.body.length > 0 && (m.contentType ?? '').toLowerCase().startsWith('application/sdp') ? m.body.toString('utf8') : undefined;
 
+/** RSeq of a reliable provisional response (RFC 3262 sec. 4: Require: 100rel and RSeq), else undefined. */
+export function reliableSeq(res: SipResponse): number | undefined {
+  if (res.status <= 100 || !res.headers.has('require') || !res.list('require').some((t) => t.toLowerCase() === '100rel')) return undefined;
+  const raw = res.headers.get('rseq')?.trim() ?? '';
+  return /^[0-9]{1,10}$/.test(raw) && Number(raw) >= 1 && Number(raw) < 2 ** 31 ? Number(raw) : undefined;
+}
+
 /**
  * Sends an INVITE and follows it to a final answer: answers one 401/407 digest challenge with
  * the trunk credentials (sec. 22.2, a fresh CSeq and branch on the same Call-ID and From tag,
  * sec. 8.1.3.5), CANCELs on ring timeout or abort only after a provisional response (sec. 9.1),
  * ACKs the 2xx outside the transaction (sec. 13.2.2.4) and every 2xx retransmission, and ACKs
- * then BYEs a 2xx from a second fork (sec. 13.2.2.4, last paragraph).
+ * then BYEs a 2xx from a second fork (sec. 13.2.2.4, last paragraph). Reliable provisionals are
+ * PRACKed in their early dialog (RFC 3262 sec. 4), which the 2xx of that fork then confirms, so the
+ * dialog's CSeq continues past the PRACK. A 422 is retried once with its Min-SE (RFC 4028 sec. 7.4).
  */
 export async function sendInvite(stack: SipStack, a: InviteAttempt): Promise<InviteOutcome> {
   const callId = `${randomBytes(12).toString('hex')}@${stack.contactUri(a.flow).replace(/^sips?:[^@]*@/, '').replace(/[;:].*$/, '')}`;
@@ -68,6 +85,14 @@ export async function sendInvite(stack: SipStack, a: InviteAttempt): Promise<Inv
   let provisional = false;
   let cancelSent = false;
   let earlySdp: string | undefined;
+  let timer = a.sessionTimer && a.sessionTimer.intervalSeconds > 0 ? { seconds: a.sessionTimer.intervalSeconds, minSe: a.sessionTimer.minSeSeconds } : undefined;
+  let retried422 = false;
+  /** Early dialogs by the callee's To tag, with the last RSeq acknowledged (RFC 3262 sec. 4). */
+  const early = new Map<string, { dialog: Dialog; rseq: number }>();
+  const endEarly = (keep?: Dialog): void => {
+    for (const e of early.values()) if (e.dialog !== keep) e.dialog.end('rejected');
+    early.clear();
+  };
 
   const sendCancel = (): void => {
     if (!current || cancelSent || !provisional || !cancelWanted) return;
@@ -85,8 +110,9 @@ export async function sendInvite(stack: SipStack, a: InviteAttempt): Promise<Inv
   a.signal.addEventListener('abort', onAbort);
   try {
     for (;;) {
-      const invite = buildInvite(stack, a, { callId, fromTag, cseq, auth });
+      const invite = buildInvite(stack, a, { callId, fromTag, cseq, auth, timer });
       current = invite;
+      endEarly();
       provisional = false;
       cancelSent = false;
       let dialog: Dialog | undefined;
@@ -95,6 +121,7 @@ export async function sendInvite(stack: SipStack, a: InviteAttempt): Promise<Inv
         a.flow,
         (r) => {
           provisional = true;
+          if (!acknowledgeReliable(stack, invite, r, a.flow, early)) return;
           if (r.status > 100) {
             earlySdp = sdpOf(r) ?? earlySdp;
             a.onProvisional?.(r);
@@ -116,11 +143,32 @@ export async function sendInvite(stack: SipStack, a: InviteAttempt): Promise<Inv
           continue;
         }
       }
-      if (res.status >= 200 && res.status < 300) {
-        dialog = Dialog.fromResponse(stack, invite, res, a.flow);
-        dialog.ackFor(res, invite, a.flow);
-        return { kind: 'answered', dialog, invite, response: res, answerSdp: sdpOf(res) ?? earlySdp, cancelled: cancelWanted };
+      if (res.status === 422 && timer && !retried422 && !cancelWanted) {
+        const wanted = parseMinSe(res.headers.get('min-se'));
+        if (wanted !== undefined && wanted > timer.seconds) {
+          retried422 = true;
+          timer = { seconds: wanted, minSe: wanted };
+          cseq += 1;
+          continue;
+        }
       }
+      if (res.status >= 200 && res.status < 300) {
+        dialog = confirmEarly(early.get(res.to.tag ?? '')?.dialog, res) ?? Dialog.fromResponse(stack, invite, res, a.flow);
+        endEarly(dialog);
+        dialog.ackFor(res, invite, a.flow);
+        const negotiated = a.sessionTimer ? negotiatedByResponse(res) : undefined;
+        return {
+          kind: 'answered',
+          dialog,
+          invite,
+          response: res,
+          answerSdp: sdpOf(res) ?? earlySdp,
+          cancelled: cancelWanted,
+          // We were the UAC of the INVITE: refresher=uac means us (RFC 4028 sec. 7.2).
+          sessionTimer: negotiated ? { seconds: negotiated.seconds, weRefresh: negotiated.refresher === 'uac' } : undefined,
+        };
+      }
+      endEarly();
       return { kind: 'rejected', status: res.status, reason: res.reason, cancelled: cancelWanted, challenge: isChallenge };
     }
   } finally {
@@ -132,7 +180,7 @@ export async function sendInvite(stack: SipStack, a: InviteAttempt): Promise<Inv
 function buildInvite(
   stack: SipStack,
   a: InviteAttempt,
-  s: { callId: string; fromTag: string; cseq: number; auth: ReadonlyArray<readonly [string, string]> },
+  s: { callId: string; fromTag: string; cseq: number; auth: ReadonlyArray<readonly [string, string]>; timer: { seconds: number; minSe: number } | undefined },
 ): SipRequest {
   const h = new Headers();
   h.append('Via', stack.viaFor(a.flow, newBranch()));
@@ -143,10 +191,48 @@ function buildInvite(
   h.append('CSeq', `${s.cseq} INVITE`);
   h.append('Contact', `<${stack.contactUri(a.flow)}>`);
   h.append('Allow', ALLOWED_METHODS.join(', '));
+  // RFC 3262 sec. 4 (we PRACK reliable provisionals) and RFC 4028 sec. 7.1 (session timers).
+  h.append('Supported', a.sessionTimer ? 'timer, 100rel' : '100rel');
+  if (s.timer) for (const [n, v] of uacTimerHeaders(s.timer.seconds, s.timer.minSe)) h.append(n, v);
   for (const [n, v] of s.auth) h.append(n, v);
   for (const [n, v] of a.headers ?? []) h.append(n, v);
   h.append('Content-Type', 'application/sdp');
   return new SipRequest('INVITE', a.requestUri, h, Buffer.from(a.sdp, 'utf8'));
+}
+
+/**
+ * RFC 3262 sec. 4: PRACK a reliable provisional in its early dialog, RAck = RSeq, CSeq number and
+ * method of the INVITE. The first one of a fork sets the sequence; one whose RSeq is not the next
+ * (a retransmission, or out of order) is neither PRACKed nor processed further: returns false.
+ */
+function acknowledgeReliable(stack: SipStack, invite: SipRequest, r: SipResponse, flow: Flow, early: Map<string, { dialog: Dialog; rseq: number }>): boolean {
+  const rseq = reliableSeq(r);
+  const tag = r.to.tag;
+  if (rseq === undefined || tag === undefined) return true;
+  let entry = early.get(tag);
+  if (entry && rseq !== entry.rseq + 1) return false;
+  if (!entry) {
+    entry = { dialog: Dialog.fromResponse(stack, invite, r, flow), rseq };
+    early.set(tag, entry);
+  }
+  entry.rseq = rseq;
+  const dialog = entry.dialog;
+  void dialog.request('PRACK', { headers: [['RAck', `${rseq} ${invite.cseq.seq} INVITE`]] }).then(
+    (res) => {
+      if (res.status >= 300) stack.logger.info({ callId: invite.callId, status: res.status }, 'PRACK refused');
+    },
+    (error: unknown) => stack.logger.warn({ err: error, callId: invite.callId }, 'PRACK not sent'),
+  );
+  return true;
+}
+
+/** The 2xx of a fork whose early dialog we hold confirms that dialog (RFC 3261 sec. 13.2.2.4): target and Allow from the 2xx. */
+function confirmEarly(dialog: Dialog | undefined, res: SipResponse): Dialog | undefined {
+  if (!dialog) return undefined;
+  const contact = res.contacts[0];
+  if (contact && !contact.wildcard) dialog.remoteTarget = contact.uriText;
+  if (res.headers.has('allow')) dialog.remoteAllow = res.list('allow').map((x) => x.toUpperCase());
+  return dialog;
 }
 
 /** A 2xx from another fork than the one we kept: ACK it and end that dialog at once. */

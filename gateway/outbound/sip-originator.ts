@@ -10,7 +10,9 @@ import type { OriginateRequest, OriginateResult, Originator } from '../../core/p
 import type { OutboundTransport, TrunkRoutes } from '../../core/ports/trunk-routes.js';
 import { Call } from '../call/call.js';
 import type { CallRegistry } from '../call/call-registry.js';
+import { startSessionTimer } from '../inbound/call-session-timer.js';
 import type { ClientCredentials } from '../sip/auth/digest-client.js';
+import { DEFAULT_SESSION_TIMER, type SessionTimerPolicy } from '../sip/dialog/session-timer.js';
 import type { Flow } from '../sip/transport/types.js';
 import type { SipStack } from '../sip/ua/sip-stack.js';
 import { sendInvite, sdpOf, type InviteOutcome } from './invite-client.js';
@@ -38,6 +40,8 @@ export interface SipOriginatorOptions {
   readonly nativeRoute?: OutboundRoute;
   /** Gets every answered call (the recipe runtime); it runs for the whole call. */
   readonly onAnswered?: (call: Call, request: OriginateRequest) => void | Promise<void>;
+  /** RFC 4028 session timers asked for in our INVITEs (default 1800 s, Min-SE 90 s). */
+  readonly sessionTimer?: SessionTimerPolicy;
   /** Resolves a trunk FQDN to one address; DNS A/AAAA by default (no SRV, RFC 3263 sec. 4.2 short form). */
   readonly resolve?: (host: string) => Promise<string>;
 }
@@ -112,6 +116,7 @@ export class SipOriginator implements Originator {
       ...(route.credentials ? { credentials: route.credentials } : {}),
       ringTimeoutMs: request.ringTimeoutMs,
       signal: request.signal,
+      sessionTimer: o.sessionTimer ?? DEFAULT_SESSION_TIMER,
       onProvisional: (res) => {
         // Early media (RFC 3261 sec. 13.2.1, RFC 3960): the 18x's SDP is the answer; audio may flow now.
         const sdp = sdpOf(res);
@@ -141,6 +146,8 @@ export class SipOriginator implements Originator {
       if (!applied.ok) return fail(`SDP answer refused: ${applied.message}`, applied.sipStatus);
     }
     const call = await this.callFor(request, route, dialog, session, flow);
+    // RFC 4028 sec. 7.2, 10: refresh (re-INVITE or UPDATE) or watch for the callee's refreshes.
+    startSessionTimer(call, outcome.sessionTimer, { clock: o.clock, logger: o.logger, sessionTimer: o.sessionTimer ?? DEFAULT_SESSION_TIMER });
     log.info({ callId: call.info.id, sipCallId: dialog.callId }, 'outbound call answered');
     const onAbort = (): void => void call.hangup('aborted');
     request.signal.addEventListener('abort', onAbort, { once: true });

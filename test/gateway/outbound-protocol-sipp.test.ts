@@ -1,0 +1,93 @@
+import assert from 'node:assert/strict';
+import { pino } from 'pino';
+import { systemClock } from '../../core/clock.js';
+import type { OriginateRequest, OriginateResult } from '../../core/ports/originator.js';
+import type { OutboundTrunkRoute, TrunkRoutes } from '../../core/ports/trunk-routes.js';
+import { SipOriginator, type SipOriginatorOptions } from '../../gateway/outbound/sip-originator.js';
+import { numbers, startGatewayFixture, type GatewayFixture } from './gateway-harness.js';
+import { startSippUas } from './outbound-sipp-uas.js';
+
+/**
+ * Outbound protocol extensions carriers expect, against SIPp as the trunk: RFC 4028 session timers
+ * (the callee makes us refresher; no UPDATE in its Allow, so we refresh with a re-INVITE) and
+ * RFC 3262 reliable provisionals (a 183 with Require: 100rel must be PRACKed before the 200).
+ */
+describe('gateway: outbound session timers and PRACK with SIPp', function () {
+  this.timeout(60_000);
+  let fx: GatewayFixture;
+  const routes = new Map<string, OutboundTrunkRoute>();
+  const trunks: TrunkRoutes = { outboundRoute: async (id) => routes.get(id) };
+
+  before(async () => {
+    fx = await startGatewayFixture();
+  });
+  after(async () => {
+    await fx?.close();
+  });
+
+  const originator = (extra: Partial<SipOriginatorOptions> = {}): SipOriginator =>
+    new SipOriginator({
+      stack: fx.gateway.stack,
+      media: fx.media,
+      trunks,
+      registry: fx.gateway.registry,
+      clock: systemClock,
+      logger: pino({ level: process.env.GATEWAY_TEST_LOG ?? 'silent' }),
+      // Min-SE 2 s so the refresh falls due within the test (configuration keeps the RFC's 90 s floor).
+      sessionTimer: { intervalSeconds: 4, minSeSeconds: 2 },
+      ...extra,
+    });
+
+  const trunkTo = (host: string, port: number): string => {
+    const id = `trunk-${routes.size + 1}`;
+    routes.set(id, { trunkId: id, tenantId: fx.ids.tenantId, host, port, transport: 'udp' });
+    return id;
+  };
+
+  const request = (trunkId: string, extra: Partial<OriginateRequest> = {}): OriginateRequest => ({
+    from: { e164: numbers.trunkDid, phoneNumberId: '00000000-0000-4000-8000-000000000001', sipTrunkId: trunkId },
+    to: '+919812345678',
+    ringTimeoutMs: 15_000,
+    startLogic: { mode: 'immediately' },
+    context: { tenantId: fx.ids.tenantId, campaignId: 'c1', messageId: 'm1', attempt: 1, recipeId: 'r1', variables: {} },
+    signal: new AbortController().signal,
+    ...extra,
+  });
+
+  const sippOk = (r: { exitCode: number | null; errors: string; messages: string }): void =>
+    assert.equal(r.exitCode, 0, `SIPp UAS failed (exit ${r.exitCode}):\n${r.errors}\n${r.messages.slice(-4000)}`);
+
+  it('asks for a session timer, and as refresher re-INVITEs with the same SDP at half the interval (RFC 4028 sec. 7, 10)', async () => {
+    const uas = await startSippUas('uas-session-timer-reinvite.xml');
+    const result = await originator().originate(request(trunkTo('127.0.0.1', uas.port)));
+    if (result.outcome !== 'answered') uas.stop();
+    assert.equal(result.outcome, 'answered', JSON.stringify(result));
+    const completion = await (result as Extract<OriginateResult, { outcome: 'answered' }>).completion;
+    assert.equal(completion.reason, 'remote-bye');
+    assert.ok(completion.durationMs >= 2000, `the call lasted past the refresh: ${completion.durationMs} ms`);
+    const sipp = await uas.done;
+    sippOk(sipp);
+    assert.match(sipp.messages, /Supported: timer, 100rel/);
+    assert.match(sipp.messages, /Session-Expires: 4\r?\n/);
+    assert.match(sipp.messages, /Min-SE: 2/);
+    const invites = sipp.messages.match(/^INVITE sip:/gm) ?? [];
+    assert.equal(invites.length, 2, 'the INVITE and one refresh re-INVITE');
+  });
+
+  it('PRACKs a reliable 183 (RAck = RSeq, INVITE CSeq) before the 200, and the call goes through (RFC 3262 sec. 4)', async () => {
+    const uas = await startSippUas('uas-183-100rel.xml');
+    let rang = 0;
+    const result = await originator().originate(request(trunkTo('127.0.0.1', uas.port), { onRinging: () => rang++ }));
+    if (result.outcome !== 'answered') uas.stop();
+    assert.equal(result.outcome, 'answered', JSON.stringify(result));
+    assert.equal(rang, 1);
+    const completion = await (result as Extract<OriginateResult, { outcome: 'answered' }>).completion;
+    assert.equal(completion.reason, 'remote-bye');
+    const sipp = await uas.done;
+    sippOk(sipp);
+    assert.match(sipp.messages, /PRACK sip:callee@127\.0\.0\.1:\d+/);
+    assert.match(sipp.messages, /RAck: 1 1 INVITE/);
+    const prackCseq = Number(/CSeq: (\d+) PRACK/.exec(sipp.messages)?.[1]);
+    assert.equal(prackCseq, 2, 'the PRACK continues the INVITE CSeq in the early dialog');
+  });
+});
