@@ -16,6 +16,7 @@
 import { fork } from 'node:child_process';
 import { createSocket, type Socket } from 'node:dgram';
 import { once } from 'node:events';
+import { cpus, loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { silentLogger } from '../core/logger.js';
 import type { AgentEngine, TurnRequest, TurnResult } from '../control-api/llm/agent-engine.js';
@@ -40,6 +41,8 @@ const LLM_MS = 80;
 const TTS_MS = 30;
 const TALK_FRAMES = 20; // 400 ms of "speech" per caller turn
 const REPLY_MS = 300;
+/** The issue's aim for the wire-to-wire overhead at p95. */
+const AIM_MS = 20;
 
 const delay = (ms: number, signal?: AbortSignal): Promise<void> =>
   new Promise((resolve) => {
@@ -335,23 +338,26 @@ async function main(): Promise<void> {
   const turns = Number(arg('turns', '100'));
   const procs = Number(arg('procs', '2'));
   const max = Number(arg('max', '512'));
-  console.log(`voice turn overhead (null pipeline): endpoint ${ENDPOINT_MS} ms, fake STT ${STT_MS} ms, engine ${LLM_MS} ms, TTS ${TTS_MS} ms; jitter depth ${jitterDepth} (${jitterDepth * 20} ms)`);
+  console.log(`voice turn overhead (null pipeline): endpoint ${ENDPOINT_MS} ms, fake STT ${STT_MS} ms, engine ${LLM_MS} ms, TTS ${TTS_MS} ms; jitter depth ${jitterDepth} (${jitterDepth * 20} ms initial wait for a missing packet, then adaptive)`);
+  console.log(`load average at start: ${loadavg().map((n) => n.toFixed(2)).join(' ')} on ${cpus().length} cores`);
   console.log(`VAD cost: ${vadCostNs().toFixed(0)} ns per 20 ms frame`);
   const base = await stage(1, turns, jitterDepth, 1);
-  console.log(`baseline, 1 conversation, ${base.n} turns: wire-to-wire overhead p50 ${base.p50.toFixed(1)} ms, p95 ${base.p95.toFixed(1)} ms (includes the ${jitterDepth * 20} ms jitter buffer hold and up to 2 x 20 ms tick alignment)`);
+  console.log(`baseline, 1 conversation, ${base.n} turns: wire-to-wire overhead p50 ${base.p50.toFixed(1)} ms, p95 ${base.p95.toFixed(1)} ms`);
   console.log(`  pipeline processing (endpoint -> first reply audio queued, minus fake delays): p50 ${base.procP50.toFixed(2)} ms, p95 ${base.procP95.toFixed(2)} ms`);
-  console.log(`  input path p95 ${base.inP95.toFixed(1)} ms (jitter hold + tick), output path p95 ${base.outP95.toFixed(1)} ms (queue -> packet)`);
+  console.log(`  input path p95 ${base.inP95.toFixed(1)} ms (last voiced packet -> endpoint, minus the silence), output path p95 ${base.outP95.toFixed(1)} ms (queue -> packet)`);
   let sustained = 1;
+  let withinAim = base.p95 <= AIM_MS ? 1 : 0;
   for (let convs = 8; convs <= max; convs *= 2) {
     const s = await stage(convs, 8, jitterDepth, procs);
     const ok = s.p95 <= 2 * base.p95;
+    if (s.p95 <= AIM_MS) withinAim = convs;
     console.log(
-      `${String(convs).padStart(4)} concurrent over ${procs} processes: wire p50 ${s.p50.toFixed(1)} / p95 ${s.p95.toFixed(1)} ms; processing p50 ${s.procP50.toFixed(2)} / p95 ${s.procP95.toFixed(2)} ms; input p95 ${s.inP95.toFixed(1)}, output p95 ${s.outP95.toFixed(1)} ms; ${s.n} turns; CPU ${s.cpuPct.toFixed(0)}% of one core${ok ? '' : '  <- p95 doubled'}`,
+      `${String(convs).padStart(4)} concurrent over ${procs} processes: wire p50 ${s.p50.toFixed(1)} / p95 ${s.p95.toFixed(1)} ms; processing p50 ${s.procP50.toFixed(2)} / p95 ${s.procP95.toFixed(2)} ms; input p95 ${s.inP95.toFixed(1)}, output p95 ${s.outP95.toFixed(1)} ms; ${s.n} turns; CPU ${s.cpuPct.toFixed(0)}% of one core; load ${loadavg()[0]?.toFixed(1)}${ok ? '' : '  <- p95 doubled'}`,
     );
     if (!ok) break;
     sustained = convs;
   }
-  console.log(`sustained before p95 doubles: ${sustained} concurrent conversations (procs ${procs})`);
+  console.log(`sustained before p95 doubles: ${sustained} concurrent conversations (procs ${procs}); largest tried with p95 <= ${AIM_MS} ms: ${withinAim || 'none'}`);
 }
 
 await main();

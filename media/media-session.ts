@@ -14,6 +14,7 @@ import type {
 import { TypedEmitter } from '../core/typed-emitter.js';
 import { codecByName, FRAME_SAMPLES, type G711Codec } from './codecs/g711.js';
 import { DtmfReceiver, isDtmfDigit, planDigit, writeTelephoneEvent, type EventPacketPlan } from './dtmf/rfc4733.js';
+import { AdaptiveDelay } from './rtp/adaptive-delay.js';
 import { JitterBuffer } from './rtp/jitter-buffer.js';
 import type { PacingScheduler, Tickable } from './rtp/pacing-scheduler.js';
 import type { RtpPortLease } from './rtp/port-pool.js';
@@ -73,13 +74,24 @@ export class MediaSession extends TypedEmitter<MediaSessionEvents> implements Ca
   readonly stats: MediaSessionStats = { packetsSent: 0, packetsReceived: 0, malformedPackets: 0, unexpectedPayloadType: 0, socketErrors: 0 };
   private readonly inputQueue: FrameQueue;
   private readonly jitter: JitterBuffer;
+  private readonly delay: AdaptiveDelay;
   private readonly player: Playout;
+  private readonly onHeard = (frame: AudioFrame): void => this.heard(frame);
   private readonly sources = new SourceSelector();
   private readonly dtmfIn: DtmfReceiver;
   private readonly ssrc = randomBytes(4).readUInt32BE(0);
   private seq = randomBytes(2).readUInt16BE(0);
   private readonly timestampBase = randomBytes(4).readUInt32BE(0);
   private startTick = -1;
+  /** The tick last run: an early packet takes the next tick's slot. */
+  private lastTick = -1;
+  /** 1 while an early packet keeps this talkspurt one slot ahead of the clock (see sendEarly). */
+  private lead = 0;
+  /** The last packet time carried no agent audio (the output was idle). */
+  private idle = true;
+  /** Recording: frames heard and sent since the last tick, written one per tick. */
+  private heardForRecording: Int16Array[] = [];
+  private sentForRecording: (Int16Array | undefined)[] = [];
   private talkspurt = false;
   private audio: NegotiatedAudio | undefined;
   private g711: G711Codec | undefined;
@@ -105,7 +117,10 @@ export class MediaSession extends TypedEmitter<MediaSessionEvents> implements Ca
     super();
     this.inputQueue = new FrameQueue(config.inputQueueFrames ?? 50);
     this.jitter = new JitterBuffer({ depth: config.jitterDepth });
-    this.player = new Playout(this.jitter);
+    // The configured depth is the wait for a missing packet until the line's jitter is measured.
+    this.delay = new AdaptiveDelay({ initialMs: config.jitterDepth * 20 });
+    this.player = new Playout(this.jitter, this.delay, config.jitterDepth * 20);
+    this.output.onFrameReady = () => this.sendEarly();
     this.dtmfIn = new DtmfReceiver((e) => this.emit('dtmf', e));
     lease.socket.on('message', (msg, rinfo) => this.onDatagram(msg, rinfo));
     lease.socket.on('error', (error) => this.onSocketError(error));
@@ -138,6 +153,11 @@ export class MediaSession extends TypedEmitter<MediaSessionEvents> implements Ca
 
   get jitterStats(): JitterBuffer['stats'] {
     return this.jitter.stats;
+  }
+
+  /** The receive side's RFC 3550 jitter estimate and current wait for a missing packet (ms). */
+  get receiveDelay(): { jitterMs: number; targetMs: number; lateGrowths: number } {
+    return { jitterMs: this.delay.jitterMs, targetMs: this.delay.targetMs, lateGrowths: this.delay.lateGrowths };
   }
 
   /** Inbound call: answer the peer's offer. */
@@ -253,6 +273,7 @@ export class MediaSession extends TypedEmitter<MediaSessionEvents> implements Ca
     this.timeoutReported = false;
     if (!previous && !this.closed) {
       this.startTick = this.scheduler.currentTick;
+      this.lastTick = this.startTick;
       this.scheduler.add(this);
     }
   }
@@ -281,34 +302,88 @@ export class MediaSession extends TypedEmitter<MediaSessionEvents> implements Ca
     if (isEvent) this.dtmfIn.onPacket(packet.timestamp, packet.payload, now);
     const decision = this.sources.decide(packet.ssrc, packet.sequenceNumber, now);
     if (decision === 'drop') return;
-    if (decision === 'switch') this.jitter.restart();
+    if (decision === 'switch') {
+      this.jitter.restart();
+      this.delay.restart();
+    }
     // Event and comfort-noise packets occupy their sequence slot; playout fills it with silence.
-    this.jitter.push(packet.sequenceNumber, packet.timestamp, isEvent || pt === CN_PAYLOAD_TYPE ? null : packet.payload);
+    const pushed = this.jitter.push(packet.sequenceNumber, packet.timestamp, isEvent || pt === CN_PAYLOAD_TYPE ? null : packet.payload, now);
+    if (pushed === 'late') this.delay.onLate();
+    else if (pushed === 'resync') this.delay.restart();
+    // Event packets repeat their start timestamp (RFC 4733 sec. 2.5.1.2): no jitter sample.
+    if (!isEvent && pushed !== 'duplicate') this.delay.onArrival(now, packet.timestamp);
+    const codec = this.g711;
+    // Eager playout: in-order audio goes to VAD/STT now, not at the next tick.
+    if (codec) this.player.drain(codec, now, this.wantsFrames(), this.onHeard);
   }
 
   onTick(tick: number, now: number): void {
     const audio = this.audio;
     const codec = this.g711;
     if (!audio || !codec || this.closed) return;
-    const heard = this.playout(codec);
-    const sent = this.send(audio, codec, tick);
-    this.recorder?.add(heard, sent);
+    this.lastTick = tick;
+    this.player.tick(codec, now, this.wantsFrames(), this.onHeard);
+    this.send(audio, codec, tick);
+    this.record();
     this.dtmfIn.poll(now);
     this.checkTimeout(audio, now);
   }
 
-  /** One playout step: a decoded or concealed 20 ms frame for `input` and the recording. */
-  private playout(codec: G711Codec): Int16Array | undefined {
-    const frame = this.player.next(codec, this.inputQueue.active || this.recorder !== undefined);
-    if (frame && this.inputQueue.active) this.inputQueue.push(frame);
-    return frame?.samples;
+  private wantsFrames(): boolean {
+    return this.inputQueue.active || this.recorder !== undefined;
   }
 
-  private send(audio: NegotiatedAudio, codec: G711Codec, tick: number): Int16Array | undefined {
+  private heard(frame: AudioFrame): void {
+    this.inputQueue.push(frame);
+    if (!this.recorder) return;
+    this.heardForRecording.push(frame.samples);
+    // Frames arrive with the network's timing; the file is written on the tick. A few may wait,
+    // more means the peer's clock runs fast: drop the oldest to stay aligned with our side.
+    if (this.heardForRecording.length > 3) this.heardForRecording.shift();
+  }
+
+  /** One recorded frame per tick and direction, so the two channels stay in step. */
+  private record(): void {
+    const recorder = this.recorder;
+    if (!recorder) {
+      this.heardForRecording.length = 0;
+      this.sentForRecording.length = 0;
+      return;
+    }
+    recorder.add(this.heardForRecording.shift(), this.sentForRecording.shift());
+    if (this.sentForRecording.length > 2) this.sentForRecording.shift();
+  }
+
+  /**
+   * The first frame of a reply goes out the moment it is queued when the output was idle, instead
+   * of waiting up to 20 ms for the tick. It takes the next tick's slot (timestamp and sequence
+   * stay continuous) and the talkspurt then runs one slot ahead of the clock at the usual 20 ms
+   * pace; the first tick that finds nothing to send gives the slot back by sending nothing.
+   */
+  private sendEarly(): void {
+    const audio = this.audio;
+    const codec = this.g711;
     const latch = this.latch;
-    if (!latch || !sends(audio)) return undefined;
+    if (!audio || !codec || !latch || this.closed || !sends(audio)) return;
+    if (this.lead > 0 || !this.idle || this.dtmfJobs.length > 0 || this.dtmfGapTicks > 0) return;
+    // Right before the tick there is nothing to gain, and two packets would leave back to back.
+    if (this.scheduler.nextDueAt - performance.now() < 2) return;
+    const frame = this.output.take();
+    if (!frame) return;
+    this.lead = 1;
+    this.idle = false;
+    this.sendAudio(audio, codec, latch, this.lastTick + 1, frame);
+  }
+
+  private send(audio: NegotiatedAudio, codec: G711Codec, tick: number): void {
+    const latch = this.latch;
+    if (!latch || !sends(audio)) {
+      this.lead = 0;
+      return;
+    }
     // RFC 3550 sec. 5.1: the timestamp follows the sampling clock (160 per 20 ms tick), from a random base.
-    const timestamp = (this.timestampBase + (tick - this.startTick) * FRAME_SAMPLES) >>> 0;
+    const slot = tick + this.lead;
+    const timestamp = (this.timestampBase + (slot - this.startTick) * FRAME_SAMPLES) >>> 0;
     const job = this.dtmfGapTicks > 0 ? undefined : this.dtmfJobs[0];
     if (this.dtmfGapTicks > 0) this.dtmfGapTicks--;
     if (job && audio.telephoneEventPayloadType !== undefined) {
@@ -326,13 +401,25 @@ export class MediaSession extends TypedEmitter<MediaSessionEvents> implements Ca
         this.dtmfGapTicks = 2;
         job.resolve();
       }
-      return undefined;
+      this.idle = false;
+      return;
     }
     const frame = this.output.take();
+    this.idle = frame === undefined;
+    if (!frame && this.lead > 0) {
+      // The reply ended while one slot ahead: this slot was already used, send nothing now.
+      this.lead = 0;
+      return;
+    }
     if (!frame && !this.config.sendSilenceWhenIdle) {
       this.talkspurt = false;
-      return undefined;
+      return;
     }
+    this.sendAudio(audio, codec, latch, slot, frame);
+  }
+
+  private sendAudio(audio: NegotiatedAudio, codec: G711Codec, latch: SymmetricRtpLatch, slot: number, frame: Int16Array | undefined): void {
+    const timestamp = (this.timestampBase + (slot - this.startTick) * FRAME_SAMPLES) >>> 0;
     const packet = Buffer.allocUnsafe(RTP_HEADER_BYTES + FRAME_SAMPLES);
     // RFC 3551 sec. 4.1: marker on the first packet of a talkspurt (the stream's first packet, or
     // the first after a pause when idle silence is not sent).
@@ -341,7 +428,8 @@ export class MediaSession extends TypedEmitter<MediaSessionEvents> implements Ca
     else packet.fill(codec.silenceByte, RTP_HEADER_BYTES);
     this.talkspurt = true;
     this.transmit(packet, latch);
-    return frame;
+    // `frame` is the output queue's reused buffer: the recording needs its own copy.
+    if (this.recorder) this.sentForRecording.push(frame?.slice());
   }
 
   private rejectDtmf(error: AppError): void {

@@ -1,15 +1,19 @@
 import { seqDelta } from './rtp-packet.js';
 
 /**
- * Fixed-depth jitter buffer keyed by RTP sequence number.
+ * Jitter buffer keyed by RTP sequence number, with two ways out.
  *
  * Packets are kept in a ring indexed by an extended (wrap-aware, RFC 3550 A.1) sequence number.
- * Playout starts once `depth` packets are buffered and then takes exactly one slot per 20 ms tick:
- * a present slot plays, a hole is reported as `missing` (the caller conceals it), a packet that
- * arrives after its slot was played is `late` and dropped. Running dry re-primes, so a stream
- * that pauses (hold, DTMF at a slower rate) resumes with the configured depth again.
+ * A packet that arrives after its slot was played (or concealed) is `late` and dropped.
  *
- * It assumes one packet per tick (ptime 20, as we negotiate). Payloads are kept by reference.
+ * - `popReady(now, waitMs)` (what the media session uses): a packet plays as soon as every packet
+ *   before it has played, so in-order audio reaches the listener (VAD, endpointing, STT) the
+ *   moment it arrives; only a hole is waited for, `waitMs` (the adaptive target, see
+ *   adaptive-delay.ts) from when a later packet revealed it, then reported `missing`.
+ * - `pop()`: classic fixed depth, one slot per 20 ms tick once `depth` packets are buffered;
+ *   running dry re-primes. For consumers that need a steady playout clock.
+ *
+ * Payloads are kept by reference.
  */
 export interface JitterBufferOptions {
   /** Packets buffered before playout starts (each 20 ms). */
@@ -56,6 +60,9 @@ export class JitterBuffer {
   private nextExt = 0;
   private baseExt = 0;
   private baseSeq = 0;
+  private startedAt = -Infinity;
+  /** When the hole at `nextExt` was first seen (eager playout), NaN when there is none. */
+  private holeSince = NaN;
   readonly stats: JitterStats = { accepted: 0, duplicates: 0, late: 0, missing: 0, resyncs: 0, underruns: 0, trimmed: 0 };
 
   constructor(options: JitterBufferOptions = {}) {
@@ -67,10 +74,13 @@ export class JitterBuffer {
     this.slotPayload = new Array<Buffer | null>(this.capacity).fill(null);
   }
 
-  /** `payload` null marks a slot that carries no audio (e.g. an RFC 4733 event packet). */
-  push(seq: number, timestamp: number, payload: Buffer | null): PushResult {
+  /**
+   * `payload` null marks a slot that carries no audio (e.g. an RFC 4733 event packet);
+   * `arrivalMs` (monotonic) lets eager playout hold a new stream's first packets briefly.
+   */
+  push(seq: number, timestamp: number, payload: Buffer | null, arrivalMs?: number): PushResult {
     if (!this.started) {
-      this.reset(seq);
+      this.reset(seq, arrivalMs);
     }
     const ext = this.lastExt + seqDelta(seq, this.lastSeq);
     const behind = this.nextExt - ext;
@@ -78,7 +88,7 @@ export class JitterBuffer {
     if (behind > this.capacity || ahead >= this.capacity) {
       // Far outside the window: the peer restarted its sequence (new source, re-INVITE).
       this.stats.resyncs++;
-      this.reset(seq);
+      this.reset(seq, arrivalMs);
       this.store(this.lastExt, timestamp, payload);
       return 'resync';
     }
@@ -107,8 +117,30 @@ export class JitterBuffer {
   restart(): void {
     this.started = false;
     this.primed = false;
+    this.holeSince = NaN;
     this.slotExt.fill(-1);
     this.slotPayload.fill(null);
+  }
+
+  /**
+   * Eager playout step: the next packet if it is here; `missing` once the hole at the head has
+   * waited `waitMs` (at once when more than `maxQueued` packets wait behind it); undefined while
+   * waiting or empty. A new stream's first packet is held until `depth` packets are in or it has
+   * waited `waitMs`, so packets reordered at the very start are not declared lost.
+   */
+  popReady(now: number, waitMs: number): PopResult | undefined {
+    if (!this.started || this.highestExt < this.nextExt) return undefined;
+    if (!this.playedAny && this.highestExt - this.nextExt + 1 < this.depth && now - this.startedAt < waitMs) return undefined;
+    const ext = this.nextExt;
+    if (this.slotExt[this.slotIndex(ext)] !== ext) {
+      // One wait per gap: the slots after a concealed one were due even earlier.
+      if (Number.isNaN(this.holeSince)) this.holeSince = now;
+      if (now - this.holeSince < waitMs && this.highestExt - ext + 1 <= this.maxQueued) return undefined;
+    } else {
+      this.holeSince = NaN;
+    }
+    this.primed = true;
+    return this.take();
   }
 
   /** One playout step; `undefined` while priming or after running dry. */
@@ -135,6 +167,11 @@ export class JitterBuffer {
       }
       this.nextExt = target;
     }
+    return this.take();
+  }
+
+  /** Plays the head slot: its packet, or `missing` for a hole. */
+  private take(): PopResult {
     const ext = this.nextExt++;
     this.playedAny = true;
     const slot = this.slotIndex(ext);
@@ -146,6 +183,11 @@ export class JitterBuffer {
     const payload = this.slotPayload[slot] ?? null;
     this.slotPayload[slot] = null;
     return { kind: 'packet', seq: this.seqOf(ext), timestamp: this.slotTs[slot] ?? 0, payload };
+  }
+
+  /** Sequence slots from the head to the newest packet (holes included): 0 when it ran dry. */
+  get waiting(): number {
+    return this.started ? Math.max(0, this.highestExt - this.nextExt + 1) : 0;
   }
 
   /** Packets currently waiting for playout. */
@@ -164,10 +206,12 @@ export class JitterBuffer {
     this.stats.accepted++;
   }
 
-  private reset(seq: number): void {
+  private reset(seq: number, arrivalMs: number | undefined): void {
     this.started = true;
     this.primed = false;
     this.playedAny = false;
+    this.startedAt = arrivalMs ?? -Infinity;
+    this.holeSince = NaN;
     this.slotExt.fill(-1);
     this.slotPayload.fill(null);
     // Extended numbers start high so `ext - capacity` never goes negative.

@@ -55,6 +55,11 @@ export class PacingScheduler {
     return this.tickIndex;
   }
 
+  /** When the next tick is due (performance.now() time). */
+  get nextDueAt(): number {
+    return this.startAt + (this.tickIndex + 1) * this.intervalMs;
+  }
+
   get size(): number {
     return this.members.size;
   }

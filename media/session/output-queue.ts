@@ -25,6 +25,8 @@ export class OutputQueue implements AudioSink {
   private drainWaiters: (() => void)[] = [];
   private shortTicks = 0;
   private readonly frame = new Int16Array(FRAME_SAMPLES);
+  /** Called when the queue goes from less than a frame to a whole frame (the session may send at once). */
+  onFrameReady: (() => void) | undefined;
 
   constructor(private readonly highWaterSamples = SAMPLE_RATE) {}
 
@@ -34,9 +36,11 @@ export class OutputQueue implements AudioSink {
 
   write(samples: Int16Array): void {
     if (samples.length === 0) return;
+    const before = this.queued;
     this.chunks.push(samples);
     this.queued += samples.length;
     this.written += samples.length;
+    if (before < FRAME_SAMPLES && this.queued >= FRAME_SAMPLES) this.onFrameReady?.();
   }
 
   async play(source: AsyncIterable<Int16Array> | Iterable<Int16Array>, signal?: AbortSignal): Promise<PlaybackOutcome> {

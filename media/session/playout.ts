@@ -1,18 +1,35 @@
 import type { AudioFrame } from '../../core/ports/media.js';
 import { FRAME_SAMPLES, type G711Codec } from '../codecs/g711.js';
+import type { AdaptiveDelay } from '../rtp/adaptive-delay.js';
 import type { JitterBuffer } from '../rtp/jitter-buffer.js';
 
 const FIFO_SAMPLES = FRAME_SAMPLES * 8;
+const FRAME_MS = 20;
+/** Up to this many stand-in frames before the stream resumed count as lateness, more as a pause. */
+const LATE_NOT_PAUSE_FRAMES = 5;
+
+/** Where playout hands each 20 ms frame (already a fresh copy, owned by the receiver). */
+export type FrameSink = (frame: AudioFrame) => void;
+
+/** A frame quieter than this mean magnitude counts as silence for the adaptive delay. */
+const SILENT_MEAN_ABS = 200;
 
 /**
- * Turns jitter-buffer slots into one 20 ms frame per tick, whatever the peer's packet size.
+ * Turns jitter-buffer slots into 20 ms frames, whatever the peer's packet size, as soon as they
+ * can be played (eager playout).
  *
- * Decoded samples go through a small FIFO and a packet is taken from the jitter buffer only when
- * the FIFO holds less than a frame, so 10, 20, 30 or 40 ms packets are all consumed at the rate
- * they are produced (a 30 ms sender: two packets per three ticks). A hole becomes PLC-lite
- * (the last 20 ms at half level once, then silence) of the last packet's size; event and CN slots
- * become plain silence. Once audio has started an empty buffer still yields a silent frame
- * marked concealed, so consumers keep a steady 20 ms clock.
+ * `drain` runs on every arriving packet: in-order audio is decoded and handed on at once, so the
+ * listener (VAD, endpointing, STT, a bridge) never waits for a playout clock; a hole is waited for
+ * the adaptive target delay, then concealed. `tick` runs every 20 ms: it ends hole waits that are
+ * due and, once audio has started and nothing has arrived for a packet time plus the target delay,
+ * emits silent frames marked concealed, so consumers keep a 20 ms clock while the peer pauses.
+ * Those stand-in frames do not consume sequence numbers (a peer that resumes after a pause plays
+ * on), but a hole found right after them was already covered and is skipped without a wait.
+ *
+ * Decoded samples go through a small FIFO and a frame leaves only when 160 samples are there, so
+ * 10, 20, 30 or 40 ms packets are all cut into 20 ms frames (a 30 ms sender: three frames per two
+ * packets). A hole becomes PLC-lite (the last 20 ms at half level once, then silence) of the last
+ * packet's size; event and CN slots become plain silence.
  */
 export class Playout {
   private readonly fifo = new Int16Array(FIFO_SAMPLES);
@@ -24,36 +41,85 @@ export class Playout {
   private heardAny = false;
   private concealedRun = 0;
   private started = false;
+  /** When the last frame was handed on (ms), the base of the pause clock. */
+  private lastFrameAt = 0;
+  /** Stand-in frames emitted since the last packet played: their time is already concealed. */
+  private covered = 0;
 
-  constructor(private readonly jitter: JitterBuffer) {}
+  /**
+   * `pauseGraceMs`: how long past a packet time nothing may arrive before stand-in frames start
+   * (at least the adaptive target). A stand-in that turns out to have been a late packet is an
+   * extra 20 ms inside the caller's speech, which recognisers notice; a peer that really stops
+   * sending is rare (DTX), so noticing it a little later costs little. Default 60 ms.
+   */
+  constructor(
+    private readonly jitter: JitterBuffer,
+    private readonly delay: AdaptiveDelay,
+    private readonly pauseGraceMs = 60,
+  ) {}
 
-  /** One tick. Returns a new frame when `wanted` (someone listens or records), else undefined. */
-  next(codec: G711Codec, wanted: boolean): AudioFrame | undefined {
-    while (this.length < FRAME_SAMPLES) {
-      const slot = this.jitter.pop();
-      if (!slot) break;
-      this.started = true;
-      if (slot.kind === 'packet' && slot.payload) this.appendDecoded(codec, slot.payload);
-      else if (slot.kind === 'packet') this.appendSilence(this.packetSamples, false);
-      else this.appendConcealment();
+  /**
+   * Plays what can be played now. `wanted` false (nobody listens or records) still consumes the
+   * slots but allocates no frame.
+   */
+  drain(codec: G711Codec, now: number, wanted: boolean, sink: FrameSink): void {
+    const waitMs = this.delay.targetMs;
+    for (;;) {
+      while (this.length < FRAME_SAMPLES) {
+        const slot = this.jitter.popReady(now, this.covered > 0 ? 0 : waitMs);
+        if (!slot) break;
+        this.started = true;
+        if (slot.kind === 'packet') {
+          // Stand-ins followed at once by the next packet: it was late, not a pause. Wait longer.
+          if (this.covered > 0 && this.covered <= LATE_NOT_PAUSE_FRAMES) this.delay.onLate();
+          this.covered = 0;
+          if (slot.payload) this.appendDecoded(codec, slot.payload);
+          else this.appendSilence(this.packetSamples, false);
+        } else if (this.covered > 0) {
+          // The peer's pause was already filled with stand-in frames: no second concealment.
+          this.covered--;
+        } else {
+          this.appendConcealment();
+        }
+      }
+      if (this.length < FRAME_SAMPLES) return;
+      this.emit(wanted, sink);
+      this.lastFrameAt = now;
     }
-    if (!this.started) return undefined;
-    if (this.length === 0) {
-      // Underrun: the peer paused or the buffer is re-priming. Keep the clock.
-      return wanted ? { samples: new Int16Array(FRAME_SAMPLES), concealed: true } : undefined;
+  }
+
+  /** The 20 ms clock: due hole waits, and stand-in frames while the peer sends nothing. */
+  tick(codec: G711Codec, now: number, wanted: boolean, sink: FrameSink): void {
+    this.drain(codec, now, wanted, sink);
+    if (!this.started || this.jitter.waiting > 0) return;
+    const waitMs = Math.max(this.delay.targetMs, this.pauseGraceMs);
+    // At most a few per tick: after a long stall the pause clock restarts rather than flooding.
+    for (let n = 0; n < 3 && now - this.lastFrameAt >= FRAME_MS + waitMs; n++) {
+      if (this.length > 0) this.appendSilence(FRAME_SAMPLES - this.length, true);
+      else {
+        this.appendSilence(FRAME_SAMPLES, true);
+        this.covered++;
+      }
+      this.emit(wanted, sink);
+      this.lastFrameAt += FRAME_MS;
     }
-    // A partial frame left over before an underrun goes out padded rather than lost.
-    if (this.length < FRAME_SAMPLES) this.appendSilence(FRAME_SAMPLES - this.length, true);
-    let frame: AudioFrame | undefined;
-    if (wanted) {
-      let concealed = false;
-      for (let i = 0; i < FRAME_SAMPLES; i++) if (this.synthetic[i]) concealed = true;
-      frame = { samples: this.fifo.slice(0, FRAME_SAMPLES), concealed };
+    if (now - this.lastFrameAt >= FRAME_MS + waitMs) this.lastFrameAt = now - waitMs;
+  }
+
+  private emit(wanted: boolean, sink: FrameSink): void {
+    let concealed = false;
+    let sum = 0;
+    for (let i = 0; i < FRAME_SAMPLES; i++) {
+      if (this.synthetic[i]) concealed = true;
+      const v = this.fifo[i]!;
+      sum += v < 0 ? -v : v;
     }
+    // Shrink the wait only while the line is quiet (never mid-word).
+    if (concealed || sum / FRAME_SAMPLES < SILENT_MEAN_ABS) this.delay.onSilence(FRAME_MS);
+    if (wanted) sink({ samples: this.fifo.slice(0, FRAME_SAMPLES), concealed });
     this.fifo.copyWithin(0, FRAME_SAMPLES, this.length);
     this.synthetic.copyWithin(0, FRAME_SAMPLES, this.length);
     this.length -= FRAME_SAMPLES;
-    return frame;
   }
 
   private appendDecoded(codec: G711Codec, payload: Buffer): void {

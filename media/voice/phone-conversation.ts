@@ -1,6 +1,6 @@
 import { silentLogger, type Logger } from '../../core/logger.js';
 import { CallEndedError, type Conversation, type Heard, type ListenOptions, type SayOptions, type SayResult, type TransferResult } from '../../core/ports/conversation.js';
-import type { CallMediaSession, MediaDtmfEvent } from '../../core/ports/media.js';
+import type { AudioFrame, CallMediaSession, MediaDtmfEvent } from '../../core/ports/media.js';
 import { normaliseForSpeech } from '../speech/normalise.js';
 import type { PronunciationLexicon } from '../speech/pronunciation.js';
 import type { SttProvider, SttStream, TtsProvider } from '../speech/speech-provider.js';
@@ -92,6 +92,10 @@ export class PhoneConversation implements Conversation {
   private readonly logger: Logger;
   private readonly frameTaps = new Set<(samples: Int16Array) => void>();
   private ended = false;
+  /** The ear's reader of the call audio (its own queue: a bridge reads with another). */
+  private earReader: AsyncIterator<AudioFrame> | undefined;
+  /** A transfer took the call: the ear stopped, but the call (and its output) goes on. */
+  private handedOver = false;
   /** Closes when the ear loop has stopped (call over). */
   readonly done: Promise<void>;
 
@@ -106,7 +110,8 @@ export class PhoneConversation implements Conversation {
     o.signal.addEventListener('abort', () => this.end(), { once: true });
     this.done = this.ear().finally(() => {
       o.media.off('dtmf', onDtmf);
-      this.end();
+      // After a hand-over the bridge owns the call's output: ending must not clear it.
+      if (!this.handedOver) this.end();
     });
   }
 
@@ -162,7 +167,20 @@ export class PhoneConversation implements Conversation {
   async transfer(target: string, bridgeMessage: string, signal: AbortSignal): Promise<TransferResult> {
     this.throwIfEnded(signal);
     if (!this.o.transfer) return { ok: false, reason: 'transfer is not available on this call' };
-    return this.o.transfer(target, bridgeMessage, signal);
+    const result = await this.o.transfer(target, bridgeMessage, signal);
+    // Handed over (bridged or referred): the agent stops listening, so no recogniser runs on a
+    // conversation it is no longer part of; the bridge reads the call audio on its own.
+    if (result.ok) {
+      this.handedOver = true;
+      this.stopHearing();
+    }
+    return result;
+  }
+
+  private stopHearing(): void {
+    const reader = this.earReader;
+    this.earReader = undefined;
+    void reader?.return?.();
   }
 
   async hangup(): Promise<void> {
@@ -272,13 +290,16 @@ export class PhoneConversation implements Conversation {
   // ---- hearing ----
 
   private async ear(): Promise<void> {
+    const reader = this.o.media.input[Symbol.asyncIterator]();
+    this.earReader = reader;
     try {
-      for await (const frame of this.o.media.input) {
-        if (this.ended) break;
-        this.onFrame(frame.samples);
+      for (let next = await reader.next(); !next.done && !this.ended && this.earReader; next = await reader.next()) {
+        this.onFrame(next.value.samples);
       }
     } catch (error) {
       this.logger.warn({ err: error }, 'caller audio stopped');
+    } finally {
+      if (this.earReader) this.stopHearing();
     }
   }
 
