@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import { z } from 'zod';
 import { AppError, type FieldIssue } from '../../core/errors.js';
 import type { Database } from '../store/schema.js';
+import { safeParseReporting } from '../domain/validation.js';
 import { toAppError, zodIssues } from '../http/error-response.js';
 import { orderKinds, type ApplyKind } from './apply-kinds.js';
 import type { ParsedDocument } from './parse-documents.js';
@@ -84,7 +85,7 @@ function plan(documents: readonly ParsedDocument[], kinds: readonly ApplyKind[],
       issues.push({ path: `${at}.kind`, message: `only the operator credential may apply ${envelope.kind} documents` });
       continue;
     }
-    const result = kind.schema.safeParse(envelope.spec);
+    const result = safeParseReporting(kind.schema, envelope.spec);
     if (!result.success) {
       issues.push(...zodIssues(result.error, `${at}.spec`));
       continue;

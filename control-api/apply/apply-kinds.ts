@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { z } from 'zod';
-import { tenantSchema, type TenantSpec, type TenantUpdate } from '../domain/tenant.js';
+import { tenantRequestSchema, type TenantSpec, type TenantUpdate } from '../domain/tenant.js';
 import type { TenantAdmin } from '../management/tenant-admin.js';
 import type { ResourceDefinition, StoredResource } from '../resources/resource-definition.js';
 import type { Database } from '../store/schema.js';
@@ -73,7 +73,7 @@ export function tenantApplyKind(tenants: TenantAdmin): ApplyKind {
   return {
     kind: 'Tenant',
     tenantScoped: false,
-    schema: tenantSchema,
+    schema: tenantRequestSchema,
     naturalKey: (spec) => (spec as TenantSpec).clientId,
     find: (db, _tenantId, key) => tenants.findByClientId(db, key),
     create: (db, _tenantId, spec) => tenants.create(db, spec as TenantSpec),

@@ -51,7 +51,7 @@ describe('apply documents parsing', () => {
       ]),
     );
     assert.equal(error.code, 'invalid_argument');
-    assert.deepEqual(error.issues.map((i) => i.path), ['documents[1].apiVersion', 'documents[1].spec', 'documents[2]', 'documents[3]']);
+    assert.deepEqual(error.issues.map((i) => i.path), ['documents[1].apiVersion', 'documents[1].spec', 'documents[2]', 'documents[3].metadata']);
     assert.equal(expectError(() => parseEnvelopes([])).code, 'invalid_argument');
   });
 });

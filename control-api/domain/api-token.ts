@@ -3,7 +3,7 @@ import { tokenScopes } from '../tenants/api-tokens.js';
 import { requiredText } from './common.js';
 
 /** Body of a token issue request. The secret itself is generated, returned once, stored hashed. */
-export const apiTokenRequestSchema = z.object({
+export const apiTokenRequestSchema = z.strictObject({
   name: requiredText('name', 100),
   scopes: z
     .array(z.enum(tokenScopes, { error: `scope must be one of ${tokenScopes.join(', ')}` }))

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { httpUrl, ianaTimezone, requiredText } from './common.js';
 import { maskedSecret, secret } from './secret.js';
+import { strictDeep } from './strict.js';
 
 /**
  * A tenant is one dashboard: its client ID is the subdomain of `{base_url}` (spec: Address
@@ -73,3 +74,7 @@ export type TenantInput = z.input<typeof tenantSchema>;
 /** Update body: the client ID is the tenant's address and never changes. */
 export const tenantUpdateSchema = tenantSchema.omit({ clientId: true });
 export type TenantUpdate = z.infer<typeof tenantUpdateSchema>;
+
+/** What clients send (API, apply): the same schemas, refusing unknown fields at every level. */
+export const tenantRequestSchema = strictDeep(tenantSchema);
+export const tenantUpdateRequestSchema = strictDeep(tenantUpdateSchema);

@@ -1,9 +1,42 @@
 import type { z } from 'zod';
 import { invalidArgument, type FieldIssue } from '../../core/errors.js';
 
-/** zod issues as the platform's field issues: dotted path + the schema's own precise message. */
-export function toFieldIssues(error: z.ZodError): FieldIssue[] {
-  return error.issues.map((issue) => ({ path: issue.path.map(String).join('.'), message: issue.message }));
+/** Dotted path as the docs write it: `settings.retries[0].after` (`prefix` goes in front). */
+export function formatPath(path: readonly PropertyKey[], prefix = ''): string {
+  let out = prefix;
+  for (const segment of path) {
+    if (typeof segment === 'number') out += `[${segment}]`;
+    else out += out === '' ? String(segment) : `.${String(segment)}`;
+  }
+  return out;
+}
+
+/**
+ * zod issues as the platform's field issues: one per offending field, with its path and the
+ * schema's own precise message. Two zod messages are rewritten because they would not make
+ * sense to an API caller: an unknown key becomes one issue on that key ("unknown field"), and a
+ * missing field ("expected string, received undefined", or a custom "must be a string") says it
+ * is required. The latter needs the issue's input: parse with `{ reportInput: true }`.
+ */
+export function toFieldIssues(error: z.ZodError, prefix = ''): FieldIssue[] {
+  return error.issues.flatMap((issue): FieldIssue[] => {
+    if (issue.code === 'unrecognized_keys') {
+      return issue.keys.map((key) => {
+        const path = formatPath([...issue.path, key], prefix);
+        return { path, message: `${formatPath([...issue.path, key])} is not a known field (check its spelling)` };
+      });
+    }
+    const path = formatPath(issue.path, prefix);
+    if (issue.code === 'invalid_type' && 'input' in issue && issue.input === undefined && issue.path.length > 0) {
+      return [{ path, message: `${formatPath(issue.path)} is required` }];
+    }
+    return [{ path, message: issue.message }];
+  });
+}
+
+/** `schema.safeParse` that keeps each issue's input, so `toFieldIssues` can tell "missing" apart. */
+export function safeParseReporting<S extends z.ZodType>(schema: S, input: unknown): z.ZodSafeParseResult<z.output<S>> {
+  return schema.safeParse(input, { reportInput: true });
 }
 
 /**
@@ -11,11 +44,11 @@ export function toFieldIssues(error: z.ZodError): FieldIssue[] {
  * caller that shows one line still shows the precise reason) and whose issues list all of them.
  */
 export function parseOrThrow<S extends z.ZodType>(schema: S, input: unknown, what: string): z.output<S> {
-  const result = schema.safeParse(input);
+  const result = safeParseReporting(schema, input);
   if (result.success) return result.data;
   const issues = toFieldIssues(result.error);
   const first = issues[0];
-  const where = first?.path ? `${first.path}: ` : '';
+  const where = first?.path && !first.message.startsWith(first.path) ? `${first.path}: ` : '';
   return fail(what, first ? `${where}${first.message}` : 'invalid', issues);
 }
 

@@ -2,6 +2,7 @@ import type Koa from 'koa';
 import { ZodError } from 'zod';
 import { AppError, type FieldIssue } from '../../core/errors.js';
 import type { Logger } from '../../core/logger.js';
+import { formatPath, toFieldIssues } from '../domain/validation.js';
 
 /** The JSON error body of every management-style API: `{code, message, issues?}`. */
 export interface ErrorBody {
@@ -10,25 +11,22 @@ export interface ErrorBody {
   readonly issues?: readonly FieldIssue[];
 }
 
-/** Dotted path as the spec and the docs write it: `settings.retries[0].after`. */
-export function formatPath(path: readonly PropertyKey[], prefix = ''): string {
-  let out = prefix;
-  for (const segment of path) {
-    if (typeof segment === 'number') out += `[${segment}]`;
-    else out += out === '' ? String(segment) : `.${String(segment)}`;
-  }
-  return out;
-}
+export { formatPath };
 
 /** Every zod issue with its own path, so a client can mark each offending field at once. */
 export function zodIssues(error: ZodError, prefix = ''): FieldIssue[] {
-  return error.issues.map((issue) => ({ path: formatPath(issue.path, prefix), message: issue.message }));
+  return toFieldIssues(error, prefix);
 }
 
+/**
+ * `invalid_argument` listing every issue; the message leads with the first one, naming its field
+ * once ("invalid tenant: timezone must be ..."), or `what` when it concerns the whole body.
+ */
 export function fromZodError(error: ZodError, what = 'request body', prefix = ''): AppError {
   const issues = zodIssues(error, prefix);
   const first = issues[0];
-  const summary = first ? `${first.path || what}: ${first.message}` : 'invalid';
+  let summary = 'invalid';
+  if (first) summary = !first.path || first.message.startsWith(first.path) ? first.message : `${first.path}: ${first.message}`;
   const more = issues.length > 1 ? ` (and ${issues.length - 1} more)` : '';
   return new AppError('invalid_argument', `invalid ${what}: ${summary}${more}`, { issues });
 }

@@ -2,6 +2,7 @@ import type Router from '@koa/router';
 import type Koa from 'koa';
 import { notFound } from '../../core/errors.js';
 import type { ResourceDefinition, StoredResource } from '../resources/resource-definition.js';
+import { safeParseReporting } from '../domain/validation.js';
 import { fromZodError } from '../http/error-response.js';
 import { readJsonBody } from '../http/read-body.js';
 import { authenticate } from './auth.js';
@@ -51,7 +52,7 @@ export function mountResourceRoutes(router: Router, deps: ManagementDeps, defini
   };
   const parseSpec = async (ctx: Koa.Context): Promise<unknown> => {
     const body = await readJsonBody(ctx, deps.bodyLimitBytes);
-    const parsed = definition.schema.safeParse(body);
+    const parsed = safeParseReporting(definition.schema, body);
     if (!parsed.success) throw fromZodError(parsed.error, `${definition.kind} spec`);
     return parsed.data;
   };

@@ -1,7 +1,8 @@
 import type Router from '@koa/router';
 import type Koa from 'koa';
 import { AppError, notFound } from '../../core/errors.js';
-import { tenantSchema, tenantUpdateSchema } from '../domain/tenant.js';
+import { tenantRequestSchema, tenantUpdateRequestSchema } from '../domain/tenant.js';
+import { safeParseReporting } from '../domain/validation.js';
 import type { StoredResource } from '../resources/resource-definition.js';
 import type { TenantSpec } from '../domain/tenant.js';
 import { fromZodError } from '../http/error-response.js';
@@ -47,7 +48,7 @@ export function mountTenantRoutes(router: Router, deps: ManagementDeps, tenants:
 
   router.post('/tenants', async (ctx) => {
     requireOperator(await authenticate(ctx, db, deps.operatorToken), 'create tenants');
-    const parsed = tenantSchema.safeParse(await readJsonBody(ctx, deps.bodyLimitBytes));
+    const parsed = safeParseReporting(tenantRequestSchema, await readJsonBody(ctx, deps.bodyLimitBytes));
     if (!parsed.success) throw fromZodError(parsed.error, 'tenant');
     const created = await tenants.create(db, parsed.data);
     ctx.status = 201;
@@ -70,7 +71,7 @@ export function mountTenantRoutes(router: Router, deps: ManagementDeps, tenants:
       }
       delete fields.clientId;
     }
-    const parsed = tenantUpdateSchema.safeParse(fields);
+    const parsed = safeParseReporting(tenantUpdateRequestSchema, fields);
     if (!parsed.success) throw fromZodError(parsed.error, 'tenant');
     ctx.body = renderTenant(await tenants.update(db, stored.id, parsed.data));
   });

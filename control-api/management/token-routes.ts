@@ -4,6 +4,7 @@ import { sql } from 'kysely';
 import { z } from 'zod';
 import { AppError, notFound } from '../../core/errors.js';
 import { apiTokenRequestSchema } from '../domain/api-token.js';
+import { safeParseReporting } from '../domain/validation.js';
 import { issueToken, revokeToken, tokenScopes } from '../tenants/api-tokens.js';
 import { fromZodError } from '../http/error-response.js';
 import { readJsonBody } from '../http/read-body.js';
@@ -80,7 +81,7 @@ export function mountTokenRoutes(router: Router, deps: ManagementDeps): void {
 
   router.post('/tenants/:clientId/tokens', async (ctx) => {
     const tenant = await scope(ctx);
-    const parsed = apiTokenRequestSchema.safeParse(await readJsonBody(ctx, deps.bodyLimitBytes));
+    const parsed = safeParseReporting(apiTokenRequestSchema, await readJsonBody(ctx, deps.bodyLimitBytes));
     if (!parsed.success) throw fromZodError(parsed.error, 'token request');
     const expiresAt = parsed.data.expiresAt ? new Date(parsed.data.expiresAt) : null;
     const issued = await issueToken(db, { tenantId: tenant.id, name: parsed.data.name, scopes: parsed.data.scopes, expiresAt });

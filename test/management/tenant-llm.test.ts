@@ -109,7 +109,7 @@ forEachStore('tenant LLM settings (settings.llm)', (store) => {
     assert.deepEqual(await issues({ provider: 'openaiCompatible', baseUrl: 'http://127.0.0.1/v1' }), ['settings.llm.model']);
     assert.deepEqual(await issues({ provider: 'openaiCompatible', baseUrl: 'http://127.0.0.1/v1', model: 'm', timeoutMs: 10 }), ['settings.llm.timeoutMs']);
     assert.deepEqual(await issues({ provider: 'gpt' }), ['settings.llm.provider']);
-    assert.deepEqual(await issues({ provider: 'offline', surprise: 1 }), ['settings.llm']);
+    assert.deepEqual(await issues({ provider: 'offline', surprise: 1 }), ['settings.llm.surprise']);
     const offline = await tenant({ provider: 'offline' });
     assert.equal(offline.status, 201, offline.text);
   });

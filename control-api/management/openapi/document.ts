@@ -1,6 +1,7 @@
 import { applyReportSchema } from '../../apply/apply-documents.js';
 import { apiTokenRequestSchema } from '../../domain/api-token.js';
-import { tenantSchema, tenantUpdateSchema } from '../../domain/tenant.js';
+import { clientIdSchema, tenantRequestSchema, tenantSchema, tenantUpdateSchema } from '../../domain/tenant.js';
+import { strictDeep } from '../../domain/strict.js';
 import type { ResourceDefinition } from '../../resources/resource-definition.js';
 import { issuedTokenSchema, tokenSchema } from '../token-routes.js';
 import { OpenApiBuilder, clientIdParam, type OpenApiContribution } from './builder.js';
@@ -91,8 +92,9 @@ function addResourceKind(b: OpenApiBuilder, definition: ResourceDefinition): voi
 }
 
 function addTenants(b: OpenApiBuilder): void {
-  const input = b.addZod('TenantSpec', tenantSchema, 'input');
-  const update = b.addZod('TenantUpdate', tenantUpdateSchema, 'input');
+  const input = b.addZod('TenantSpec', tenantRequestSchema, 'input');
+  // A body read back from GET may repeat the (unchangeable) clientId.
+  const update = b.addZod('TenantUpdate', strictDeep(tenantUpdateSchema.extend({ clientId: clientIdSchema.optional() })), 'input');
   const stored = b.addZod('TenantSpecStored', tenantSchema, 'output');
   b.schemas['Tenant'] = resourceEnvelope('Tenant', stored, false);
   b.schemas['TenantPage'] = pageOf(ref('Tenant'));

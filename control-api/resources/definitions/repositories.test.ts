@@ -61,7 +61,7 @@ forEachStore('resource repositories', (store) => {
       await rejects(
         defs.phoneNumber.repository.create(db(), tenantA, { ...numberDoc('+14155550100', 'Helper'), maxCallDurationMinutes: 31 } as PhoneNumberSpec),
         'invalid_argument',
-        /maxCallDurationMinutes: maxCallDurationMinutes must be between 5 and 30 minutes/,
+        /^invalid phone number: maxCallDurationMinutes must be between 5 and 30 minutes$/,
       );
     });
   });
