@@ -34,7 +34,7 @@ export function phoneNumberDefinition(box: SecretBox) {
           spec.provider.type === 'customSipTrunk' ? await requireRef(db, targets.sipTrunk, tenantId, spec.provider.trunk, 'provider.trunk') : null;
         if (spec.voice) await requireRef(db, targets.speechProfile, tenantId, spec.voice, 'voice');
         for (const [index, word] of spec.pronunciationWords.entries()) {
-          await requireRef(db, targets.pronunciationEntry, tenantId, word, `pronunciationWords.${index}`);
+          await requireRef(db, targets.pronunciationEntry, tenantId, word, `pronunciationWords[${index}]`);
         }
         return { recipe_id: recipeId, sip_trunk_id: trunkId, provider: spec.provider.type, enabled: spec.enabled };
       },

@@ -16,7 +16,7 @@ export function pronunciationEntryDefinition(box: SecretBox) {
       naturalKey: (spec) => spec.word,
       async columns(db, tenantId, spec) {
         for (const [index, name] of spec.speechProfiles.entries()) {
-          await requireRef(db, targets.speechProfile, tenantId, name, `speechProfiles.${index}`);
+          await requireRef(db, targets.speechProfile, tenantId, name, `speechProfiles[${index}]`);
         }
         return {};
       },

@@ -19,7 +19,7 @@ export function recipeDefinition(box: SecretBox) {
         // API blocks name their auth profile; it must exist when the recipe is saved.
         for (const [index, block] of spec.blocks.entries()) {
           if (block.type === 'api' && block.settings.authProfile) {
-            await requireRef(db, targets.authProfile, tenantId, block.settings.authProfile, `blocks.${index}.settings.authProfile`);
+            await requireRef(db, targets.authProfile, tenantId, block.settings.authProfile, `blocks[${index}].settings.authProfile`);
           }
         }
         return {};
