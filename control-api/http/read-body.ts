@@ -42,6 +42,16 @@ export async function readRawBody(ctx: Koa.Context, options: ReadBodyOptions): P
     const wanted = accept.flatMap((f) => mediaTypes[f]).join(', ');
     throw new HttpError(415, 'invalid_argument', `unsupported content type "${ctx.get('Content-Type') || '(none)'}": send ${wanted}`);
   }
+  // JSON is UTF-8 (RFC 8259 sec. 8.1) and so is YAML as we read it: a declared other charset, or a
+  // compressed body, would otherwise be decoded as UTF-8 and fail later as a confusing parse error.
+  const charset = /;\s*charset\s*=\s*"?([^";\s]+)"?/i.exec(ctx.get('Content-Type'))?.[1]?.toLowerCase();
+  if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') {
+    throw new HttpError(415, 'invalid_argument', `unsupported charset "${charset}": send the body as UTF-8`);
+  }
+  const encoding = ctx.get('Content-Encoding').trim().toLowerCase();
+  if (encoding !== '' && encoding !== 'identity') {
+    throw new HttpError(415, 'invalid_argument', `unsupported Content-Encoding "${encoding}": send the body uncompressed`);
+  }
   const declared = Number(ctx.get('Content-Length') || Number.NaN);
   if (Number.isFinite(declared) && declared > options.limitBytes) {
     throw new HttpError(413, 'resource_exhausted', `request body of ${declared} bytes exceeds the limit of ${options.limitBytes} bytes`);

@@ -42,6 +42,21 @@ forEachStore('management API error answers', (store) => {
     assert.equal(none.status, 415);
   });
 
+  it('415 for a charset other than UTF-8 or a compressed body; UTF-8 spelt either way is fine', async () => {
+    const latin1 = await h.client().request('POST', '/v1/tenants/acme/widgets', { raw: '{"name":"w","colour":"red"}', contentType: 'application/json; charset=ISO-8859-1' });
+    assert.equal(latin1.status, 415);
+    assert.match(String(latin1.body['message']), /charset "iso-8859-1"/);
+    const gzip = await h.client().request('POST', '/v1/tenants/acme/widgets', {
+      raw: '{"name":"w","colour":"red"}', headers: { 'Content-Encoding': 'gzip' },
+    });
+    assert.equal(gzip.status, 415);
+    assert.match(String(gzip.body['message']), /Content-Encoding "gzip"/);
+    for (const [name, contentType] of [['utf', 'application/json; charset=UTF-8'], ['utf-quoted', 'application/json;charset="utf8"']]) {
+      const ok = await h.client().request('POST', '/v1/tenants/acme/widgets', { raw: JSON.stringify({ name, colour: 'red' }), contentType: contentType! });
+      assert.equal(ok.status, 201, ok.text);
+    }
+  });
+
   it('400 malformed for broken or empty JSON, never a 500', async () => {
     for (const raw of ['{"name": ', '', 'null', '[1,2]', '"text"']) {
       const res = await h.client().request('POST', '/v1/tenants/acme/widgets', { raw });
