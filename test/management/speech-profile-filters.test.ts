@@ -72,6 +72,10 @@ forEachStore('speech profile list filters over HTTP', (store) => {
       assert.deepEqual((res.body['issues'] as Array<{ path: string }>).map((i) => i.path), [param]);
     };
     await bad('?gender=robot', 'gender');
+    const robot = await h.client().get('/v1/tenants/voices/speech-profiles?gender=robot');
+    assert.equal(robot.body['message'], "gender filter must be 'male', 'female' or 'all'", 'the parameter is named once');
+    const provider = await h.client().get('/v1/tenants/voices/speech-profiles?provider=nope');
+    assert.match(String(provider.body['message']), /^provider must be one of espeak-ng, /);
     await bad('?gender=male&gender=female', 'gender');
     await bad('?favourite=yes', 'favourite');
     await bad('?provider=nope', 'provider');

@@ -6,7 +6,9 @@ import type { ListFilter } from '../resource-definition.js';
 import { defineKind } from './define-kind.js';
 import { namesWhere } from './references.js';
 
-const badParameter = (name: string, message: string): AppError => new AppError('invalid_argument', `${name} ${message}`, { issues: [{ path: name, message }] });
+// Schema messages already name the parameter ("gender filter must be ..."); short ones do not ("must be one of ...").
+const badParameter = (name: string, message: string): AppError =>
+  new AppError('invalid_argument', message.startsWith(name) ? message : `${name} ${message}`, { issues: [{ path: name, message }] });
 
 /**
  * The dashboard's voice filters (spec: Gender Male/Female/All, Language and Accent, Skills tags,
