@@ -44,6 +44,8 @@ describe('domain resources', () => {
       accepts(sipTrunkSchema, { ...trunk, outbound: { username: 'u', password: 'p', transport: 'tls', port: 5061 } });
       rejectsWith(sipTrunkSchema, { ...trunk, outbound: { transport: 'sctp' } }, "outbound.transport: outbound.transport must be 'udp', 'tcp' or 'tls'");
       rejectsWith(sipTrunkSchema, { ...trunk, outbound: { port: 70000 } }, 'outbound.port: outbound.port must be between 1 and 65535');
+      rejectsWith(sipTrunkSchema, { ...trunk, outbound: { password: 'p' } }, 'outbound.username: outbound.username is required when outbound.password is set');
+      accepts(sipTrunkSchema, { ...trunk, outbound: { username: 'u', password: '********' } });
     });
   });
 

@@ -46,6 +46,12 @@ export const sipTrunkSchema = z.object({
       username: z.string().min(1, { error: 'outbound.username must not be empty' }).max(200, { error: 'outbound.username must be at most 200 characters' }).optional(),
       password: secret('outbound.password'),
     })
+    // The gateway answers a digest challenge only with both (RFC 3261 sec. 22.2 needs the user
+    // name); a password alone would be kept and never used, so outbound calls would fail silently.
+    .refine((o) => o.password === undefined || o.username !== undefined, {
+      error: 'outbound.username is required when outbound.password is set',
+      path: ['username'],
+    })
     .default({ transport: 'udp' }),
 });
 export type SipTrunkSpec = z.infer<typeof sipTrunkSchema>;
