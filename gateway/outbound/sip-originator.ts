@@ -14,6 +14,7 @@ import { startSessionTimer } from '../inbound/call-session-timer.js';
 import type { ClientCredentials } from '../sip/auth/digest-client.js';
 import { DEFAULT_SESSION_TIMER, type SessionTimerPolicy } from '../sip/dialog/session-timer.js';
 import type { Flow } from '../sip/transport/types.js';
+import { defaultPort, SipResolver, type SipTarget, type SipTargetResolver } from '../sip/resolve/sip-resolver.js';
 import type { SipStack } from '../sip/ua/sip-stack.js';
 import { sendInvite, sdpOf, type InviteOutcome } from './invite-client.js';
 
@@ -42,8 +43,10 @@ export interface SipOriginatorOptions {
   readonly onAnswered?: (call: Call, request: OriginateRequest) => void | Promise<void>;
   /** RFC 4028 session timers asked for in our INVITEs (default 1800 s, Min-SE 90 s). */
   readonly sessionTimer?: SessionTimerPolicy;
-  /** Resolves a trunk FQDN to one address; DNS A/AAAA by default (no SRV, RFC 3263 sec. 4.2 short form). */
+  /** Resolves a trunk FQDN to one address (A/AAAA only); when set it replaces the RFC 3263 resolver. */
   readonly resolve?: (host: string) => Promise<string>;
+  /** RFC 3263 NAPTR/SRV/A resolution of trunk FQDNs; a SipResolver on the system's DNS by default. */
+  readonly resolver?: SipTargetResolver;
 }
 
 const defaultResolve = async (host: string): Promise<string> => (await lookup(host)).address;
@@ -56,11 +59,20 @@ export async function routeFlow(stack: SipStack, route: Pick<OutboundRoute, 'hos
   return stack.flowFor(`${route.transport === 'tls' ? 'sips' : 'sip'}:${host}:${route.port}${t === 'UDP' ? '' : `;transport=${t}`}`);
 }
 
+/** The flow to one resolved target (IP literal, so the stack routes it without DNS). */
+export function flowTo(stack: SipStack, t: SipTarget): Flow {
+  const host = t.address.includes(':') ? `[${t.address}]` : t.address;
+  const transport = t.transport.toUpperCase();
+  return stack.flowFor(`${t.transport === 'tls' ? 'sips' : 'sip'}:${host}:${t.port}${transport === 'UDP' ? '' : `;transport=${transport}`}`);
+}
+
 /** The Request-URI for an E.164 callee on a route (RFC 3261 sec. 19.1.6, `user=phone`). */
 export function e164Uri(e164: string, route: Pick<OutboundRoute, 'host' | 'port' | 'transport'>): string {
   const hostPart = route.host.includes(':') ? `[${route.host}]` : route.host;
   const params = route.transport === 'udp' ? '' : `;transport=${route.transport === 'tls' ? 'tcp' : route.transport}`;
-  return `${route.transport === 'tls' ? 'sips' : 'sip'}:${e164}@${hostPart}:${route.port};user=phone${params}`;
+  // A name without a port lets the next hop resolve it by NAPTR/SRV too (RFC 3263 sec. 4.2).
+  const port = !isIP(route.host) && route.port === defaultPort(route.transport) ? '' : `:${route.port}`;
+  return `${route.transport === 'tls' ? 'sips' : 'sip'}:${e164}@${hostPart}${port};user=phone${params}`;
 }
 
 /** How a final response classifies (spec: campaign outcomes; the SIP status is always kept). */
@@ -81,6 +93,8 @@ export function classify(outcome: Extract<InviteOutcome, { kind: 'rejected' }>):
  * UPDATE re-offers handled by Call (RFC 3264 sec. 8), `completion` settled on BYE from either side.
  */
 export class SipOriginator implements Originator {
+  private resolver: SipTargetResolver | undefined;
+
   constructor(private readonly options: SipOriginatorOptions) {}
 
   async originate(request: OriginateRequest): Promise<OriginateResult> {
@@ -89,13 +103,14 @@ export class SipOriginator implements Originator {
     const log = o.logger.child({ messageId: request.context.messageId, attempt: request.context.attempt });
     const route = await this.routeFor(request);
     if (!route) return { outcome: 'failed', sipStatus: 503, reason: request.from.sipTrunkId ? 'trunk not found' : 'no native outbound route configured' };
-    let flow: Flow;
+    let flows: Flow[];
     try {
-      flow = await this.flowFor(route);
+      flows = await this.flowsFor(route);
     } catch (error) {
       log.warn({ err: error, host: route.host }, 'outbound route unreachable');
       return { outcome: 'failed', sipStatus: 503, reason: `no route to ${route.host}` };
     }
+    if (flows.length === 0) return { outcome: 'failed', sipStatus: 503, reason: `no route to ${route.host} (no DNS records)` };
     let session: CallMediaSession;
     try {
       session = await o.media.offer({ callId: request.context.messageId });
@@ -107,26 +122,38 @@ export class SipOriginator implements Originator {
     const scheme = route.transport === 'tls' ? 'sips' : 'sip';
     let ringing = false;
     let earlyApplied: string | undefined;
-    const outcome = await sendInvite(o.stack, {
-      requestUri: e164Uri(request.to, route),
-      fromUri: `${scheme}:${request.from.e164}@${hostPart}`,
-      toUri: `${scheme}:${request.to}@${hostPart}`,
-      flow,
-      sdp: session.localSdp,
-      ...(route.credentials ? { credentials: route.credentials } : {}),
-      ringTimeoutMs: request.ringTimeoutMs,
-      signal: request.signal,
-      sessionTimer: o.sessionTimer ?? DEFAULT_SESSION_TIMER,
-      onProvisional: (res) => {
-        // Early media (RFC 3261 sec. 13.2.1, RFC 3960): the 18x's SDP is the answer; audio may flow now.
-        const sdp = sdpOf(res);
-        if (sdp && earlyApplied === undefined && session.applyAnswer(sdp).ok) earlyApplied = sdp;
-        if (!ringing && (res.status === 180 || res.status === 183)) {
-          ringing = true;
-          request.onRinging?.();
-        }
-      },
-    });
+    let outcome: InviteOutcome | undefined;
+    let flow = flows[0] as Flow;
+    // RFC 3263 sec. 4.3: a 503 or a transaction timeout / transport error (the stack's 408/503)
+    // moves on to the next target; any other answer is the callee's.
+    for (const [i, target] of flows.entries()) {
+      flow = target;
+      earlyApplied = undefined;
+      outcome = await sendInvite(o.stack, {
+        requestUri: e164Uri(request.to, route),
+        fromUri: `${scheme}:${request.from.e164}@${hostPart}`,
+        toUri: `${scheme}:${request.to}@${hostPart}`,
+        flow,
+        sdp: session.localSdp,
+        ...(route.credentials ? { credentials: route.credentials } : {}),
+        ringTimeoutMs: request.ringTimeoutMs,
+        signal: request.signal,
+        sessionTimer: o.sessionTimer ?? DEFAULT_SESSION_TIMER,
+        onProvisional: (res) => {
+          // Early media (RFC 3261 sec. 13.2.1, RFC 3960): the 18x's SDP is the answer; audio may flow now.
+          const sdp = sdpOf(res);
+          if (sdp && earlyApplied === undefined && session.applyAnswer(sdp).ok) earlyApplied = sdp;
+          if (!ringing && (res.status === 180 || res.status === 183)) {
+            ringing = true;
+            request.onRinging?.();
+          }
+        },
+      });
+      const next = i + 1 < flows.length && outcome.kind === 'rejected' && (outcome.status === 503 || outcome.status === 408) && !outcome.cancelled && !request.signal.aborted;
+      if (!next) break;
+      log.info({ sipStatus: outcome.kind === 'rejected' ? outcome.status : undefined, target: flow.remote }, 'outbound target failed: trying the next one (RFC 3263 sec. 4.3)');
+    }
+    if (!outcome) throw new Error('no INVITE was sent');
     if (outcome.kind === 'rejected') {
       await session.close();
       const result = classify(outcome);
@@ -176,8 +203,20 @@ export class SipOriginator implements Originator {
     return r ? { host: r.host, port: r.port, transport: r.transport, trunkId: r.trunkId, ...(r.credentials ? { credentials: r.credentials } : {}) } : undefined;
   }
 
-  private flowFor(route: OutboundRoute): Promise<Flow> {
-    return routeFlow(this.options.stack, route, this.options.resolve);
+  /**
+   * The flows to try in order: one for an IP literal or a custom `resolve`, else RFC 3263 targets.
+   * The trunk form always has a port and transport; the defaults (5060/5061, udp) count as not
+   * given, so NAPTR/SRV are used, while another port or tcp/tls limit the lookup (sec. 4.1, 4.2).
+   */
+  private async flowsFor(route: OutboundRoute): Promise<Flow[]> {
+    const o = this.options;
+    if (isIP(route.host) || o.resolve) return [await routeFlow(o.stack, route, o.resolve)];
+    const resolver = (this.resolver ??= o.resolver ?? new SipResolver());
+    const targets = await resolver.resolve(route.host, {
+      ...(route.port !== defaultPort(route.transport) ? { port: route.port } : {}),
+      ...(route.transport !== 'udp' ? { transport: route.transport } : {}),
+    });
+    return targets.map((t) => flowTo(o.stack, t));
   }
 
   private async callFor(request: OriginateRequest, route: OutboundRoute, dialog: Call['leg'], session: CallMediaSession, flow: Flow): Promise<Call> {

@@ -1,9 +1,12 @@
 import assert from 'node:assert/strict';
+import { createSocket } from 'node:dgram';
 import { pino } from 'pino';
 import { systemClock } from '../../core/clock.js';
 import type { OriginateRequest, OriginateResult } from '../../core/ports/originator.js';
 import type { OutboundTrunkRoute, TrunkRoutes } from '../../core/ports/trunk-routes.js';
 import { SipOriginator, type SipOriginatorOptions } from '../../gateway/outbound/sip-originator.js';
+import { SipResolver } from '../../gateway/sip/resolve/sip-resolver.js';
+import { a, LoopbackDns, naptr, srv } from './loopback-dns.js';
 import { numbers, startGatewayFixture, type GatewayFixture } from './gateway-harness.js';
 import { startSippUas } from './outbound-sipp-uas.js';
 
@@ -90,4 +93,77 @@ describe('gateway: outbound session timers and PRACK with SIPp', function () {
     const prackCseq = Number(/CSeq: (\d+) PRACK/.exec(sipp.messages)?.[1]);
     assert.equal(prackCseq, 2, 'the PRACK continues the INVITE CSeq in the early dialog');
   });
+
+  it('resolves a trunk FQDN by NAPTR, SRV and A on a loopback DNS server, and fails over from a 503 to the next SRV target (RFC 3263 sec. 4.1, 4.3)', async () => {
+    const refusing = await startSippUas('uas-503.xml');
+    const answering = await startSippUas('uas-answer.xml');
+    const dns = await LoopbackDns.start({
+      'trunk.test': { NAPTR: [naptr('trunk.test', 10, 10, 'SIP+D2U', '_sip._udp.trunk.test')] },
+      '_sip._udp.trunk.test': {
+        SRV: [srv('_sip._udp.trunk.test', 'backup.trunk.test', answering.port, 20), srv('_sip._udp.trunk.test', 'primary.trunk.test', refusing.port, 10)],
+      },
+      'primary.trunk.test': { A: [a('primary.trunk.test', '127.0.0.1')] },
+      'backup.trunk.test': { A: [a('backup.trunk.test', '127.0.0.1')] },
+    });
+    try {
+      const resolver = new SipResolver({ servers: [dns.server], timeoutMs: 1000, tries: 1 });
+      const result = await originator({ resolver }).originate(request(trunkTo('trunk.test', 5060)));
+      if (result.outcome !== 'answered') answering.stop();
+      assert.equal(result.outcome, 'answered', JSON.stringify(result));
+      await (result as Extract<OriginateResult, { outcome: 'answered' }>).completion;
+      const first = await refusing.done;
+      const second = await answering.done;
+      sippOk(first);
+      sippOk(second);
+      // The Request-URI keeps the trunk's name (no port: the default one), only the address came from DNS.
+      assert.match(first.messages, /INVITE sip:\+919812345678@trunk\.test;user=phone SIP\/2\.0/);
+      assert.match(second.messages, /INVITE sip:\+919812345678@trunk\.test;user=phone SIP\/2\.0/);
+      assert.deepEqual(dns.queries.map((q) => `${q.type} ${q.name}`).slice(0, 2), ['NAPTR trunk.test', 'SRV _sip._udp.trunk.test']);
+    } finally {
+      await dns.close();
+    }
+  });
+
+  it('fails over from a UDP target that never answers (Timer B, 64*T1) to the next SRV target (sec. 4.3)', async () => {
+    // Its own gateway with T1 = 50 ms, so the silent target times out after 3.2 s.
+    const fast = await startGatewayFixture({ timers: { T1: 50, T2: 400, T4: 500 } });
+    const answering = await startSippUas('uas-answer.xml');
+    const silent = await silentUdpPort();
+    const dns = await LoopbackDns.start({
+      'silent.test': { A: [a('silent.test', '127.0.0.1')] },
+      '_sip._udp.silent.test': { SRV: [srv('_sip._udp.silent.test', 'silent.test', silent.port, 10), srv('_sip._udp.silent.test', 'silent.test', answering.port, 20)] },
+    });
+    try {
+      const resolver = new SipResolver({ servers: [dns.server], timeoutMs: 1000, tries: 1 });
+      const started = Date.now();
+      const result = await new SipOriginator({
+        stack: fast.gateway.stack,
+        media: fast.media,
+        trunks,
+        registry: fast.gateway.registry,
+        clock: systemClock,
+        logger: pino({ level: process.env.GATEWAY_TEST_LOG ?? 'silent' }),
+        resolver,
+      }).originate(request(trunkTo('silent.test', 5060)));
+      if (result.outcome !== 'answered') answering.stop();
+      assert.equal(result.outcome, 'answered', JSON.stringify(result));
+      assert.ok(Date.now() - started >= 3000, 'the first target was given Timer B');
+      assert.ok(silent.received() >= 2, `the silent target saw the INVITE and its retransmissions (${silent.received()})`);
+      await (result as Extract<OriginateResult, { outcome: 'answered' }>).completion;
+      sippOk(await answering.done);
+    } finally {
+      silent.close();
+      await dns.close();
+      await fast.close();
+    }
+  });
 });
+
+/** A loopback UDP port that takes datagrams and never answers. */
+async function silentUdpPort(): Promise<{ port: number; received: () => number; close: () => void }> {
+  const socket = createSocket('udp4');
+  let count = 0;
+  socket.on('message', () => count++);
+  await new Promise<void>((resolve) => socket.bind(0, '127.0.0.1', resolve));
+  return { port: socket.address().port, received: () => count, close: () => socket.close() };
+}

@@ -1,0 +1,88 @@
+import assert from 'node:assert/strict';
+import { a, aaaa, LoopbackDns, naptr, srv } from '../../../test/gateway/loopback-dns.js';
+import { orderSrv, SipResolver } from './sip-resolver.js';
+
+/** RFC 3263 sec. 4 against a real DNS server on 127.0.0.1 (dns-packet), through node:dns's Resolver. */
+describe('SipResolver (RFC 3263) against a loopback DNS server', function () {
+  this.timeout(10_000);
+  let dns: LoopbackDns;
+  let resolver: SipResolver;
+
+  before(async () => {
+    dns = await LoopbackDns.start({
+      // NAPTR prefers TCP (order 10) over UDP (order 20); each SRV name has two targets.
+      'carrier.test': {
+        NAPTR: [naptr('carrier.test', 20, 10, 'SIP+D2U', '_sip._udp.carrier.test'), naptr('carrier.test', 10, 10, 'SIP+D2T', '_sip._tcp.carrier.test'), { ...naptr('carrier.test', 5, 10, 'E2U+sip', 'x.carrier.test') }],
+        A: [a('carrier.test', '127.0.0.9')],
+      },
+      '_sip._tcp.carrier.test': { SRV: [srv('_sip._tcp.carrier.test', 'b.carrier.test', 5080, 20), srv('_sip._tcp.carrier.test', 'a.carrier.test', 5070, 10)] },
+      '_sip._udp.carrier.test': { SRV: [srv('_sip._udp.carrier.test', 'a.carrier.test', 5090, 10)] },
+      'a.carrier.test': { A: [a('a.carrier.test', '127.0.0.11')], AAAA: [aaaa('a.carrier.test', '::1')] },
+      'b.carrier.test': { A: [a('b.carrier.test', '127.0.0.12')] },
+      // No NAPTR: SRV for _sip._udp only.
+      'srvonly.test': { A: [a('srvonly.test', '127.0.0.20')] },
+      '_sip._udp.srvonly.test': { SRV: [srv('_sip._udp.srvonly.test', 'srvonly.test', 5999)] },
+      // Neither: A on the default port.
+      'plain.test': { A: [a('plain.test', '127.0.0.30')] },
+      // "." target: service not offered over UDP here (RFC 2782).
+      'none.test': { A: [a('none.test', '127.0.0.40')] },
+      '_sip._udp.none.test': { SRV: [srv('_sip._udp.none.test', '.', 0)] },
+    });
+    resolver = new SipResolver({ servers: [dns.server], timeoutMs: 1000, tries: 1, random: () => 0 });
+  });
+  after(async () => {
+    await dns.close();
+  });
+
+  it('follows NAPTR by order, then SRV by priority, then A and AAAA (sec. 4.1, 4.2)', async () => {
+    const targets = await resolver.resolve('carrier.test');
+    assert.deepEqual(
+      targets.map((t) => `${t.transport} ${t.address} ${t.port}`),
+      ['tcp 127.0.0.11 5070', 'tcp ::1 5070', 'tcp 127.0.0.12 5080', 'udp 127.0.0.11 5090', 'udp ::1 5090'],
+    );
+  });
+
+  it('keeps only the NAPTR records of a transport the URI names', async () => {
+    const targets = await resolver.resolve('carrier.test', { transport: 'udp' });
+    assert.deepEqual(targets.map((t) => `${t.transport} ${t.address} ${t.port}`), ['udp 127.0.0.11 5090', 'udp ::1 5090']);
+  });
+
+  it('with a port in the URI looks up A/AAAA only, no NAPTR or SRV (sec. 4.2)', async () => {
+    const before = dns.queries.length;
+    const targets = await resolver.resolve('carrier.test', { port: 5062, transport: 'tcp' });
+    assert.deepEqual(targets.map((t) => `${t.transport} ${t.address} ${t.port}`), ['tcp 127.0.0.9 5062']);
+    assert.deepEqual(new Set(dns.queries.slice(before).map((q) => q.type)), new Set(['A', 'AAAA']));
+  });
+
+  it('without NAPTR tries SRV per transport, and without SRV A on the default port', async () => {
+    assert.deepEqual((await resolver.resolve('srvonly.test')).map((t) => `${t.transport} ${t.address} ${t.port}`), ['udp 127.0.0.20 5999']);
+    assert.deepEqual((await resolver.resolve('plain.test')).map((t) => `${t.transport} ${t.address} ${t.port}`), ['udp 127.0.0.30 5060']);
+    assert.deepEqual((await resolver.resolve('plain.test', { transport: 'tls' })).map((t) => `${t.transport} ${t.port}`), ['tls 5061']);
+  });
+
+  it('skips an SRV "." target and falls back to A', async () => {
+    assert.deepEqual((await resolver.resolve('none.test', { transport: 'udp' })).map((t) => `${t.address} ${t.port}`), ['127.0.0.40 5060']);
+  });
+
+  it('returns IP literals as they are and nothing for an unknown name', async () => {
+    assert.deepEqual(await resolver.resolve('[::1]', { port: 5070 }), [{ address: '::1', port: 5070, transport: 'udp', name: '::1' }]);
+    assert.deepEqual(await resolver.resolve('unknown.test'), []);
+  });
+
+  it('orders SRV by priority, and by weight at random within a priority (RFC 2782)', () => {
+    const records = [
+      { name: 'low', port: 1, priority: 20, weight: 100 },
+      { name: 'heavy', port: 1, priority: 10, weight: 90 },
+      { name: 'light', port: 1, priority: 10, weight: 10 },
+      { name: 'zero', port: 1, priority: 10, weight: 0 },
+    ];
+    // random 0 picks the first running sum >= 0: the zero-weight record (sorted first).
+    assert.deepEqual(orderSrv(records, () => 0).map((r) => r.name), ['zero', 'light', 'heavy', 'low']);
+    // random near 1 picks the last running sum: the heaviest.
+    assert.deepEqual(orderSrv(records, () => 0.999).map((r) => r.name), ['heavy', 'light', 'zero', 'low']);
+    // Over many draws the 90-weight record comes first about 90% of the time.
+    let heavyFirst = 0;
+    for (let i = 0; i < 2000; i++) if (orderSrv(records.slice(0, 3))[0]?.name === 'heavy') heavyFirst++;
+    assert.ok(heavyFirst > 1650 && heavyFirst < 1950, `heavy first ${heavyFirst}/2000`);
+  });
+});
