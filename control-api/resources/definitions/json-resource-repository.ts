@@ -139,10 +139,11 @@ export function createJsonResourceRepository<Spec>(config: JsonResourceConfig<Sp
     return { spec, sealed, columns };
   }
 
-  async function refuseIfUsed(db: Kysely<Database>, tenantId: string, row: Row, action: string): Promise<void> {
+  /** `action` says what is refused, given the subject: (s) => `delete ${s}` -> "cannot delete recipe 'x': ...". */
+  async function refuseIfUsed(db: Kysely<Database>, tenantId: string, row: Row, action: (subject: string) => string): Promise<void> {
     const users = (await config.usedBy?.(db, tenantId, row.id, row.key)) ?? [];
     if (users.length > 0) {
-      throw new AppError('failed_precondition', `cannot ${action} ${config.noun} '${row.key}': it is used by ${users.join(', ')}`, {
+      throw new AppError('failed_precondition', `cannot ${action(`${config.noun} '${row.key}'`)}: it is used by ${users.join(', ')}`, {
         meta: { usedBy: users.join('; ') },
       });
     }
@@ -200,7 +201,7 @@ export function createJsonResourceRepository<Spec>(config: JsonResourceConfig<Sp
       const { spec, sealed, columns } = await prepare(db, tenantId, input, previous);
       const nextKey = config.naturalKey(spec);
       // Users name this resource by its key, so a rename would leave them pointing at nothing.
-      if (nextKey !== previous.key) await refuseIfUsed(db, tenantId, previous, `rename to '${nextKey}'`);
+      if (nextKey !== previous.key) await refuseIfUsed(db, tenantId, previous, (subject) => `rename ${subject} to '${nextKey}'`);
       const sets = Object.keys(columns).map((n) => sql`, ${sql.ref(n)} = ${param(columns[n] as ColumnValue)}`);
       try {
         const result = await sql<Row>`update ${table} set ${key} = ${nextKey}, spec = ${JSON.stringify(sealed)}::jsonb,
@@ -218,12 +219,12 @@ export function createJsonResourceRepository<Spec>(config: JsonResourceConfig<Sp
     async delete(db, tenantId, id) {
       const row = await rowById(db, tenantId, id);
       if (!row) throw notFound(`${config.noun} ${id}`);
-      await refuseIfUsed(db, tenantId, row, 'delete');
+      await refuseIfUsed(db, tenantId, row, (subject) => `delete ${subject}`);
       try {
         await sql`delete from ${table} where tenant_id = ${tenantId} and id = ${id}`.execute(db);
       } catch (error) {
         // A user created between the check and the delete: the foreign key still refuses.
-        if (pgCode(error).code === '23503') await refuseIfUsed(db, tenantId, row, 'delete');
+        if (pgCode(error).code === '23503') await refuseIfUsed(db, tenantId, row, (subject) => `delete ${subject}`);
         throw error;
       }
     },

@@ -124,7 +124,7 @@ forEachStore('resource repositories', (store) => {
     it('refuses renaming a recipe that others name, and deleting a number a campaign uses', async () => {
       const recipe = await defs.recipe.repository.findByNaturalKey(db(), tenantA, 'Intake');
       assert.ok(recipe);
-      await rejects(defs.recipe.repository.update(db(), tenantA, recipe.id, recipeDoc('Intake 2') as Recipe), 'failed_precondition', /cannot rename/);
+      await rejects(defs.recipe.repository.update(db(), tenantA, recipe.id, recipeDoc('Intake 2') as Recipe), 'failed_precondition', /^cannot rename recipe 'Intake' to 'Intake 2': it is used by /);
       const number = await defs.phoneNumber.repository.findByNaturalKey(db(), tenantA, '+14155550123');
       assert.ok(number);
       await rejects(defs.phoneNumber.repository.delete(db(), tenantA, number.id), 'failed_precondition', /used by campaign 'Renewals'/);
