@@ -1,11 +1,21 @@
 /**
  * Lateness of N campaign calls due at the same instant, dialled through the gateway's real SIP
- * Originator to a SIPp UAS answering 486 (issue 5). Lateness = from the due moment to
- * `originate()` (the INVITE follows after the trunk lookup) and to the outcome being recorded.
- * Uses the test harness: PostgreSQL private cluster (fsync off), gateway and media on loopback.
+ * Originator to a SIPp UAS answering 486 (issue 5: "time from due to INVITE sent").
  *
- *   node --import tsx bench/campaign-sipp-lateness.ts [--calls 10000]
+ * The INVITE time is taken on the wire: tcpdump captures the UDP datagrams to SIPp's port on the
+ * loopback interface and the kernel stamps each packet as it is transmitted, so the figure
+ * depends neither on our process reporting its own send nor on when SIPp gets around to reading
+ * its socket. Each call counts its first INVITE (by Call-ID; retransmissions ignored). Also
+ * printed: due -> `originate()` called and due -> outcome recorded by the originator.
+ * Uses the test harness: PostgreSQL private cluster (fsync off), gateway and media on loopback.
+ * Needs tcpdump and the capability to capture on `lo` (root or CAP_NET_RAW).
+ *
+ *   node --import tsx bench/campaign-sipp-lateness.ts [--calls 10000] [--pool 10]
  */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { pino } from 'pino';
 import { systemClock } from '../core/clock.js';
@@ -21,10 +31,59 @@ import { createResourceDefinitions } from '../control-api/resources/registry.js'
 import { SipOriginator } from '../gateway/outbound/sip-originator.js';
 import { startGatewayFixture } from '../test/gateway/gateway-harness.js';
 import { startSippUas } from '../test/gateway/outbound-sipp-uas.js';
+import { openStore } from '../control-api/store/database.js';
 import { stopTestPostgres } from '../test/helpers/postgres-cluster.js';
 
-const { values: args } = parseArgs({ options: { calls: { type: 'string', default: '10000' } } });
+const { values: args } = parseArgs({ options: { calls: { type: 'string', default: '10000' }, pool: { type: 'string', default: '10' } } });
 const calls = Number(args.calls);
+/** Starts tcpdump on `lo` for UDP to `port`; `stop()` returns the capture file's bytes and tcpdump's summary. */
+async function captureUdpTo(port: number): Promise<{ stop: () => Promise<{ pcap: Buffer; summary: string }> }> {
+  const dir = mkdtempSync(path.join(tmpdir(), 'vap-bench-pcap-'));
+  const file = path.join(dir, 'invites.pcap');
+  // -B: a 64 MB kernel buffer so a burst of 10,000 INVITEs is not dropped; -U: write per packet.
+  const child = spawn('tcpdump', ['-i', 'lo', '-n', '-U', '-B', '65536', '-s', '4096', '-w', file, `udp and dst host 127.0.0.1 and dst port ${port}`], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  await new Promise<void>((resolve, reject) => {
+    child.stderr.on('data', (d: Buffer) => {
+      stderr += d.toString();
+      if (stderr.includes('listening on')) resolve();
+    });
+    child.once('exit', (code) => reject(new Error(`tcpdump exited (${code}): ${stderr}`)));
+  });
+  return {
+    stop: async () => {
+      const exited = new Promise((r) => child.once('exit', r));
+      child.kill('SIGINT');
+      await exited;
+      const pcap = readFileSync(file);
+      rmSync(dir, { recursive: true, force: true });
+      return { pcap, summary: stderr.split('\n').filter((l) => /captured|dropped|received/.test(l)).join('; ') };
+    },
+  };
+}
+
+/** Earliest kernel timestamp (epoch ms) of an INVITE per Call-ID in a classic pcap of Ethernet-framed IPv4/UDP. */
+function firstInvites(pcap: Buffer): Map<string, number> {
+  const magic = pcap.readUInt32LE(0);
+  const nanos = magic === 0xa1b23c4d;
+  if (magic !== 0xa1b2c3d4 && !nanos) throw new Error('not a little-endian pcap file');
+  if (pcap.readUInt32LE(20) !== 1) throw new Error(`unexpected link type ${pcap.readUInt32LE(20)} (want Ethernet framing on lo)`);
+  const first = new Map<string, number>();
+  for (let at = 24; at + 16 <= pcap.length; ) {
+    const ms = pcap.readUInt32LE(at) * 1000 + pcap.readUInt32LE(at + 4) / (nanos ? 1e6 : 1e3);
+    const caplen = pcap.readUInt32LE(at + 8);
+    const frame = pcap.subarray(at + 16, at + 16 + caplen);
+    at += 16 + caplen;
+    const ip = 14;
+    if (frame.length < ip + 28 || frame.readUInt16BE(12) !== 0x0800 || frame[ip + 9] !== 17) continue;
+    const payload = frame.subarray(ip + (frame[ip]! & 0x0f) * 4 + 8).toString('latin1');
+    if (!payload.startsWith('INVITE ')) continue;
+    const callId = /^(?:Call-ID|i)[ \t]*:[ \t]*(\S+)/im.exec(payload)?.[1];
+    if (callId && !first.has(callId)) first.set(callId, ms);
+  }
+  return first;
+}
+
 const pct = (sorted: readonly number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? 0;
 
 async function main(): Promise<void> {
@@ -32,7 +91,9 @@ async function main(): Promise<void> {
   const box = testBox();
   const uas = await startSippUas('uas-486.xml', { calls, timeoutMs: 240_000 });
   const defs = createResourceDefinitions({ secretBox: box });
-  const db = fx.store.db;
+  // The worker and the originator share one pool of the platform's default size (database.poolSize).
+  const store = await openStore({ url: fx.store.url!, poolSize: Number(args.pool) });
+  const db = store.db;
   await defs.sipTrunk.repository.create(db, fx.ids.tenantId, trunkDoc('sipp-bench', {
     inbound: { terminationAddresses: ['127.0.0.99'], dids: [] },
     outbound: { address: '127.0.0.1', port: uas.port, transport: 'udp', username: 'acme-out', password: 'trunk-secret-1' },
@@ -65,6 +126,7 @@ async function main(): Promise<void> {
   const toOriginate: number[] = [];
   const toOutcome: number[] = [];
   const outcomes = new Map<string, number>();
+  const wire = await captureUdpTo(uas.port);
   const measured: Originator = {
     async originate(request: OriginateRequest): Promise<OriginateResult> {
       toOriginate.push(Date.now() - due);
@@ -75,16 +137,31 @@ async function main(): Promise<void> {
       return result;
     },
   };
-  const worker = await startCampaignWorker({ store: fx.store, logger: createLogger({ level: 'warn' }), originator: measured, secretBox: box, trigger: 'poll', workerId: 'bench-sipp' });
-  while (toOutcome.length < calls && Date.now() < due + 240_000) await new Promise((r) => setTimeout(r, 200));
+  const worker = await startCampaignWorker({ store, logger: createLogger({ level: 'warn' }), originator: measured, secretBox: box, trigger: 'poll', workerId: 'bench-sipp' });
+  // CPU of this process (scheduler, gateway, media) from the due moment until every outcome is in:
+  // steadier than wall-clock figures on a machine shared with other work.
+  let cpuAtDue: NodeJS.CpuUsage | undefined;
+  setTimeout(() => (cpuAtDue = process.cpuUsage()), due - Date.now());
+  while (toOutcome.length < calls && Date.now() < due + 240_000) await new Promise((r) => setTimeout(r, 20));
+  const cpu = process.cpuUsage(cpuAtDue);
+  const busyUntil = Date.now() - due;
+  await worker.scheduler.settled();
+  const settledAt = Date.now() - due;
   await worker.stop(2_000);
+  // Let the last datagrams reach the capture file before stopping it.
+  await new Promise((r) => setTimeout(r, 500));
+  const captured = await wire.stop();
   uas.stop();
+  const invites = [...firstInvites(captured.pcap).values()].map((t) => t - due).sort((x, y) => x - y);
   const a = [...toOriginate].sort((x, y) => x - y);
   const b = [...toOutcome].sort((x, y) => x - y);
   console.log(`${calls} calls due at once -> SIPp UAS (486), store poller, real SIP Originator over UDP loopback`);
+  console.log(`  due -> INVITE on the wire: p50 ${pct(invites, 0.5).toFixed(0)} ms  p99 ${pct(invites, 0.99).toFixed(0)} ms  max ${(invites.at(-1) ?? 0).toFixed(0)} ms  (${invites.length} INVITEs; tcpdump: ${captured.summary})`);
   console.log(`  due -> originate():      p50 ${pct(a, 0.5)} ms  p99 ${pct(a, 0.99)} ms  max ${a.at(-1) ?? 0} ms  (${a.length} calls)`);
   console.log(`  due -> outcome (486 in): p50 ${pct(b, 0.5)} ms  p99 ${pct(b, 0.99)} ms  max ${b.at(-1) ?? 0} ms  (${b.length} calls)`);
-  console.log(`  outcomes: ${JSON.stringify(Object.fromEntries(outcomes))}`);
+  console.log(`  outcomes: ${JSON.stringify(Object.fromEntries(outcomes))}; all recorded in the store ${settledAt} ms after due`);
+  console.log(`  node CPU due -> last outcome (${busyUntil} ms): ${((cpu.user + cpu.system) / 1000).toFixed(0)} ms (${((cpu.user + cpu.system) / 1000 / calls).toFixed(2)} ms per call); load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+  await store.close();
   await fx.close();
   await stopTestPostgres();
 }

@@ -24,6 +24,7 @@ export const createWorkerRole =
       logger,
       originator: originator ?? gatewayNotBuiltOriginator,
       secretBox: createSecretBox(ctx.secrets.secretKey),
+      settings: ctx.config.scheduler,
     });
     // Post-call analysis (insights + analysis_success webhook) from the durable analysis_jobs queue.
     const analysis = createPlatformAnalysisWorker({ db: ctx.store.db, logger, secretKey: ctx.secrets.secretKey });

@@ -1,13 +1,24 @@
-import type { Kysely, Selectable } from 'kysely';
+import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Clock } from '../../core/clock.js';
 import type { CampaignSpec } from '../domain/campaign.js';
 import type { CampaignMessagesTable, Database } from '../store/schema.js';
-import { enqueueCallback, type CallbackEvent, type MessageForCallback } from './callbacks.js';
+import { callbackBody, enqueueCallback, type CallbackEvent, type MessageForCallback } from './callbacks.js';
 import { activeStatuses } from './claim-context.js';
 import { decideRetry } from './retry-policy.js';
 
 type MessageRow = Selectable<CampaignMessagesTable>;
 const forCallback = (m: MessageRow): MessageForCallback => m;
+
+export type UnansweredOutcome = 'busy' | 'no-answer' | 'failed';
+
+export interface Unanswered {
+  readonly message: MessageRow;
+  readonly attemptNo: number;
+  readonly spec: CampaignSpec;
+  readonly outcome: UnansweredOutcome;
+  readonly sipStatus?: number;
+  readonly reason?: string;
+}
 
 export interface AttemptOutcomesDeps {
   readonly db: Kysely<Database>;
@@ -58,30 +69,76 @@ export class AttemptOutcomes {
     this.deps.onCallbacksQueued();
   }
 
-  async finishUnanswered(message: MessageRow, attemptNo: number, spec: CampaignSpec, outcome: 'busy' | 'no-answer' | 'failed', sipStatus?: number, reason?: string): Promise<void> {
+  async finishUnanswered(message: MessageRow, attemptNo: number, spec: CampaignSpec, outcome: UnansweredOutcome, sipStatus?: number, reason?: string): Promise<void> {
+    await this.finishUnansweredMany([{ message, attemptNo, spec, outcome, ...(sipStatus !== undefined ? { sipStatus } : {}), ...(reason !== undefined ? { reason } : {}) }]);
+  }
+
+  /**
+   * Settles many unanswered attempts in one transaction with multi-row statements (a burst of
+   * busy outcomes must not cost a transaction each). Per attempt the effect is exactly that of
+   * settling it alone: only an attempt still active changes, its message becomes final or is
+   * rescheduled for a retry, and its callbacks take the message's next sequence numbers.
+   */
+  async finishUnansweredMany(items: readonly Unanswered[]): Promise<void> {
+    if (items.length === 0) return;
     const now = this.deps.clock.now();
-    const decision = decideRetry(spec, attemptNo, outcome, now);
-    const settled = await this.deps.db.transaction().execute(async (trx) => {
-      await trx.selectFrom('campaign_messages').select('id').where('id', '=', message.id).forUpdate().executeTakeFirst();
-      const updated = await trx
-        .updateTable('campaign_attempts')
-        .set({ status: outcome, sip_status: sipStatus ?? null, reason: reason ?? null, ended_at: new Date(now) })
-        .where('message_id', '=', message.id)
-        .where('attempt_no', '=', attemptNo)
-        .where('status', 'in', activeStatuses)
-        .executeTakeFirst();
-      if (updated.numUpdatedRows === 0n) return false;
-      const event: CallbackEvent = { status: outcome, attempt: attemptNo, final: !decision.retry, ...(sipStatus !== undefined ? { sipStatus } : {}), ...(reason !== undefined ? { reason } : {}) };
-      await enqueueCallback(trx, forCallback(message), event, now);
-      if (decision.retry) {
-        await trx.updateTable('campaign_messages').set({ status: 'scheduled', next_attempt_at: new Date(decision.at), wait_reason: 'retry', updated_at: new Date(now) }).where('id', '=', message.id).execute();
-        await enqueueCallback(trx, forCallback(message), { status: 'rescheduled', attempt: attemptNo + 1, final: false, reason: `retry after ${outcome}`, nextAttemptAt: decision.at }, now);
-      } else {
-        await trx.updateTable('campaign_messages').set({ status: outcome, updated_at: new Date(now) }).where('id', '=', message.id).execute();
-      }
+    // The same attempt twice in one group: the second report would find it settled already.
+    const seen = new Set<string>();
+    const unique = items.filter((item) => {
+      const key = `${item.message.id}#${item.attemptNo}`;
+      if (seen.has(key)) return false;
+      seen.add(key);
       return true;
     });
+    const decided = unique.map((item) => ({ item, decision: decideRetry(item.spec, item.attemptNo, item.outcome, now) }));
+    const settled = await this.deps.db.transaction().execute(async (trx) => {
+      // Message rows first, in id order: the same lock order as every other writer of a batch.
+      const ids = [...new Set(unique.map((i) => i.message.id))].sort();
+      await trx.selectFrom('campaign_messages').select('id').where('id', 'in', ids).orderBy('id').forUpdate().execute();
+      const attempts = sql.join(decided.map(({ item }) => sql`(${item.message.id}::uuid, ${item.attemptNo}::int, ${item.outcome}::text, ${item.sipStatus ?? null}::int, ${item.reason ?? null}::text)`));
+      const { rows } = await sql<{ message_id: string; attempt_no: number }>`
+        UPDATE campaign_attempts a SET status = v.status, sip_status = v.sip_status, reason = v.reason, ended_at = ${new Date(now)}
+        FROM (VALUES ${attempts}) AS v(message_id, attempt_no, status, sip_status, reason)
+        WHERE a.message_id = v.message_id AND a.attempt_no = v.attempt_no AND a.status IN (${sql.join(activeStatuses.map((st) => sql`${st}`))})
+        RETURNING a.message_id, a.attempt_no`.execute(trx);
+      const done = new Set(rows.map((r) => `${r.message_id}#${r.attempt_no}`));
+      const changed = decided.filter(({ item }) => done.has(`${item.message.id}#${item.attemptNo}`));
+      if (changed.length === 0) return changed;
+      const events = changed.map(({ item, decision }) => {
+        const { message, attemptNo, outcome, sipStatus, reason } = item;
+        const list: CallbackEvent[] = message.callback_url ? [{ status: outcome, attempt: attemptNo, final: !decision.retry, ...(sipStatus !== undefined ? { sipStatus } : {}), ...(reason !== undefined ? { reason } : {}) }] : [];
+        if (message.callback_url && decision.retry) list.push({ status: 'rescheduled', attempt: attemptNo + 1, final: false, reason: `retry after ${outcome}`, nextAttemptAt: decision.at });
+        return list;
+      });
+      const messages = sql.join(
+        changed.map(({ item, decision }, i) =>
+          decision.retry
+            ? sql`(${item.message.id}::uuid, 'scheduled'::text, ${new Date(decision.at)}::timestamptz, 'retry'::text, ${events[i]!.length}::int)`
+            : sql`(${item.message.id}::uuid, ${item.outcome}::text, NULL::timestamptz, NULL::text, ${events[i]!.length}::int)`,
+        ),
+      );
+      const { rows: seqs } = await sql<{ id: string; callback_seq: number }>`
+        UPDATE campaign_messages m SET status = v.status, next_attempt_at = COALESCE(v.next_attempt_at, m.next_attempt_at),
+          wait_reason = COALESCE(v.wait_reason, m.wait_reason), callback_seq = m.callback_seq + v.callbacks, updated_at = ${new Date(now)}
+        FROM (VALUES ${messages}) AS v(id, status, next_attempt_at, wait_reason, callbacks)
+        WHERE m.id = v.id
+        RETURNING m.id, m.callback_seq`.execute(trx);
+      const lastSeq = new Map(seqs.map((r) => [r.id, Number(r.callback_seq)]));
+      const callbacks = changed.flatMap(({ item }, i) => {
+        const list = events[i]!;
+        const last = lastSeq.get(item.message.id) ?? 0;
+        return list.map((event, k) => ({
+          message_id: item.message.id,
+          tenant_id: item.message.tenant_id,
+          url: item.message.callback_url!,
+          body: JSON.stringify(callbackBody(forCallback(item.message), event, last - list.length + 1 + k, now)),
+          next_try_at: new Date(now),
+        }));
+      });
+      for (let i = 0; i < callbacks.length; i += 500) await trx.insertInto('campaign_callbacks').values(callbacks.slice(i, i + 500)).execute();
+      return changed;
+    });
     this.deps.onCallbacksQueued();
-    if (settled && decision.retry) await this.deps.enqueue(message.id, decision.at);
+    await Promise.all(settled.filter(({ decision }) => decision.retry).map(({ item, decision }) => this.deps.enqueue(item.message.id, (decision as { at: number }).at)));
   }
 }

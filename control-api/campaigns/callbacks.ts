@@ -1,6 +1,7 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Clock } from '../../core/clock.js';
 import type { Logger } from '../../core/logger.js';
+import { PollingLoop } from '../../core/polling-loop.js';
 import { counter } from '../../core/metrics.js';
 import type { OutboundHttp } from '../recipes/runtime/services.js';
 import type { Database } from '../store/schema.js';
@@ -113,42 +114,32 @@ const defaultBackoff = (tries: number): number => Math.min(3_600_000, 15_000 * 2
  * expire and the row is tried again (receivers dedupe on message_id + sequence).
  */
 export class CallbackDelivery {
-  private timer: ReturnType<Clock['setTimeout']> | undefined;
-  private running: Promise<void> | undefined;
-  private stopped = true;
-  private readonly abort = new AbortController();
+  private readonly loop: PollingLoop;
+  private abort = new AbortController();
 
-  constructor(private readonly options: CallbackDeliveryOptions) {}
+  constructor(private readonly options: CallbackDeliveryOptions) {
+    this.loop = new PollingLoop({
+      name: 'callback delivery',
+      clock: options.clock,
+      logger: options.logger,
+      intervalMs: options.pollMs ?? 1_000,
+      round: async () => void (await this.deliverDue()),
+    });
+  }
 
   start(): void {
-    this.stopped = false;
-    this.schedule(0);
+    if (this.abort.signal.aborted) this.abort = new AbortController();
+    this.loop.start();
   }
 
   async stop(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) this.options.clock.clearTimeout(this.timer);
     this.abort.abort();
-    await this.running;
+    await this.loop.stop();
   }
 
   /** Nudges the loop (after a state change) instead of waiting for the next poll. */
   wake(): void {
-    if (!this.stopped && !this.running) this.schedule(0);
-  }
-
-  private schedule(ms: number): void {
-    if (this.timer) this.options.clock.clearTimeout(this.timer);
-    this.timer = this.options.clock.setTimeout(() => {
-      this.timer = undefined;
-      this.running = this.deliverDue()
-        .then(() => undefined)
-        .catch((error: unknown) => this.options.logger.error({ err: error }, 'callback delivery round failed'))
-        .finally(() => {
-          this.running = undefined;
-          if (!this.stopped) this.schedule(this.options.pollMs ?? 1_000);
-        });
-    }, ms);
+    this.loop.wake();
   }
 
   /** One round: sends every due row (in batches); returns how many were attempted. */

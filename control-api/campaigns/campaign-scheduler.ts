@@ -6,7 +6,8 @@ import type { OriginateResult, Originator } from '../../core/ports/originator.js
 import { campaignSchema, type CampaignSpec } from '../domain/campaign.js';
 import type { CampaignMessagesTable, Database } from '../store/schema.js';
 import { enqueueCallback, type MessageForCallback } from './callbacks.js';
-import { AttemptOutcomes } from './attempt-outcomes.js';
+import { AttemptOutcomes, type Unanswered } from './attempt-outcomes.js';
+import { GroupCommit } from './group-commit.js';
 import { Limiter } from './limiter.js';
 import { nextOpening } from './working-window.js';
 import { activeStatuses, belowLimits, campaignContext, type CampaignContext } from './claim-context.js';
@@ -39,6 +40,8 @@ export interface CampaignSchedulerOptions {
   readonly enqueue?: (messageId: string, dueAt: number) => Promise<void>;
   /** Outcome transactions run at once; default 4 (leave pooled connections for claiming). */
   readonly bookkeepingConcurrency?: number;
+  /** Unanswered outcomes settled per transaction at most; default 500. */
+  readonly outcomeBatchSize?: number;
   /** Called after callbacks were queued, to wake the delivery loop. */
   readonly onCallbacksQueued?: () => void;
 }
@@ -79,6 +82,8 @@ export class CampaignScheduler {
   // next calls is what keeps them on time.
   private readonly bookkeeping: Limiter;
   private readonly outcomes: AttemptOutcomes;
+  // Unanswered outcomes (a burst of busy / failed calls) are settled in groups, one transaction each.
+  private readonly unanswered: GroupCommit<Unanswered, undefined>;
   private stopping = false;
 
   constructor(private readonly options: CampaignSchedulerOptions) {
@@ -88,6 +93,14 @@ export class CampaignScheduler {
       clock: options.clock,
       onCallbacksQueued: () => options.onCallbacksQueued?.(),
       enqueue: (id, at) => this.enqueue(id, at),
+    });
+    this.unanswered = new GroupCommit({
+      flush: async (items) => {
+        await this.outcomes.finishUnansweredMany(items);
+        return items.map(() => undefined);
+      },
+      maxBatch: options.outcomeBatchSize ?? 500,
+      maxConcurrent: 1,
     });
   }
 
@@ -343,7 +356,10 @@ export class CampaignScheduler {
     }
     outcomes.inc({ outcome: result.outcome });
     if (result.outcome !== 'answered') {
-      await step(() => this.outcomes.finishUnanswered(message, attemptNo, spec, result.outcome as 'busy' | 'no-answer' | 'failed', result.sipStatus, 'reason' in result ? result.reason : undefined));
+      const reason = 'reason' in result ? result.reason : undefined;
+      const item: Unanswered = { message, attemptNo, spec, outcome: result.outcome, ...(result.sipStatus !== undefined ? { sipStatus: result.sipStatus } : {}), ...(reason !== undefined ? { reason } : {}) };
+      // Not through the bookkeeping limiter: the group commit itself bounds the transactions.
+      await (chain = chain.then(() => this.unanswered.submit(item)));
       return;
     }
     await step(() => this.outcomes.progress(message, attemptNo, 'answered', ['dialing', 'ringing'], { sipStatus: result.sipStatus }));

@@ -1,5 +1,6 @@
 import { hostname } from 'node:os';
 import { systemClock, type Clock } from '../../core/clock.js';
+import { schedulerSchema, type SchedulerSettings } from '../../core/config/schema.js';
 import type { Logger } from '../../core/logger.js';
 import type { Originator } from '../../core/ports/originator.js';
 import type { SecretBox } from '../crypto/secret-box.js';
@@ -26,9 +27,13 @@ export interface CampaignWorkerOptions {
   readonly workerId?: string;
   /** `agenda` needs store.url (PostgreSQL). Default: agenda when available, else poll. */
   readonly trigger?: 'agenda' | 'poll';
+  /** Timings and batch sizes (config `scheduler.*`); defaults from the config schema. */
+  readonly settings?: Partial<SchedulerSettings>;
+  /** Overrides settings.pollMs / reconcilePollMs (tests). */
   readonly pollMs?: number;
-  /** Poller grace next to Agenda; default 30 s. */
+  /** Overrides settings.reconcileGraceMs. */
   readonly reconcileGraceMs?: number;
+  /** Overrides settings.leaseMs. */
   readonly leaseMs?: number;
   /** Outbound HTTP for callbacks; default SafeHttp with each tenant's SSRF allowlist. */
   readonly http?: OutboundHttp;
@@ -59,21 +64,27 @@ function tenantSettings(store: Store, box: SecretBox, clock: Clock): (tenantId: 
 
 export async function startCampaignWorker(options: CampaignWorkerOptions): Promise<CampaignWorker> {
   const clock = options.clock ?? systemClock;
+  const settings = schedulerSchema.parse(options.settings ?? {});
   const logger = options.logger.child({ component: 'campaign-scheduler' });
   const trigger = options.trigger ?? (options.store.url ? 'agenda' : 'poll');
   if (trigger === 'agenda' && !options.store.url) throw new Error('the agenda trigger needs PostgreSQL (database.url)');
   const workerId = options.workerId ?? `${hostname()}:${process.pid}`;
-  const settings = tenantSettings(options.store, options.secretBox, clock);
-  const http = options.http ?? new SafeHttp({ allowlist: async (tenantId) => (await settings(tenantId)).allowlist });
-  const delivery = new CallbackDelivery({ db: options.store.db, http, clock, logger, secretFor: async (tenantId) => (await settings(tenantId)).secret });
-  const agenda = trigger === 'agenda' ? new AgendaJobs({ url: options.store.url!, logger, name: workerId, ...(options.agendaTable ? { tableName: options.agendaTable } : {}) }) : undefined;
+  const tenant = tenantSettings(options.store, options.secretBox, clock);
+  const http = options.http ?? new SafeHttp({ allowlist: async (tenantId) => (await tenant(tenantId)).allowlist });
+  const delivery = new CallbackDelivery({ db: options.store.db, http, clock, logger, pollMs: settings.callbackPollMs, secretFor: async (tenantId) => (await tenant(tenantId)).secret });
+  const agenda =
+    trigger === 'agenda'
+      ? new AgendaJobs({ url: options.store.url!, logger, name: workerId, processEveryMs: settings.agendaProcessEveryMs, concurrency: settings.agendaConcurrency, ...(options.agendaTable ? { tableName: options.agendaTable } : {}) })
+      : undefined;
   const scheduler = new CampaignScheduler({
     db: options.store.db,
     originator: options.originator,
     clock,
     logger,
     workerId,
-    ...(options.leaseMs ? { leaseMs: options.leaseMs } : {}),
+    leaseMs: options.leaseMs ?? settings.leaseMs,
+    queueRecheckMs: settings.queueRecheckMs,
+    outcomeBatchSize: settings.outcomeBatchSize,
     ...(agenda ? { enqueue: (id: string, at: number) => agenda.enqueue(id, at) } : {}),
     onCallbacksQueued: () => delivery.wake(),
   });
@@ -81,8 +92,10 @@ export async function startCampaignWorker(options: CampaignWorkerOptions): Promi
     scheduler,
     clock,
     logger,
-    pollMs: options.pollMs ?? (agenda ? 10_000 : 500),
-    graceMs: agenda ? (options.reconcileGraceMs ?? 30_000) : 0,
+    pollMs: options.pollMs ?? (agenda ? settings.reconcilePollMs : settings.pollMs),
+    graceMs: agenda ? (options.reconcileGraceMs ?? settings.reconcileGraceMs) : 0,
+    batchSize: settings.claimBatchSize,
+    parallelism: settings.claimParallelism,
   });
   scheduler.start();
   if (agenda) {
@@ -91,7 +104,7 @@ export async function startCampaignWorker(options: CampaignWorkerOptions): Promi
     let sweep: Promise<void> | undefined;
     await agenda.process(async (id) => {
       sweep ??= (async () => {
-        while ((await scheduler.runDueBatch(200)) === 200);
+        while ((await scheduler.runDueBatch(settings.claimBatchSize)) === settings.claimBatchSize);
       })().finally(() => (sweep = undefined));
       await sweep;
       return scheduler.runMessage(id);

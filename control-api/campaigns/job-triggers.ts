@@ -1,5 +1,6 @@
-import type { Clock, TimerHandle } from '../../core/clock.js';
+import type { Clock } from '../../core/clock.js';
 import type { Logger } from '../../core/logger.js';
+import { PollingLoop } from '../../core/polling-loop.js';
 import type { CampaignScheduler } from './campaign-scheduler.js';
 
 /**
@@ -22,34 +23,27 @@ export interface DuePollerOptions {
 }
 
 export class DuePoller {
-  private timer: TimerHandle | undefined;
-  private round: Promise<void> | undefined;
-  private stopped = true;
+  private readonly loop: PollingLoop;
+  private stopping = false;
 
-  constructor(private readonly options: DuePollerOptions) {}
+  constructor(private readonly options: DuePollerOptions) {
+    this.loop = new PollingLoop({
+      name: 'campaign poller',
+      clock: options.clock,
+      logger: options.logger,
+      intervalMs: options.pollMs ?? 500,
+      round: async () => void (await this.runOnce()),
+    });
+  }
 
   start(): void {
-    this.stopped = false;
-    this.schedule(0);
+    this.stopping = false;
+    this.loop.start();
   }
 
   async stop(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) this.options.clock.clearTimeout(this.timer);
-    await this.round;
-  }
-
-  private schedule(ms: number): void {
-    this.timer = this.options.clock.setTimeout(() => {
-      this.timer = undefined;
-      this.round = this.runOnce()
-        .then(() => undefined)
-        .catch((error: unknown) => this.options.logger.error({ err: error }, 'campaign poller round failed'))
-        .finally(() => {
-          this.round = undefined;
-          if (!this.stopped) this.schedule(this.options.pollMs ?? 500);
-        });
-    }, ms);
+    this.stopping = true;
+    await this.loop.stop();
   }
 
   /** One pass: recover expired leases, then claim every due message in batches. Returns how many were decided. */
@@ -63,7 +57,7 @@ export class DuePoller {
         const n = await scheduler.runDueBatch(batch, this.options.graceMs ?? 0);
         ran += n;
         // Messages queued behind a limit come back 1 s later, so a short batch means "done for now".
-        if (n < batch || this.stopped) return ran;
+        if (n < batch || this.stopping) return ran;
       }
     };
     // Concurrent sweeps take disjoint rows (SKIP LOCKED) and overlap their commits.

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { systemClock, type Clock, type TimerHandle } from '../../core/clock.js';
 import type { Logger } from '../../core/logger.js';
+import { PollingLoop, type RoundResult } from '../../core/polling-loop.js';
 import { counter, histogram } from '../../core/metrics.js';
 import type { OutboundHttp } from '../recipes/runtime/services.js';
 import type { Database } from '../store/schema.js';
@@ -56,19 +57,19 @@ export class AnalysisWorker {
   private readonly inflight = new Map<string, Promise<void>>();
   private readonly abort = new AbortController();
   private stopped = true;
-  private loop: Promise<void> | undefined;
-  private wakeUp: (() => void) | undefined;
+  private readonly loop: PollingLoop;
   private heartbeat: TimerHandle | undefined;
 
   constructor(private readonly options: AnalysisWorkerOptions) {
     this.clock = options.clock ?? systemClock;
     this.workerId = options.workerId ?? `analysis-${randomUUID()}`;
+    this.loop = new PollingLoop({ name: 'analysis worker', clock: this.clock, logger: options.logger, intervalMs: options.pollMs ?? 500, round: () => this.claimRound() });
   }
 
   start(): void {
     if (!this.stopped) return;
     this.stopped = false;
-    this.loop = this.run();
+    this.loop.start();
     this.scheduleHeartbeat();
   }
 
@@ -78,14 +79,13 @@ export class AnalysisWorker {
     this.stopped = true;
     if (this.heartbeat) this.clock.clearTimeout(this.heartbeat);
     this.abort.abort();
-    this.wakeUp?.();
-    await this.loop;
+    await this.loop.stop();
     await Promise.allSettled(this.inflight.values());
   }
 
   /** New work was queued: look now rather than at the next poll. */
   nudge(): void {
-    this.wakeUp?.();
+    this.loop.wake();
   }
 
   /** Claims what is due and runs it to the end; returns how many jobs ran (for tests and tools). */
@@ -99,42 +99,20 @@ export class AnalysisWorker {
     return this.options.leaseMs ?? 60_000;
   }
 
-  private async run(): Promise<void> {
-    const concurrency = this.options.concurrency ?? 8;
-    while (!this.stopped) {
-      let claimed = 0;
-      const free = concurrency - this.inflight.size;
-      if (free > 0) {
-        try {
-          const jobs = await claimJobs(this.options.db, this.workerId, free, new Date(this.clock.now()), this.leaseMs());
-          claimed = jobs.length;
-          for (const job of jobs) {
-            const running = this.process(job).finally(() => {
-              this.inflight.delete(job.id);
-              this.wakeUp?.();
-            });
-            this.inflight.set(job.id, running);
-          }
-        } catch (error) {
-          if (!this.stopped) this.options.logger.error({ err: error }, 'analysis worker could not claim jobs');
-        }
-      }
-      // A full batch means more may be waiting: claim again at once; otherwise sleep until a
-      // poll, a nudge or a finished job.
-      if (claimed === 0 || claimed < free) await this.sleep(this.options.pollMs ?? 500);
+  /** Claims up to the free slots; a full claim means more may be waiting (the loop runs again at once). */
+  private async claimRound(): Promise<RoundResult> {
+    const free = (this.options.concurrency ?? 8) - this.inflight.size;
+    if (free <= 0) return 'idle';
+    const jobs = await claimJobs(this.options.db, this.workerId, free, new Date(this.clock.now()), this.leaseMs());
+    for (const job of jobs) {
+      const running = this.process(job).finally(() => {
+        this.inflight.delete(job.id);
+        // A slot is free: look for more work now rather than at the next poll.
+        this.loop.wake();
+      });
+      this.inflight.set(job.id, running);
     }
-  }
-
-  private sleep(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const timer = this.clock.setTimeout(() => done(), ms);
-      const done = (): void => {
-        this.clock.clearTimeout(timer);
-        this.wakeUp = undefined;
-        resolve();
-      };
-      this.wakeUp = done;
-    });
+    return jobs.length === free ? 'more' : 'idle';
   }
 
   private scheduleHeartbeat(): void {

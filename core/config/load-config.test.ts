@@ -45,6 +45,23 @@ describe('platform configuration', () => {
     assert.throws(() => loadConfig({ env: { RTP_PORT_MIN: '40000', RTP_PORT_MAX: '30000' } }), /media\.portMax: media\.portMin must be below media\.portMax/);
   });
 
+  it('reads the campaign scheduler timings from the file and the environment, with defaults and bounds', () => {
+    const defaults = loadConfig({ env: {} }).scheduler;
+    assert.equal(defaults.pollMs, 500);
+    assert.equal(defaults.reconcileGraceMs, 30_000);
+    assert.equal(defaults.claimBatchSize, 500);
+    const dir = mkdtempSync(path.join(tmpdir(), 'vap-cfg-'));
+    const file = path.join(dir, 'platform.yaml');
+    writeFileSync(file, 'scheduler:\n  claimBatchSize: 100\n  leaseMs: 30000\n');
+    const config = loadConfig({ env: { SCHEDULER_POLL_MS: '250', SCHEDULER_CLAIM_BATCH_SIZE: '300' }, file });
+    assert.equal(config.scheduler.pollMs, 250);
+    assert.equal(config.scheduler.claimBatchSize, 300);
+    assert.equal(config.scheduler.leaseMs, 30_000);
+    assert.equal(config.scheduler.callbackPollMs, 1_000);
+    assert.throws(() => loadConfig({ env: { SCHEDULER_POLL_MS: '0' } }), /scheduler\.pollMs/);
+    assert.throws(() => loadConfig({ env: { SCHEDULER_CLAIM_BATCH_SIZE: 'many' } }), /SCHEDULER_CLAIM_BATCH_SIZE: expected an integer/);
+  });
+
   it('reports an unreadable config file clearly', () => {
     assert.throws(() => loadConfig({ env: {}, file: '/nonexistent/platform.yaml' }), /config file \/nonexistent\/platform.yaml/);
   });

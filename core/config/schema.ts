@@ -6,6 +6,35 @@ export type RoleName = (typeof roleNames)[number];
 const port = z.number().int().min(0).max(65535);
 const host = z.string().min(1);
 
+const ms = (max: number) => z.number().int().min(1).max(max);
+
+/** Campaign scheduler timings and batch sizes (docs/scheduler.md explains each). */
+export const schedulerSchema = z.object({
+  /** Store poller interval where it is the trigger (PGlite). Keep <= 1 s: it bounds lateness. */
+  pollMs: ms(60_000).default(500),
+  /** Store poller interval next to Agenda (PostgreSQL), where it only reconciles lost jobs. */
+  reconcilePollMs: ms(3_600_000).default(10_000),
+  /** Next to Agenda the poller only takes messages overdue by this much. */
+  reconcileGraceMs: z.number().int().min(0).max(3_600_000).default(30_000),
+  /** Due messages claimed per transaction. */
+  claimBatchSize: z.number().int().min(1).max(2_000).default(500),
+  /** Claiming transactions run at once per sweep. */
+  claimParallelism: z.number().int().min(1).max(16).default(2),
+  /** An attempt's lease; renewed every third of it while the call runs. */
+  leaseMs: ms(3_600_000).default(60_000),
+  /** How soon a message held back by a concurrency limit is looked at again. */
+  queueRecheckMs: ms(600_000).default(1_000),
+  /** Unanswered outcomes settled per transaction at most. */
+  outcomeBatchSize: z.number().int().min(1).max(2_000).default(500),
+  /** Callback delivery poll (it is also woken after every state change). */
+  callbackPollMs: ms(600_000).default(1_000),
+  /** Agenda's fallback poll when a NOTIFY is missed. */
+  agendaProcessEveryMs: ms(600_000).default(5_000),
+  /** Agenda jobs one worker handles at once. */
+  agendaConcurrency: z.number().int().min(1).max(1_000).default(50),
+});
+export type SchedulerSettings = z.infer<typeof schedulerSchema>;
+
 /** Every setting of the platform, with its default. Parsed once at start (see load-config.ts). */
 export const configSchema = z
   .object({
@@ -63,6 +92,7 @@ export const configSchema = z
       })
       .refine((m) => m.portMin < m.portMax && m.portMax - m.portMin >= 3, { message: 'media.portMin must be below media.portMax, with room for at least two RTP/RTCP pairs', path: ['portMax'] })
       .prefault({}),
+    scheduler: schedulerSchema.prefault({}),
     security: z
       .object({
         /** Credential for the management API; generated into dataDir when absent. */

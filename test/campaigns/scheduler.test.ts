@@ -3,11 +3,12 @@ import { FakeClock } from '../../core/clock.js';
 import { createLogger } from '../../core/logger.js';
 import type { OriginateResult } from '../../core/ports/originator.js';
 import { acceptMessage } from '../../control-api/campaigns/accept-message.js';
+import { AttemptOutcomes } from '../../control-api/campaigns/attempt-outcomes.js';
 import { CallbackDelivery } from '../../control-api/campaigns/callbacks.js';
 import { CampaignScheduler } from '../../control-api/campaigns/campaign-scheduler.js';
 import { DuePoller } from '../../control-api/campaigns/job-triggers.js';
 import { answeredCall, CallbackReceiver, ScriptedOriginator, seedBusinessHours, seedCampaign, seedTenant, type SeededTenant } from '../../control-api/campaigns/test-support.js';
-import type { CampaignInput } from '../../control-api/domain/campaign.js';
+import { campaignSchema, type CampaignInput } from '../../control-api/domain/campaign.js';
 import { createSecretBox } from '../../control-api/crypto/secret-box.js';
 import { SafeHttp } from '../../control-api/net/safe-http.js';
 import { verifySignature } from '../../control-api/webhooks/signing.js';
@@ -231,6 +232,47 @@ forEachStore('campaign scheduler', (store) => {
       const dialed = originator.requests.map((r) => r.context.messageId).filter((id) => ids.includes(id));
       assert.equal(dialed.length, 45);
       assert.equal(new Set(dialed).size, 45);
+    });
+
+    it('settles a group of unanswered outcomes at once with the per-attempt effect of settling them one by one', async () => {
+      const campaignId = await campaign({ maxRetries: 1, retryIntervalMinutes: 5, retryScenarios: ['busy'] });
+      const ids = [];
+      for (let i = 0; i < 4; i++) ids.push(await send(campaignId, monday10));
+      const [retried, final, twice, settledAlready] = ids as [string, string, string, string];
+      // The live calls hang until the end of the test; their late reports must change nothing.
+      let release: (r: OriginateResult) => void = () => undefined;
+      const late = new Promise<OriginateResult>((r) => (release = r));
+      originator.otherwise(() => late);
+      while ((await scheduler.runDueBatch(10)) > 0);
+      assert.equal(originator.requests.length, 4);
+      await db().updateTable('campaign_attempts').set({ status: 'failed', reason: 'settled before' }).where('message_id', '=', settledAlready).execute();
+      const enqueued: string[] = [];
+      const outcomes = new AttemptOutcomes({ db: db(), clock, onCallbacksQueued: () => undefined, enqueue: async (id) => void enqueued.push(id) });
+      const spec = campaignSchema.parse((await db().selectFrom('campaigns').select('spec').where('id', '=', campaignId).executeTakeFirstOrThrow()).spec);
+      const row = async (id: string) => message(id);
+      await outcomes.finishUnansweredMany([
+        { message: await row(retried), attemptNo: 1, spec, outcome: 'busy', sipStatus: 486 },
+        { message: await row(final), attemptNo: 1, spec, outcome: 'no-answer', sipStatus: 480, reason: 'Temporarily Unavailable' },
+        { message: await row(twice), attemptNo: 1, spec, outcome: 'busy', sipStatus: 486 },
+        { message: await row(twice), attemptNo: 1, spec, outcome: 'failed', sipStatus: 503 },
+        { message: await row(settledAlready), attemptNo: 1, spec, outcome: 'busy', sipStatus: 486 },
+      ]);
+      assert.deepEqual(
+        await Promise.all(ids.map(async (id) => { const m = await message(id); return [m.status, m.next_attempt_at?.getTime() ?? null, m.wait_reason]; })),
+        [['scheduled', monday10 + 5 * minutes, 'retry'], ['no-answer', monday10, 'initial'], ['scheduled', monday10 + 5 * minutes, 'retry'], ['calling', monday10, 'initial']],
+      );
+      assert.deepEqual((await attempts(final)).map((a) => [a.status, a.sip_status, a.reason]), [['no-answer', 480, 'Temporarily Unavailable']]);
+      assert.deepEqual((await attempts(twice)).map((a) => [a.status, a.sip_status]), [['busy', 486]], 'the first report of an attempt wins');
+      assert.deepEqual(enqueued.sort(), [retried, twice].sort());
+      release(busy);
+      await scheduler.settled();
+      assert.equal((await message(final)).status, 'no-answer', 'a late report changes nothing');
+      await flush();
+      assert.deepEqual(receiver.statuses(retried), ['scheduled#0', 'busy#1', 'rescheduled#2']);
+      assert.deepEqual(receiver.statuses(final), ['scheduled#0', 'no-answer#1']);
+      assert.deepEqual(receiver.statuses(twice), ['scheduled#0', 'busy#1', 'rescheduled#2']);
+      assert.deepEqual(receiver.statuses(settledAlready), ['scheduled#0']);
+      assert.deepEqual(receiver.received.filter((r) => r.body.message_id === retried).map((r) => r.body.sequence).sort(), [1, 2, 3]);
     });
 
     it('settles an attempt whose worker died mid-ring as failed and retries it as a new attempt, never re-placing it', async () => {
