@@ -13,6 +13,7 @@ import type { ServerTransactionUser, TransactionTransport } from '../transaction
 import type { TransportSet } from '../transport/transport-set.js';
 import type { Flow, TransportEvent } from '../transport/types.js';
 import { DialogTable } from '../dialog/dialog-table.js';
+import { maddrHonoured } from './maddr-policy.js';
 import { ServerRequest } from './server-request.js';
 
 /** Methods this UA implements (the Allow header, RFC 3261 sec. 20.5). */
@@ -37,6 +38,8 @@ export interface SipStackOptions {
   readonly userAgent?: string;
   /** Host advertised in Contact and Via; the bound address when absent. */
   readonly publicAddress?: string;
+  /** Multicast groups a Via maddr may name for responses; other maddr values must be the source (maddr-policy.ts). */
+  readonly maddrMulticast?: readonly string[];
   /** Option tags we understand in Require (RFC 3261 sec. 8.2.2.3); empty by default. */
   readonly supported?: readonly string[];
 }
@@ -153,7 +156,9 @@ export class SipStack {
   /** RFC 3261 sec. 18.2.2: reliable flows answer on the connection, UDP at the Via's address. */
   private responseTransport(req: SipRequest, flow: Flow): TransactionTransport {
     if (flow.reliable || !this.transports) return flow;
-    const target = responseTarget(req.topVia);
+    const via = req.topVia;
+    // RFC 3261 sec. 18.2.2 maddr, honoured only for the source or an allowed multicast group (maddr-policy.ts).
+    const target = via.maddr === undefined || maddrHonoured(via.maddr, flow.remote.address, this.options.maddrMulticast) ? responseTarget(via) : responseTarget({ ...via, maddr: undefined });
     const address = target.host.replace(/^\[|\]$/g, '');
     // Most peers answer from where they sent: the flow the request came on is then the way back.
     if (address === flow.remote.address && target.port === flow.remote.port) return flow;
