@@ -8,7 +8,7 @@ import type { TransferResult } from '../../core/ports/conversation.js';
 import type { OriginateRequest } from '../../core/ports/originator.js';
 import { sttFor, ttsForProfile, type SpeechCredentials } from '../../media/speech/provider-registry.js';
 import { PronunciationLexicon, type PronunciationRule } from '../../media/speech/pronunciation.js';
-import { applyStartLogic, type StartLogic } from '../../media/voice/call-start.js';
+import { applyStartLogic, screenForVoicemail, type ScreeningOutcome, type StartLogic } from '../../media/voice/call-start.js';
 import { PhoneConversation, type TurnSettings } from '../../media/voice/phone-conversation.js';
 import type { CallRecorder } from '../calls/call-recorder.js';
 import { isUuid } from '../calls/call-repository.js';
@@ -91,8 +91,10 @@ export class RecipeCallHandler implements CallHandler {
 
     let run: RecipeRun | undefined;
     let result: RunResult | undefined;
+    const stopRecipe = new AbortController();
     let recordingRef: string | undefined;
     let failure: string | undefined;
+    let voicemail: ScreeningOutcome | undefined;
     try {
       const setup = await this.load(call, ours);
       if (!setup) throw new Error(`recipe ${info.recipeId} of number ${ours} was not found`);
@@ -117,11 +119,26 @@ export class RecipeCallHandler implements CallHandler {
         blocks: defaultBlocks,
       });
       run.on('error', (e) => log.warn({ blockId: e.blockId, err: e.message }, 'recipe run error'));
-      if (outbound) await applyStartLogic(conversation, startLogicOf(outbound), call.signal);
-      result = await run.run(call.signal);
+      // Outbound: the answering-machine detector listens beside the recipe and, on a machine,
+      // stops it and applies the recipe's voicemail handling (spec: recipe global settings).
+      const recipeSignal = AbortSignal.any([call.signal, stopRecipe.signal]);
+      const screening = outbound
+        ? screenForVoicemail(conversation, setup.recipe.globalSettings.voicemail, setup.language, call.signal, () => stopRecipe.abort())
+        : undefined;
+      screening?.catch(() => undefined);
+      if (outbound) await applyStartLogic(conversation, startLogicOf(outbound), recipeSignal).catch(ignoreIfStopped(stopRecipe.signal));
+      result = await run.run(recipeSignal);
+      if (stopRecipe.signal.aborted && screening) {
+        // The machine may hang up before the beep: detected, but no message left.
+        voicemail = await screening.catch((error: unknown): ScreeningOutcome => {
+          log.info({ err: errorText(error) }, 'voicemail handling ended early');
+          return 'disconnected';
+        });
+        log.info({ voicemail }, 'answering machine: voicemail handled');
+      }
       log.info({ reason: result.reason, disposition: result.disposition, path: result.path }, 'recipe run ended');
       // A B2BUA transfer keeps the caller's leg up, bridged: the call ends when either leg does.
-      if (result.reason === 'transferred') await call.ended;
+      if (result.reason === 'transferred' && !voicemail) await call.ended;
       else await conversation.hangup();
     } catch (error) {
       failure = errorText(error);
@@ -137,7 +154,9 @@ export class RecipeCallHandler implements CallHandler {
       if (result) {
         // A REFER transfer hangs our leg up before the Transfer block returns, which the run sees as a hang-up.
         const ran = end?.reason === 'transferred' && result.reason === 'callerHangup' ? { ...result, reason: 'transferred' as const } : result;
-        await this.o.recorder.completeCall(recordId, callEndFromRun(ran, { endedAt, answeredAt, ...(recordingRef ? { recordingRef } : {}) }));
+        const callEnd = callEndFromRun(ran, { endedAt, answeredAt, ...(recordingRef ? { recordingRef } : {}) });
+        // A machine answered: the record says so instead of "the caller hung up".
+        await this.o.recorder.completeCall(recordId, voicemail ? { ...callEnd, endReason: 'voicemail', disposition: `voicemail_${voicemail === 'messageLeft' ? 'message_left' : 'disconnected'}` } : callEnd);
       } else {
         await this.o.recorder.completeCall(recordId, {
           endedAt,
@@ -256,6 +275,13 @@ function scalarVariables(input: Readonly<Record<string, unknown>>): Record<strin
   const out: Record<string, string | number | boolean> = {};
   for (const [k, v] of Object.entries(input)) if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') out[k] = v;
   return out;
+}
+
+/** A wait cut short because the recipe was stopped (voicemail) is not a failure. */
+function ignoreIfStopped(stopped: AbortSignal): (error: unknown) => void {
+  return (error) => {
+    if (!stopped.aborted) throw error;
+  };
 }
 
 function errorText(error: unknown): string {

@@ -106,3 +106,27 @@ export async function handleVoicemail(conversation: PhoneConversation, handling:
   await conversation.hangup();
   return 'messageLeft';
 }
+
+export type ScreeningOutcome = 'human' | 'disconnected' | 'messageLeft';
+
+/**
+ * Outbound answering-machine screening beside the recipe (a 200 OK looks the same for a person
+ * and a machine). The detector listens to the first seconds of the call while the start logic
+ * and the recipe go on, so a person waits for nothing; on `machine` it calls `stopRecipe` (the
+ * agent stops talking over the greeting) and applies the recipe's voicemail handling: hang up, or
+ * wait for the beep and leave the message. Resolves `human` as soon as a person is detected.
+ * Rejects with CallEndedError when the call ends first.
+ */
+export async function screenForVoicemail(
+  conversation: PhoneConversation,
+  handling: VoicemailHandling,
+  language: string,
+  signal: AbortSignal,
+  stopRecipe: () => void,
+  options: AmdOptions & { readonly maxMs?: number } = {},
+): Promise<ScreeningOutcome> {
+  const verdict = await detectAnsweringMachine(conversation, signal, options);
+  if (verdict === 'human') return 'human';
+  stopRecipe();
+  return handleVoicemail(conversation, handling, language, signal);
+}

@@ -252,4 +252,86 @@ describe('RecipeCallHandler: an inbound SIP call runs the number\'s recipe and i
     const agent = (transcript.entries as TranscriptLine[]).filter((l) => l.speaker === 'agent').map((l) => l.text);
     assert.deepEqual(agent, ['Hello Asha, your order ships today.', 'Goodbye.']);
   });
+
+  /** A callee whose answering machine picks up: a long greeting, a beep, then it records. */
+  async function machineScenario(): Promise<{ scenario: string; beepEndsAtMs: number }> {
+    const greeting = await fliteSpeech('Hi, you have reached the Sharma family. We cannot take your call right now. Please leave your name and number after the tone.');
+    const beep = Int16Array.from({ length: 8 * 600 }, (_, i) => Math.round(9000 * Math.sin((2 * Math.PI * 1000 * i) / 8000)));
+    const pcm = new Int16Array(greeting.length + 8 * 300 + beep.length + 8000 * 12);
+    pcm.set(greeting, 0);
+    pcm.set(beep, greeting.length + 8 * 300);
+    await writeWav(path.join(dir, 'machine-pcm.wav'), pcm);
+    const wav = path.join(dir, 'machine.wav');
+    await run('sox', [path.join(dir, 'machine-pcm.wav'), '-r', '8000', '-c', '1', '-e', 'u-law', wav]);
+    const template = await readFile(path.join(scenarioDir, 'uas-answer-expect-bye.xml'), 'utf8');
+    const scenario = template.replace('<recv request="ACK" rtd="true" crlf="true"/>', `<recv request="ACK" rtd="true" crlf="true"/>\n  <nop><action><exec rtp_stream="${wav},1,0"/></action></nop>`);
+    assert.notEqual(scenario, template);
+    const file = path.join(dir, 'machine.xml');
+    await writeFile(file, scenario);
+    return { scenario: path.relative(scenarioDir, file), beepEndsAtMs: (greeting.length + 8 * 300 + beep.length) / 8 };
+  }
+
+  async function dialMachine(e164: string, voicemail: Record<string, unknown>): Promise<{ row: NonNullable<Awaited<ReturnType<typeof callRow>>>; beepEndsAtMs: number }> {
+    const name = `Machine ${e164.slice(1)}`;
+    await defs().recipe.repository.create(fx.store.db, fx.ids.tenantId, {
+      name,
+      startBlockId: 'say',
+      globalSettings: { voicemail },
+      blocks: [
+        { id: 'say', type: 'message', settings: { text: 'Hello, this is a reminder from the clinic about your appointment tomorrow morning at ten.' } },
+        { id: 'bye', type: 'close', settings: { closingScript: 'Goodbye.', disposition: 'reminded' } },
+      ],
+      connections: [{ from: 'say', exit: 'next', to: 'bye' }],
+    } as never);
+    const { scenario, beepEndsAtMs } = await machineScenario();
+    const uas = await startSippUas(scenario, { timeoutMs: 60_000 });
+    const trunkName = `machine-${e164.slice(-2)}`;
+    const trunk = await defs().sipTrunk.repository.create(fx.store.db, fx.ids.tenantId, trunkDoc(trunkName, {
+      inbound: { terminationAddresses: ['127.0.0.32'], dids: [e164] },
+      outbound: { address: '127.0.0.1', port: uas.port, transport: 'udp', username: 'acme-out', password: 'trunk-secret-1' },
+    }) as never);
+    const number = await defs().phoneNumber.repository.create(fx.store.db, fx.ids.tenantId, numberDoc(e164, name, {
+      provider: { type: 'customSipTrunk', trunk: trunkName },
+      language: 'en-US',
+    }) as never);
+    const recipe = await fx.store.db.selectFrom('recipes').select('id').where('tenant_id', '=', fx.ids.tenantId).where('name', '=', name).executeTakeFirstOrThrow();
+    const result = await originator.originate({
+      from: { e164, phoneNumberId: number.id, sipTrunkId: trunk.id },
+      to: '+919812340000',
+      ringTimeoutMs: 15_000,
+      startLogic: { mode: 'immediately' },
+      context: { tenantId: fx.ids.tenantId, campaignId: randomUUID(), messageId: randomUUID(), attempt: 1, recipeId: recipe.id, variables: {} },
+      signal: new AbortController().signal,
+    });
+    assert.equal(result.outcome, 'answered');
+    const t = await uas.done;
+    assert.equal(t.exitCode, 0, `the machine got our BYE:\n${t.errors}\n${t.messages.slice(-2000)}`);
+    return { row: await ended(e164), beepEndsAtMs };
+  }
+
+  it('an answering machine on a campaign call: the recipe stops, the message is left after the beep, recorded as voicemail', async () => {
+    const message = 'Please call the clinic back about your appointment.';
+    const { row, beepEndsAtMs } = await dialMachine('+914440000081', { action: 'leaveMessage', messages: { hi: 'कृपया क्लिनिक को वापस कॉल करें', en: message } });
+    assert.equal(row.end_reason, 'voicemail');
+    assert.equal(row.disposition, 'voicemail_message_left');
+    const transcript = await fx.store.db.selectFrom('call_transcripts').select('entries').where('call_id', '=', row.id).executeTakeFirstOrThrow();
+    const agent = (transcript.entries as TranscriptLine[]).filter((l) => l.speaker === 'agent').map((l) => l.text);
+    assert.ok(!agent.includes('Goodbye.'), `the recipe went on: ${agent.join(' | ')}`);
+    // The recording starts at answer: after the beep, the agent channel carries the message.
+    assert.ok(row.recording_ref, 'recorded');
+    const agentPcm = await agentChannel(path.join(dir, 'recordings', row.recording_ref));
+    const afterBeep = agentPcm.subarray(Math.round(beepEndsAtMs * 8));
+    const heard = await transcribe(afterBeep, ['please call the clinic back about your appointment', 'hello this is a reminder from the clinic', 'goodbye']);
+    assert.match(heard, /clinic|appointment|call/);
+    assert.doesNotMatch(heard, /goodbye/);
+  });
+
+  it('an answering machine on a campaign call with voicemail handling "disconnect": we hang up without speaking on', async () => {
+    const { row } = await dialMachine('+914440000082', { action: 'disconnect' });
+    assert.equal(row.end_reason, 'voicemail');
+    assert.equal(row.disposition, 'voicemail_disconnected');
+    assert.ok(row.duration_ms !== null, 'duration recorded');
+    // Machine detected after ~2.4 s of continuous greeting: we hang up long before the beep (~8 s).
+    assert.ok(row.duration_ms < 7_000, `hung up ${row.duration_ms} ms after answer`);
+  });
 });
