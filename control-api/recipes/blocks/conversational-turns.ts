@@ -1,7 +1,7 @@
 import type { TemplatedReplies, TurnRequest, TurnResult, VariableSpec } from '../../llm/agent-engine.js';
 import type { ChatMessage } from '../../llm/chat-provider.js';
 import type { SmartAiSettings } from '../recipe-schema.js';
-import type { BlockContext } from '../runtime/block.js';
+import type { BlockContext, BlockSayOptions } from '../runtime/block.js';
 import { TextStream } from '../runtime/text-stream.js';
 
 /**
@@ -84,11 +84,13 @@ export async function conversationLoop(ctx: BlockContext, settings: SmartAiSetti
     signal: ctx.signal,
   } satisfies Omit<TurnRequest, 'history'>;
 
+  // The block's speech normalisation rules go with every line it speaks (spec: each rule adds latency).
+  const sayOptions = { bargeIn: settings.bargeIn, speechNormalization: settings.speechNormalization };
   const speak = async (text: string): Promise<void> => {
     if (!text) return;
-    await ctx.say(text, { bargeIn: settings.bargeIn });
+    await ctx.say(text, sayOptions);
   };
-  const opening = await streamedTurn(ctx, settings.bargeIn, true, (onDelta) => ctx.services.engine.turn({ ...base, history: earlier, onDelta }));
+  const opening = await streamedTurn(ctx, sayOptions, true, (onDelta) => ctx.services.engine.turn({ ...base, history: earlier, onDelta }));
   if (!opening.spoken) await speak(opening.result.reply);
   const openingText = opening.spoken || opening.result.reply;
   if (openingText) exchange.push({ role: 'assistant', content: openingText });
@@ -103,7 +105,7 @@ export async function conversationLoop(ctx: BlockContext, settings: SmartAiSetti
       turns++;
       if (turns >= settings.retryLimit) return { exit: 'fallback' };
       const nudge = replies.reprompt ?? lastPrompt;
-      if (nudge) await ctx.say(nudge, { bargeIn: settings.bargeIn });
+      if (nudge) await ctx.say(nudge, sayOptions);
       continue;
     }
     const userText = heard.kind === 'dtmf' ? heard.digits : heard.text;
@@ -112,7 +114,7 @@ export async function conversationLoop(ctx: BlockContext, settings: SmartAiSetti
     // not be spoken (the block leaves through fallback), exactly as without streaming.
     const mayStream = turns + 1 < settings.retryLimit;
     const history = [...earlier, ...exchange];
-    const turn = await streamedTurn(ctx, settings.bargeIn, mayStream, (onDelta) => ctx.services.engine.turn({ ...base, history, userText, knowledge, onDelta }));
+    const turn = await streamedTurn(ctx, sayOptions, mayStream, (onDelta) => ctx.services.engine.turn({ ...base, history, userText, knowledge, onDelta }));
     const result: TurnResult = turn.result;
     for (const [name, value] of Object.entries(result.values)) {
       ctx.setVariable(name, value);
@@ -146,7 +148,7 @@ export async function conversationLoop(ctx: BlockContext, settings: SmartAiSetti
  */
 async function streamedTurn(
   ctx: BlockContext,
-  bargeIn: boolean,
+  sayOptions: BlockSayOptions,
   allowed: boolean,
   turn: (onDelta: ((text: string) => void) | undefined) => Promise<TurnResult>,
 ): Promise<{ result: TurnResult; spoken: string }> {
@@ -156,7 +158,7 @@ async function streamedTurn(
   let speaking: Promise<{ text: string }> | undefined;
   const onDelta = (text: string): void => {
     stream.push(text);
-    speaking ??= sayStream(stream, { bargeIn });
+    speaking ??= sayStream(stream, sayOptions);
   };
   let result: TurnResult;
   try {

@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import type { ChatMessage } from '../../llm/chat-provider.js';
 import type { GlobalSettings } from '../recipe-schema.js';
 import type { CallContext } from './call-context.js';
-import type { Heard, SayResult, TransferResult } from './conversation.js';
+import type { Heard, SayOptions, SayResult, TransferResult } from './conversation.js';
 import type { RuntimeServices } from './services.js';
 
 /**
@@ -15,6 +15,12 @@ export type BlockOutcome =
   | { readonly end: 'closed'; readonly disposition: string }
   | { readonly end: 'transferred'; readonly target: string };
 
+/** How a block speaks: barge-in, and the block's speech normalisation rules (absent: the default set). */
+export interface BlockSayOptions {
+  readonly bargeIn?: boolean;
+  readonly speechNormalization?: SayOptions['speechNormalization'];
+}
+
 export interface BlockContext {
   readonly blockId: string;
   readonly call: CallContext;
@@ -22,9 +28,9 @@ export interface BlockContext {
   readonly services: RuntimeServices;
   /** Aborted when the caller hangs up or the run is cancelled. */
   readonly signal: AbortSignal;
-  say(text: string, options?: { readonly bargeIn?: boolean }): Promise<SayResult>;
+  say(text: string, options?: BlockSayOptions): Promise<SayResult>;
   /** Present when the conversation can speak text as it streams in (see Conversation.sayStream). */
-  readonly sayStream?: (pieces: AsyncIterable<string>, options?: { readonly bargeIn?: boolean }) => Promise<SayResult & { readonly text: string }>;
+  readonly sayStream?: (pieces: AsyncIterable<string>, options?: BlockSayOptions) => Promise<SayResult & { readonly text: string }>;
   listen(options?: { readonly timeoutMs?: number }): Promise<Heard>;
   transfer(target: string, bridgeMessage: string): Promise<TransferResult>;
   /** Renders `{{name}}`; `encode` escapes each substituted value (URL components, JSON strings). */

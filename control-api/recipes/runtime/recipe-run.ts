@@ -2,7 +2,7 @@ import { TypedEmitter } from '../../../core/typed-emitter.js';
 import type { ChatMessage } from '../../llm/chat-provider.js';
 import { exitsOf } from '../recipe-graph.js';
 import type { Block, BlockOf, BlockType, Recipe } from '../recipe-schema.js';
-import type { BlockContext, BlockModule, BlockOutcome } from './block.js';
+import type { BlockContext, BlockModule, BlockOutcome, BlockSayOptions } from './block.js';
 import { builtinVariables, localTime, type CallContext } from './call-context.js';
 import { CallEndedError, type Conversation } from './conversation.js';
 import type { RunEnd, RunEvents, TranscriptEntry } from './run-events.js';
@@ -32,6 +32,10 @@ export interface RunResult extends RunEnd {
  * name, not by block type: any block exposing a failure exit gets its failure routed there.
  */
 const failureExits = ['fallback', 'ifFails', 'failure', 'failed'];
+
+/** A block's normalisation rules, passed on only when it set them (absent: the pipeline's default). */
+const normalization = (options: BlockSayOptions): Pick<BlockSayOptions, 'speechNormalization'> =>
+  options.speechNormalization ? { speechNormalization: options.speechNormalization } : {};
 
 /** A cursor over a recipe's block graph for one call. */
 export class RecipeRun extends TypedEmitter<RunEvents> {
@@ -178,14 +182,14 @@ export class RecipeRun extends TypedEmitter<RunEvents> {
       say: async (text, options = {}) => {
         if (signal.aborted) throw new CallEndedError();
         if (text.trim() === '') return { interrupted: false };
-        const result = await conversation.say(text, { bargeIn: options.bargeIn ?? true, signal });
+        const result = await conversation.say(text, { bargeIn: options.bargeIn ?? true, signal, ...normalization(options) });
         this.record({ at: context.now(), speaker: 'agent', text, blockId, ...(result.interrupted ? { interrupted: true, unspoken: result.unspoken } : {}) });
         return result;
       },
       sayStream: conversation.sayStream
         ? async (pieces, options = {}) => {
             if (signal.aborted) throw new CallEndedError();
-            const result = await (conversation.sayStream as NonNullable<Conversation['sayStream']>).call(conversation, pieces, { bargeIn: options.bargeIn ?? true, signal });
+            const result = await (conversation.sayStream as NonNullable<Conversation['sayStream']>).call(conversation, pieces, { bargeIn: options.bargeIn ?? true, signal, ...normalization(options) });
             if (result.text.trim() !== '') {
               this.record({ at: context.now(), speaker: 'agent', text: result.text, blockId, ...(result.interrupted ? { interrupted: true, unspoken: result.unspoken } : {}) });
             }
