@@ -147,6 +147,11 @@ export class MediaSession extends TypedEmitter<MediaSessionEvents> implements Ca
     return this.inputQueue;
   }
 
+  /** How many readers iterate `input` now (each has its own queue). */
+  get inputReaders(): number {
+    return this.inputQueue.readerCount;
+  }
+
   get remoteDestination(): { address: string; port: number; latched: boolean } | undefined {
     return this.latch && { address: this.latch.address, port: this.latch.port, latched: this.latch.latched };
   }
