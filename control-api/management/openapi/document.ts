@@ -6,7 +6,7 @@ import type { ResourceDefinition } from '../../resources/resource-definition.js'
 import { issuedTokenSchema, tokenSchema } from '../token-routes.js';
 import { OpenApiBuilder, clientIdParam, type OpenApiContribution } from './builder.js';
 import { filterableFields, type JsonSchema } from './json-schema.js';
-import { errorResponses, jsonBody, noContent, ok, operation, pageOf, pageParams, pathParam, ref } from './operations.js';
+import { errorResponses, jsonBody, mergePatchBody, noContent, ok, operation, pageOf, pageParams, pathParam, ref } from './operations.js';
 
 export const managementApiVersion = '1.0.0';
 
@@ -83,6 +83,11 @@ function addResourceKind(b: OpenApiBuilder, definition: ResourceDefinition): voi
   b.path(item, 'put', operation({
     operationId: `replace${kind}`, summary: `Replace a ${kind} (masked or absent secrets keep their stored value)`, tag: kind,
     parameters: [clientIdParam, idParam], requestBody: jsonBody(input),
+    responses: { '200': ok(`The updated ${kind}`, ref(kind)), ...errorResponses(400, 401, 404, 409, 412, 413, 415) },
+  }));
+  b.path(item, 'patch', operation({
+    operationId: `patch${kind}`, summary: `Change some fields of a ${kind} (JSON Merge Patch, RFC 7396: null removes a field)`, tag: kind,
+    parameters: [clientIdParam, idParam], requestBody: mergePatchBody(kind),
     responses: { '200': ok(`The updated ${kind}`, ref(kind)), ...errorResponses(400, 401, 404, 409, 412, 413, 415) },
   }));
   b.path(item, 'delete', operation({

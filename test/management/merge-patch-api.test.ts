@@ -1,0 +1,68 @@
+import assert from 'node:assert/strict';
+import { forEachStore } from '../helpers/stores.js';
+import { startManagementApp, type ManagementHarness } from '../helpers/management-app.js';
+
+const recipe = {
+  name: 'greeter',
+  startBlockId: 'hello',
+  blocks: [
+    { id: 'hello', type: 'message', settings: { text: 'Hello' } },
+    { id: 'bye', type: 'close', settings: {} },
+  ],
+  connections: [{ from: 'hello', exit: 'next', to: 'bye' }],
+};
+
+forEachStore('management API PATCH (JSON Merge Patch)', (store) => {
+  let h: ManagementHarness;
+  let numberPath: string;
+  before(async () => {
+    h = await startManagementApp(store());
+    const op = h.client();
+    assert.equal((await op.post('/v1/tenants', { clientId: 'acme', name: 'Acme' })).status, 201);
+    assert.equal((await op.post('/v1/tenants/acme/recipes', recipe)).status, 201);
+    const number = await op.post('/v1/tenants/acme/phone-numbers', {
+      number: '+914440001001', recipe: 'greeter', provider: { type: 'providerA', accountSid: 'AC1', authToken: 'secret-token-1' }, boostedKeywords: ['Monstera'],
+    });
+    assert.equal(number.status, 201, number.text);
+    numberPath = `/v1/tenants/acme/phone-numbers/${String(number.body['id'])}`;
+  });
+  after(() => h.close());
+
+  it('toggles one field, keeping every other field and the stored secret', async () => {
+    const res = await h.client().request('PATCH', numberPath, { body: { enabled: false }, contentType: 'application/merge-patch+json' });
+    assert.equal(res.status, 200, res.text);
+    const spec = res.body['spec'] as Record<string, unknown>;
+    assert.equal(spec['enabled'], false);
+    assert.deepEqual(spec['boostedKeywords'], ['Monstera']);
+    assert.deepEqual(spec['provider'], { type: 'providerA', accountSid: 'AC1', authToken: '********' });
+    const read = await h.client().get(numberPath);
+    assert.equal((read.body['spec'] as Record<string, unknown>)['enabled'], false);
+    const row = await store().db.selectFrom('phone_numbers').select(['enabled', 'spec']).where('e164', '=', '+914440001001').executeTakeFirstOrThrow();
+    assert.equal(row.enabled, false, 'the queried column follows the patch');
+    assert.match(JSON.stringify(row.spec), /vap1\./, 'the sealed secret is still stored');
+  });
+
+  it('merges nested objects, replaces arrays and removes a field with null', async () => {
+    const res = await h.client().request('PATCH', numberPath, { body: { provider: { accountSid: 'AC2' }, boostedKeywords: ['Fern'], endCallOnSilenceMinutes: null } });
+    assert.equal(res.status, 200, res.text);
+    const spec = res.body['spec'] as Record<string, unknown>;
+    assert.deepEqual(spec['provider'], { type: 'providerA', accountSid: 'AC2', authToken: '********' });
+    assert.deepEqual(spec['boostedKeywords'], ['Fern']);
+    assert.equal(spec['endCallOnSilenceMinutes'], 2, 'a removed field takes its default again');
+  });
+
+  it('validates the merged spec like a PUT: bounds, unknown fields, non-object patches', async () => {
+    const op = h.client();
+    const bound = await op.request('PATCH', numberPath, { body: { maxCallDurationMinutes: 31 } });
+    assert.equal(bound.status, 400);
+    assert.deepEqual((bound.body['issues'] as Array<{ path: string }>).map((i) => i.path), ['maxCallDurationMinutes']);
+    const unknown = await op.request('PATCH', numberPath, { body: { status: 'off' } });
+    assert.equal(unknown.status, 400);
+    assert.deepEqual((unknown.body['issues'] as Array<{ path: string }>).map((i) => i.path), ['status']);
+    const list = await op.request('PATCH', numberPath, { body: [{ op: 'replace', path: '/enabled', value: true }] });
+    assert.equal(list.status, 400);
+    assert.match(String(list.body['message']), /merge patch must be a JSON object/);
+    const missing = await op.request('PATCH', '/v1/tenants/acme/phone-numbers/00000000-0000-4000-8000-000000000000', { body: { enabled: true } });
+    assert.equal(missing.status, 404);
+  });
+});
