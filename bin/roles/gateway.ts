@@ -10,6 +10,7 @@ import { StoreTrunkRoutes } from '../../control-api/gateway-adapters/store-trunk
 import { createSecretBox } from '../../control-api/crypto/secret-box.js';
 import { SipGateway } from '../../gateway/inbound/sip-gateway.js';
 import { SipOriginator } from '../../gateway/outbound/sip-originator.js';
+import { SipResolver } from '../../gateway/sip/resolve/sip-resolver.js';
 import { GatewayCallTransfer } from '../../gateway/transfer/gateway-call-transfer.js';
 import type { CallTransfer } from '../../core/ports/call-transfer.js';
 import { loadOrCreateTlsCredentials } from '../../gateway/sip/transport/certificate.js';
@@ -74,6 +75,8 @@ export const startGatewayRole: RoleStarter = async (ctx) => {
       transfer: (callId, target, signal) => transferSlot.impl?.transfer(callId, target, signal) ?? Promise.resolve({ ok: false, reason: 'the gateway is not ready to transfer' }),
     },
   });
+  // RFC 4028 session timers for both directions (config keeps Min-SE at or above 90 s).
+  const sessionTimer = { intervalSeconds: config.sip.sessionExpiresSeconds, minSeSeconds: config.sip.minSessionExpiresSeconds };
   const gateway = await SipGateway.start({
     transports: {
       host: config.sip.host,
@@ -88,6 +91,11 @@ export const startGatewayRole: RoleStarter = async (ctx) => {
     clock: systemClock,
     logger,
     publicAddress,
+    trustedSources: config.sip.trustedSources,
+    maxCallsPerNumber: config.sip.maxCallsPerNumber,
+    maxCallsPerTenant: config.sip.maxCallsPerTenant,
+    sessionTimer,
+    maddrMulticast: config.sip.maddrMulticast,
   });
   logger.info(
     { ports: gateway.ports, publicAddress },
@@ -103,6 +111,9 @@ export const startGatewayRole: RoleStarter = async (ctx) => {
     clock: systemClock,
     logger: logger.child({ part: 'outbound' }),
     onAnswered: (call, request) => callHandler.handle(call, request),
+    sessionTimer,
+    // RFC 3263 NAPTR/SRV/A for trunk FQDNs, on the configured DNS servers (the system's when none).
+    resolver: new SipResolver({ servers: config.sip.dnsServers }),
   });
   const unbindOriginator = processOriginator.bind(originator);
   transferSlot.impl = new GatewayCallTransfer({

@@ -62,6 +62,31 @@ describe('platform configuration', () => {
     assert.throws(() => loadConfig({ env: { SCHEDULER_CLAIM_BATCH_SIZE: 'many' } }), /SCHEDULER_CLAIM_BATCH_SIZE: expected an integer/);
   });
 
+  it('reads the SIP trust list, call limits, session timer, DNS servers and maddr groups, with their bounds', () => {
+    const defaults = loadConfig({ env: {} }).sip;
+    assert.deepEqual([defaults.trustedSources, defaults.maxCallsPerNumber, defaults.maxCallsPerTenant], [[], 100, 500]);
+    assert.deepEqual([defaults.sessionExpiresSeconds, defaults.minSessionExpiresSeconds, defaults.dnsServers, defaults.maddrMulticast], [1800, 90, [], []]);
+    const sip = loadConfig({
+      env: {
+        SIP_TRUSTED_SOURCES: '10.0.0.5, 2001:db8::7',
+        SIP_MAX_CALLS_PER_NUMBER: '5',
+        SIP_MAX_CALLS_PER_TENANT: '50',
+        SIP_SESSION_EXPIRES: '600',
+        SIP_MIN_SE: '120',
+        SIP_DNS_SERVERS: '127.0.0.1:5353,[::1]:53',
+        SIP_MADDR_MULTICAST: '239.1.1.1',
+      },
+    }).sip;
+    assert.deepEqual(sip.trustedSources, ['10.0.0.5', '2001:db8::7']);
+    assert.deepEqual([sip.maxCallsPerNumber, sip.maxCallsPerTenant, sip.sessionExpiresSeconds, sip.minSessionExpiresSeconds], [5, 50, 600, 120]);
+    assert.deepEqual(sip.dnsServers, ['127.0.0.1:5353', '[::1]:53']);
+    assert.throws(() => loadConfig({ env: { SIP_TRUSTED_SOURCES: 'pbx.example.com' } }), /sip\.trustedSources\.0: must be an IPv4 or IPv6 address/);
+    assert.throws(() => loadConfig({ env: { SIP_MIN_SE: '30' } }), /sip\.minSessionExpiresSeconds/);
+    assert.throws(() => loadConfig({ env: { SIP_SESSION_EXPIRES: '100', SIP_MIN_SE: '120' } }), /sip\.sessionExpiresSeconds: .*at least/);
+    assert.throws(() => loadConfig({ env: { SIP_MADDR_MULTICAST: '10.0.0.1' } }), /must be a multicast address/);
+    assert.throws(() => loadConfig({ env: { SIP_MAX_CALLS_PER_TENANT: '0' } }), /sip\.maxCallsPerTenant/);
+  });
+
   it('reports an unreadable config file clearly', () => {
     assert.throws(() => loadConfig({ env: {}, file: '/nonexistent/platform.yaml' }), /config file \/nonexistent\/platform.yaml/);
   });

@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { z } from 'zod';
 
 export const roleNames = ['gateway', 'control', 'sandbox', 'worker'] as const;
@@ -5,6 +6,10 @@ export type RoleName = (typeof roleNames)[number];
 
 const port = z.number().int().min(0).max(65535);
 const host = z.string().min(1);
+const ipAddress = z.string().refine((v) => isIP(v) !== 0, 'must be an IPv4 or IPv6 address');
+/** `1.2.3.4`, `1.2.3.4:53`, `::1` or `[::1]:53` (what node:dns Resolver.setServers takes). */
+const dnsServer = z.string().refine((v) => isIP(v) !== 0 || isIP(v.replace(/^\[(.*)\]:\d{1,5}$/, '$1')) === 6 || isIP(v.replace(/:\d{1,5}$/, '')) === 4, 'must be an IP address, optionally with :port ([v6]:port)');
+const multicast = z.string().refine((v) => (isIP(v) === 4 && Number(v.split('.')[0]) >= 224 && Number(v.split('.')[0]) <= 239) || (isIP(v) === 6 && v.toLowerCase().startsWith('ff')), 'must be a multicast address');
 
 const ms = (max: number) => z.number().int().min(1).max(max);
 
@@ -77,6 +82,23 @@ export const configSchema = z
         publicAddress: z.string().optional(),
         tlsCertFile: z.string().optional(),
         tlsKeyFile: z.string().optional(),
+        /** Addresses of the native telephony stack: INVITEs from them are taken without a trunk. */
+        trustedSources: z.array(ipAddress).default([]),
+        /** Concurrent calls per number (then 486) and per tenant (then 503); the domain has no per-number/tenant fields. */
+        maxCallsPerNumber: z.number().int().min(1).max(100_000).default(100),
+        maxCallsPerTenant: z.number().int().min(1).max(1_000_000).default(500),
+        /** RFC 4028 session timer we ask for or volunteer (0: only when the peer asks); RFC 4028 sec. 4 recommends 1800 s. */
+        sessionExpiresSeconds: z.number().int().min(0).max(86_400).default(1800),
+        /** Our Min-SE: shorter intervals are refused 422. RFC 4028 sec. 5 sets 90 s as the floor. */
+        minSessionExpiresSeconds: z.number().int().min(90).max(86_400).default(90),
+        /** DNS servers for RFC 3263 lookups of trunk FQDNs (NAPTR/SRV/A); the system's when empty. */
+        dnsServers: z.array(dnsServer).default([]),
+        /** Multicast groups a Via maddr may direct responses to; any other maddr must be the request's source. */
+        maddrMulticast: z.array(multicast).default([]),
+      })
+      .refine((s) => s.sessionExpiresSeconds === 0 || s.sessionExpiresSeconds >= s.minSessionExpiresSeconds, {
+        message: 'sip.sessionExpiresSeconds must be 0 or at least sip.minSessionExpiresSeconds',
+        path: ['sessionExpiresSeconds'],
       })
       .prefault({}),
     media: z

@@ -23,6 +23,8 @@ export interface SipGatewayOptions {
   readonly publicAddress?: string;
   readonly timers?: Partial<TimerValues>;
   readonly trustedSources?: readonly string[];
+  /** Multicast groups a Via maddr may direct responses to (RFC 3261 sec. 18.2.2; see maddr-policy.ts). */
+  readonly maddrMulticast?: readonly string[];
   readonly maxCallsPerNumber?: number;
   readonly maxCallsPerTenant?: number;
   readonly ringMs?: number;
@@ -54,6 +56,7 @@ export class SipGateway {
       ...(options.publicAddress ? { publicAddress: options.publicAddress } : {}),
       // Session timers are the one option tag we implement as UAS (RFC 4028 sec. 9: Require: timer).
       supported: ['timer'],
+      ...(options.maddrMulticast ? { maddrMulticast: options.maddrMulticast } : {}),
     });
     const registry = new CallRegistry();
     const retryAfterSeconds = options.abuse?.retryAfterSeconds ?? 5;
