@@ -52,6 +52,8 @@ export type InviteOutcome =
       readonly cancelled: CancelCause | undefined;
       /** The final response was a digest challenge we could not (or would not again) answer. */
       readonly challenge: boolean;
+      /** No provisional response came before the final one (e.g. the stack's 408 after Timer B). */
+      readonly silent?: boolean;
     };
 
 export const sdpOf = (m: { body: Buffer; contentType: string | undefined }): string | undefined =>
@@ -169,7 +171,7 @@ export async function sendInvite(stack: SipStack, a: InviteAttempt): Promise<Inv
         };
       }
       endEarly();
-      return { kind: 'rejected', status: res.status, reason: res.reason, cancelled: cancelWanted, challenge: isChallenge };
+      return { kind: 'rejected', status: res.status, reason: res.reason, cancelled: cancelWanted, challenge: isChallenge, silent: !provisional };
     }
   } finally {
     stack.clock.clearTimeout(ringTimer);

@@ -149,7 +149,13 @@ export class SipOriginator implements Originator {
           }
         },
       });
-      const next = i + 1 < flows.length && outcome.kind === 'rejected' && (outcome.status === 503 || outcome.status === 408) && !outcome.cancelled && !request.signal.aborted;
+      // A ring timeout that fired while the target was silent (Timer B outlasts it) is a dead target too.
+      const next =
+        i + 1 < flows.length &&
+        outcome.kind === 'rejected' &&
+        (outcome.status === 503 || outcome.status === 408) &&
+        (!outcome.cancelled || (outcome.cancelled === 'ring-timeout' && outcome.silent === true)) &&
+        !request.signal.aborted;
       if (!next) break;
       log.info({ sipStatus: outcome.kind === 'rejected' ? outcome.status : undefined, target: flow.remote }, 'outbound target failed: trying the next one (RFC 3263 sec. 4.3)');
     }

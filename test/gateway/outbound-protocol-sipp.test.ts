@@ -144,7 +144,8 @@ describe('gateway: outbound session timers and PRACK with SIPp', function () {
         clock: systemClock,
         logger: pino({ level: process.env.GATEWAY_TEST_LOG ?? 'silent' }),
         resolver,
-      }).originate(request(trunkTo('silent.test', 5060)));
+        // The ring timeout (2 s) fires before Timer B (3.2 s): a target that never answered still fails over.
+      }).originate(request(trunkTo('silent.test', 5060), { ringTimeoutMs: 2000 }));
       if (result.outcome !== 'answered') answering.stop();
       assert.equal(result.outcome, 'answered', JSON.stringify(result));
       assert.ok(Date.now() - started >= 3000, 'the first target was given Timer B');
