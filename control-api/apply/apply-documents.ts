@@ -56,13 +56,15 @@ interface Planned {
   readonly key: string;
 }
 
+// Named by the same 0-based index as the issue paths (`documents[3]`); the source says where it came from.
 const describe = (p: Pick<Planned, 'doc' | 'key'>): string =>
-  `document ${p.doc.index} (${p.doc.envelope.kind} "${p.key}"${p.doc.envelope.tenant ? ` of tenant "${p.doc.envelope.tenant}"` : ''}${p.doc.source ? `, ${p.doc.source}` : ''})`;
+  `documents[${p.doc.index}] (${p.doc.envelope.kind} "${p.key}"${p.doc.envelope.tenant ? ` of tenant "${p.doc.envelope.tenant}"` : ''}${p.doc.source ? `, ${p.doc.source}` : ''})`;
 
 /** Validates every spec against its kind and rejects duplicates; all problems reported together. */
 function plan(documents: readonly ParsedDocument[], kinds: readonly ApplyKind[], scope: ApplyScope | undefined): Planned[] {
   const byKind = new Map(kinds.map((k) => [k.kind, k]));
   const issues: FieldIssue[] = [];
+  const forbidden: FieldIssue[] = [];
   const planned: Planned[] = [];
   const seen = new Map<string, number>();
   for (const doc of documents) {
@@ -82,7 +84,7 @@ function plan(documents: readonly ParsedDocument[], kinds: readonly ApplyKind[],
       continue;
     }
     if (!kind.tenantScoped && scope?.onlyTenantId) {
-      issues.push({ path: `${at}.kind`, message: `only the operator credential may apply ${envelope.kind} documents` });
+      forbidden.push({ path: `${at}.kind`, message: `only the operator credential may apply ${envelope.kind} documents` });
       continue;
     }
     const result = safeParseReporting(kind.schema, envelope.spec);
@@ -99,6 +101,10 @@ function plan(documents: readonly ParsedDocument[], kinds: readonly ApplyKind[],
     }
     seen.set(identity, doc.index);
     planned.push({ doc, kind, spec: result.data, key });
+  }
+  // The credential, not the documents, is what is wrong: 403 as for the same action through the API.
+  if (forbidden.length > 0) {
+    throw new AppError('permission_denied', `${forbidden[0]!.path}: ${forbidden[0]!.message}`, { issues: forbidden });
   }
   if (issues.length > 0) {
     const more = issues.length > 1 ? ` (and ${issues.length - 1} more)` : '';

@@ -20,6 +20,12 @@ function dryRunFlag(value: string | string[] | undefined): boolean {
 export function mountApplyRoute(router: Router, deps: ManagementDeps, service: ApplyService): void {
   router.post('/apply', async (ctx) => {
     const principal = await authenticate(ctx, deps.db, deps.operatorToken);
+    // A misspelt `?dryrun=true` must not silently apply for real.
+    for (const name of Object.keys(ctx.query)) {
+      if (name !== 'dryRun') {
+        throw new AppError('invalid_argument', `unknown query parameter "${name}" (allowed: dryRun)`, { issues: [{ path: name, message: 'unknown query parameter' }] });
+      }
+    }
     const dryRun = dryRunFlag(ctx.query['dryRun']);
     const raw = await readRawBody(ctx, { limitBytes: deps.bodyLimitBytes, accept: ['yaml', 'json'] });
     const documents = raw.format === 'json' ? jsonDocuments(parseJson(raw.text)) : splitYaml(raw.text);

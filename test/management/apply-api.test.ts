@@ -87,7 +87,7 @@ spec: {name: g9, widget: missing}
 `;
     const res = await apply(docs);
     assert.equal(res.status, 400);
-    assert.match(String(res.body['message']), /^document 1 \(Gadget "g9" of tenant "shop", document 2\): Widget "missing" not found/);
+    assert.match(String(res.body['message']), /^documents\[1\] \(Gadget "g9" of tenant "shop", document 2\): Widget "missing" not found/);
     assert.deepEqual(res.body['issues'], [{ path: 'documents[1].spec.widget', message: 'Widget "missing" not found' }]);
     const names = (await h.client().get('/v1/tenants/shop/widgets')).body.items!.map((i) => (i['spec'] as Record<string, unknown>)['name']);
     assert.ok(!names.includes('w3'), 'w3 was rolled back');
@@ -136,6 +136,9 @@ spec: {name: fine, colour: blue}
     assert.match(String(broken.body['message']), /document 1: YAML error/);
     assert.equal((await apply('x', '', 'text/plain')).status, 415);
     assert.equal((await apply(yamlDocs, '?dryRun=maybe')).status, 400);
+    const misspelt = await apply(yamlDocs, '?dryrun=true');
+    assert.equal(misspelt.status, 400, 'a misspelt dry-run flag is refused, not applied for real');
+    assert.deepEqual(misspelt.body['issues'], [{ path: 'dryrun', message: 'unknown query parameter' }]);
     assert.equal((await apply('# nothing\n')).status, 400);
   });
 
@@ -152,5 +155,12 @@ spec: {name: fine, colour: blue}
     });
     assert.equal(res.status, 200);
     assert.equal((res.body['results'] as Array<Record<string, unknown>>)[0]!['action'], 'created');
+    const tenantDoc = await h.client(token).request('POST', '/v1/apply', {
+      raw: 'apiVersion: vap/v1\nkind: Tenant\nspec: {clientId: shop, name: Renamed}\n',
+      contentType: 'application/yaml',
+    });
+    assert.equal(tenantDoc.status, 403, 'an operator-only document is a credential problem, as through the API');
+    assert.equal(tenantDoc.body['code'], 'permission_denied');
+    assert.deepEqual(tenantDoc.body['issues'], [{ path: 'documents[0].kind', message: 'only the operator credential may apply Tenant documents' }]);
   });
 });
