@@ -94,6 +94,19 @@ describe('gateway: outbound session timers and PRACK with SIPp', function () {
     assert.equal(prackCseq, 2, 'the PRACK continues the INVITE CSeq in the early dialog');
   });
 
+  it('PRACKs each new RSeq once: a repeated reliable 183 is not PRACKed, the next RSeq (180) is (RFC 3262 sec. 4)', async () => {
+    const uas = await startSippUas('uas-100rel-sequence.xml');
+    const result = await originator().originate(request(trunkTo('127.0.0.1', uas.port)));
+    if (result.outcome !== 'answered') uas.stop();
+    assert.equal(result.outcome, 'answered', JSON.stringify(result));
+    await (result as Extract<OriginateResult, { outcome: 'answered' }>).completion;
+    const sipp = await uas.done;
+    sippOk(sipp);
+    assert.deepEqual(sipp.messages.match(/RAck: \d+ 1 INVITE/g), ['RAck: 1 1 INVITE', 'RAck: 2 1 INVITE']);
+    // Request and 200 of each PRACK carry the same CSeq: the dialog's CSeq goes 2, 3 after the INVITE's 1.
+    assert.deepEqual([...new Set(sipp.messages.match(/CSeq: \d+ PRACK/g))], ['CSeq: 2 PRACK', 'CSeq: 3 PRACK']);
+  });
+
   it('resolves a trunk FQDN by NAPTR, SRV and A on a loopback DNS server, and fails over from a 503 to the next SRV target (RFC 3263 sec. 4.1, 4.3)', async () => {
     const refusing = await startSippUas('uas-503.xml');
     const answering = await startSippUas('uas-answer.xml');
