@@ -109,7 +109,8 @@ forEachStore('management API credentials and tenant isolation', (store) => {
       assert.equal(applied.status, 404);
       assert.match(String(applied.body['message']), /tenant "tenant-b" not found/);
       const tenantDoc = await a.request('POST', '/v1/apply', { raw: 'apiVersion: vap/v1\nkind: Tenant\nspec: {clientId: evil, name: Evil}\n', contentType: 'application/yaml' });
-      assert.equal(tenantDoc.status, 400);
+      assert.equal(tenantDoc.status, 403);
+      assert.equal(tenantDoc.body['code'], 'permission_denied');
       assert.match(String(tenantDoc.body['message']), /only the operator/);
       const names = (await h.client().get('/v1/tenants/tenant-b/widgets')).body.items!.map((i) => (i['spec'] as Record<string, unknown>)['name']);
       assert.deepEqual(names, ['secret-widget']);

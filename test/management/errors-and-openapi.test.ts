@@ -113,7 +113,7 @@ forEachStore('management OpenAPI document', (store) => {
     assert.equal(doc.openapi, '3.1.0');
     for (const plural of ['widgets', 'gadgets']) {
       assert.deepEqual(Object.keys(doc.paths[`/v1/tenants/{clientId}/${plural}`]!).sort(), ['get', 'post']);
-      assert.deepEqual(Object.keys(doc.paths[`/v1/tenants/{clientId}/${plural}/{id}`]!).sort(), ['delete', 'get', 'put']);
+      assert.deepEqual(Object.keys(doc.paths[`/v1/tenants/{clientId}/${plural}/{id}`]!).sort(), ['delete', 'get', 'patch', 'put']);
     }
     assert.ok(doc.components.schemas['WidgetSpec']);
     assert.ok(doc.paths['/v1/apply']!['post']);
