@@ -9,6 +9,7 @@ import { authenticate } from './auth.js';
 import { listFilterKinds, listPage, listPredicate, parseListQuery } from './list-query.js';
 import { isObject, mergePatch } from './merge-patch.js';
 import type { ManagementDeps } from './management-deps.js';
+import { locationOf } from './location.js';
 import { tenantInScope, type TenantRef } from './tenant-scope.js';
 
 /** The wire form of a stored resource: the spec as the kind's schema describes it, plus identity. */
@@ -76,7 +77,7 @@ export function mountResourceRoutes(router: Router, deps: ManagementDeps, defini
     const spec = await parseSpec(ctx);
     const created = await definition.repository.create(db, tenant.id, spec);
     ctx.status = 201;
-    ctx.set('Location', `${ctx.path}/${created.id}`);
+    ctx.set('Location', locationOf(ctx.path, created.id));
     ctx.body = renderResource(definition.kind, tenant, created);
   });
 

@@ -10,6 +10,7 @@ import { readJsonBody } from '../http/read-body.js';
 import { authenticate, reaches, requireOperator, type Principal } from './auth.js';
 import { parseListQuery } from './list-query.js';
 import type { ManagementDeps } from './management-deps.js';
+import { locationOf } from './location.js';
 import type { TenantAdmin } from './tenant-admin.js';
 
 export interface TenantBody {
@@ -52,7 +53,7 @@ export function mountTenantRoutes(router: Router, deps: ManagementDeps, tenants:
     if (!parsed.success) throw fromZodError(parsed.error, 'tenant');
     const created = await tenants.create(db, parsed.data);
     ctx.status = 201;
-    ctx.set('Location', `${ctx.path}/${created.spec.clientId}`);
+    ctx.set('Location', locationOf(ctx.path, created.spec.clientId));
     ctx.body = renderTenant(created);
   });
 

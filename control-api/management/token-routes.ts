@@ -11,6 +11,7 @@ import { readJsonBody } from '../http/read-body.js';
 import { authenticate } from './auth.js';
 import { parseListQuery } from './list-query.js';
 import type { ManagementDeps } from './management-deps.js';
+import { locationOf } from './location.js';
 import { resourceId } from './resource-routes.js';
 import { tenantInScope, type TenantRef } from './tenant-scope.js';
 
@@ -87,7 +88,7 @@ export function mountTokenRoutes(router: Router, deps: ManagementDeps): void {
     const issued = await issueToken(db, { tenantId: tenant.id, name: parsed.data.name, scopes: parsed.data.scopes, expiresAt });
     const row = await db.selectFrom('api_tokens').select(columns).where('id', '=', issued.id).executeTakeFirstOrThrow();
     ctx.status = 201;
-    ctx.set('Location', `${ctx.path}/${issued.id}`);
+    ctx.set('Location', locationOf(ctx.path, issued.id));
     ctx.set('Cache-Control', 'no-store');
     ctx.body = { ...render(row), token: issued.token };
   });

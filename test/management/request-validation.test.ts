@@ -101,6 +101,20 @@ forEachStore('management API request validation', (store) => {
     assert.equal(body.body['message'], 'invalid Recipe spec: Invalid input: expected object, received array', 'the kind is named once');
   });
 
+  it('answers Location without a double slash when the collection is posted to with a trailing slash', async () => {
+    const op = h.client();
+    const profile = await op.request('POST', '/v1/tenants/acme/speech-profiles/', {
+      body: { name: 'Ravi', language: 'en-IN', gender: 'male', provider: 'google', voiceName: 'en-IN-B' }, unchecked: true,
+    });
+    assert.equal(profile.status, 201);
+    assert.equal(profile.headers.get('location'), `/v1/tenants/acme/speech-profiles/${String(profile.body['id'])}`);
+    assert.equal((await op.get(profile.headers.get('location')!)).status, 200);
+    const tenant = await op.request('POST', '/v1/tenants/', { body: { clientId: 'slash', name: 'Slash' }, unchecked: true });
+    assert.equal(tenant.headers.get('location'), '/v1/tenants/slash');
+    const token = await op.request('POST', '/v1/tenants/acme/tokens/', { body: { name: 'ci', scopes: ['sandbox'] }, unchecked: true });
+    assert.equal(token.headers.get('location'), `/v1/tenants/acme/tokens/${String(token.body['id'])}`);
+  });
+
   it('writes reference issue paths with bracketed indexes, like schema issues', async () => {
     const res = await h.client().post('/v1/tenants/acme/phone-numbers', {
       number: '+914440001004', recipe: 'greeter', provider: { type: 'nativeStack' }, pronunciationWords: ['Nowhere'],
