@@ -4,13 +4,14 @@ import { AppError, notFound } from '../../core/errors.js';
 import { tenantRequestSchema, tenantUpdateRequestSchema } from '../domain/tenant.js';
 import { safeParseReporting } from '../domain/validation.js';
 import type { StoredResource } from '../resources/resource-definition.js';
-import type { TenantSpec } from '../domain/tenant.js';
+import type { TenantSpec, TenantUpdate } from '../domain/tenant.js';
 import { fromZodError } from '../http/error-response.js';
 import { readJsonBody } from '../http/read-body.js';
 import { authenticate, reaches, requireOperator, type Principal } from './auth.js';
 import { parseListQuery } from './list-query.js';
 import type { ManagementDeps } from './management-deps.js';
 import { locationOf } from './location.js';
+import { isObject, mergePatch } from './merge-patch.js';
 import type { TenantAdmin } from './tenant-admin.js';
 
 export interface TenantBody {
@@ -61,20 +62,37 @@ export function mountTenantRoutes(router: Router, deps: ManagementDeps, tenants:
     ctx.body = renderTenant((await load(ctx)).stored);
   });
 
-  router.put('/tenants/:clientId', async (ctx) => {
-    const { stored } = await load(ctx);
-    const body = await readJsonBody(ctx, deps.bodyLimitBytes);
-    // A body read back from GET carries the (unchangeable) clientId: accept it when it matches.
-    const fields = body !== null && typeof body === 'object' && !Array.isArray(body) ? { ...(body as Record<string, unknown>) } : body;
-    if (fields !== null && typeof fields === 'object' && 'clientId' in fields) {
-      if (fields.clientId !== stored.spec.clientId) {
+  /** Validates a replacement body; a `clientId` (as read back from GET) is accepted when it matches. */
+  const replacement = (stored: StoredResource<TenantSpec>, body: unknown): TenantUpdate => {
+    const fields = isObject(body) ? { ...body } : body;
+    if (isObject(fields) && 'clientId' in fields) {
+      if (fields['clientId'] !== stored.spec.clientId) {
         throw new AppError('invalid_argument', 'invalid tenant: clientId cannot change', { issues: [{ path: 'clientId', message: 'clientId cannot change' }] });
       }
-      delete fields.clientId;
+      delete fields['clientId'];
     }
     const parsed = safeParseReporting(tenantUpdateRequestSchema, fields);
     if (!parsed.success) throw fromZodError(parsed.error, 'tenant');
-    ctx.body = renderTenant(await tenants.update(db, stored.id, parsed.data));
+    return parsed.data;
+  };
+
+  router.put('/tenants/:clientId', async (ctx) => {
+    const { stored } = await load(ctx);
+    const body = await readJsonBody(ctx, deps.bodyLimitBytes);
+    ctx.body = renderTenant(await tenants.update(db, stored.id, replacement(stored, body)));
+  });
+
+  // JSON Merge Patch (RFC 7396) over the stored tenant, like the resource kinds' PATCH: masked
+  // secrets in the stored spec keep their values.
+  router.patch('/tenants/:clientId', async (ctx) => {
+    const { stored } = await load(ctx);
+    const patch = await readJsonBody(ctx, deps.bodyLimitBytes);
+    if (!isObject(patch)) {
+      throw new AppError('invalid_argument', 'a merge patch must be a JSON object (RFC 7396); send the whole tenant with PUT instead', {
+        issues: [{ path: '', message: 'a merge patch must be a JSON object' }],
+      });
+    }
+    ctx.body = renderTenant(await tenants.update(db, stored.id, replacement(stored, mergePatch(stored.spec, patch))));
   });
 
   router.delete('/tenants/:clientId', async (ctx) => {

@@ -51,6 +51,25 @@ forEachStore('management API PATCH (JSON Merge Patch)', (store) => {
     assert.equal(spec['endCallOnSilenceMinutes'], 2, 'a removed field takes its default again');
   });
 
+  it('patches a tenant: one setting changes, the webhook secret and the rest stay', async () => {
+    const op = h.client();
+    const put = await op.put('/v1/tenants/acme', {
+      name: 'Acme', timezone: 'Asia/Kolkata', settings: { webhookUrl: 'https://hooks.example.com/a', webhookSecret: 'whsec-0123456789abcdef', ssrfAllowlist: ['127.0.0.1'] },
+    });
+    assert.equal(put.status, 200, put.text);
+    const res = await op.request('PATCH', '/v1/tenants/acme', { body: { settings: { webhookUrl: 'https://hooks.example.com/b' } } });
+    assert.equal(res.status, 200, res.text);
+    assert.deepEqual(res.body['spec'], {
+      clientId: 'acme', name: 'Acme', timezone: 'Asia/Kolkata',
+      settings: { webhookUrl: 'https://hooks.example.com/b', webhookSecret: '********', ssrfAllowlist: ['127.0.0.1'] },
+    });
+    const row = await store().db.selectFrom('tenants').select(['settings']).where('client_id', '=', 'acme').executeTakeFirstOrThrow();
+    assert.match(JSON.stringify(row.settings), /vap1\./, 'the sealed webhook secret is kept');
+    const rename = await op.request('PATCH', '/v1/tenants/acme', { body: { clientId: 'other' } });
+    assert.equal(rename.status, 400);
+    assert.deepEqual(rename.body['issues'], [{ path: 'clientId', message: 'clientId cannot change' }]);
+  });
+
   it('validates the merged spec like a PUT: bounds, unknown fields, non-object patches', async () => {
     const op = h.client();
     const bound = await op.request('PATCH', numberPath, { body: { maxCallDurationMinutes: 31 } });

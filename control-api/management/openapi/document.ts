@@ -121,6 +121,11 @@ function addTenants(b: OpenApiBuilder): void {
     parameters: [clientIdParam], requestBody: jsonBody(update),
     responses: { '200': ok('The updated tenant', ref('Tenant')), ...errorResponses(400, 401, 404, 413, 415) },
   }));
+  b.path(item, 'patch', operation({
+    operationId: 'patchTenant', summary: 'Change some of a tenant\'s settings (JSON Merge Patch, RFC 7396)', tag: 'Tenant',
+    parameters: [clientIdParam], requestBody: mergePatchBody('TenantUpdate'),
+    responses: { '200': ok('The updated tenant', ref('Tenant')), ...errorResponses(400, 401, 404, 413, 415) },
+  }));
   b.path(item, 'delete', operation({
     operationId: 'deleteTenant', summary: 'Delete a tenant and everything it owns (operator only)', tag: 'Tenant', parameters: [clientIdParam],
     responses: { '204': noContent('Deleted'), ...errorResponses(401, 403, 404, 412) },
