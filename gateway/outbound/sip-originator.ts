@@ -150,10 +150,12 @@ export class SipOriginator implements Originator {
         },
       });
       // A ring timeout that fired while the target was silent (Timer B outlasts it) is a dead target too.
+      // A 408 counts only from a silent target (the stack's Timer B): one the callee sent after
+      // ringing is its "no answer", and the next target would ring the same callee again.
       const next =
         i + 1 < flows.length &&
         outcome.kind === 'rejected' &&
-        (outcome.status === 503 || outcome.status === 408) &&
+        (outcome.status === 503 || (outcome.status === 408 && outcome.silent === true)) &&
         (!outcome.cancelled || (outcome.cancelled === 'ring-timeout' && outcome.silent === true)) &&
         !request.signal.aborted;
       if (!next) break;

@@ -171,6 +171,26 @@ describe('gateway: outbound session timers and PRACK with SIPp', function () {
       await fast.close();
     }
   });
+
+  it('does not fail over on a 408 the callee sent after ringing: only a transaction timeout is a dead target (sec. 4.3)', async () => {
+    const ringing = await startSippUas('uas-180-408.xml');
+    const next = await silentUdpPort();
+    const dns = await LoopbackDns.start({
+      'noanswer.test': { A: [a('noanswer.test', '127.0.0.1')] },
+      '_sip._udp.noanswer.test': { SRV: [srv('_sip._udp.noanswer.test', 'noanswer.test', ringing.port, 10), srv('_sip._udp.noanswer.test', 'noanswer.test', next.port, 20)] },
+    });
+    try {
+      const resolver = new SipResolver({ servers: [dns.server], timeoutMs: 1000, tries: 1 });
+      const result = await originator({ resolver }).originate(request(trunkTo('noanswer.test', 5060)));
+      assert.deepEqual(result, { outcome: 'no-answer', sipStatus: 408, reason: 'Request Timeout' });
+      sippOk(await ringing.done);
+      await new Promise((r) => setTimeout(r, 300));
+      assert.equal(next.received(), 0, 'the callee was not rung again through the next target');
+    } finally {
+      next.close();
+      await dns.close();
+    }
+  });
 });
 
 /** A loopback UDP port that takes datagrams and never answers. */
