@@ -220,6 +220,37 @@ describe('RFC 4028 session timers', () => {
       assert.deepEqual(expired, ['session-refresh-failed']);
     });
 
+    it('a 2xx naming an interval below our Min-SE (even 0) is taken as our Min-SE, not refreshed in a loop', async () => {
+      leg.answers.push(response(200, ['Session-Expires: 0;refresher=uac']));
+      timer.arm(1800, true);
+      clock.advance(900_000);
+      await flush();
+      assert.equal(leg.sent.length, 1);
+      assert.equal(timer.intervalSeconds, 90);
+      clock.advance(44_999);
+      await flush();
+      assert.equal(leg.sent.length, 1, 'no refresh before half our Min-SE');
+      clock.advance(1);
+      await flush();
+      assert.equal(leg.sent.length, 2);
+      assert.equal(header(leg.sent[1]?.headers ?? [], 'session-expires'), '90;refresher=uac');
+    });
+
+    it('keeps every timer within what a Node timer can hold (2^31-1 ms): a huge interval does not expire at once', () => {
+      const delays: number[] = [];
+      const recording = new (class extends FakeClock {
+        override setTimeout(callback: () => void, ms: number) {
+          delays.push(ms);
+          return super.setTimeout(callback, ms);
+        }
+      })(0);
+      const t = new SessionTimer(new FakeLeg(), recording, pino({ level: 'silent' }), policy, { offer: () => undefined, expired: (why) => expired.push(why) });
+      t.arm(9_999_999_999, true);
+      assert.ok(delays.length === 2 && delays.every((ms) => ms >= 1 && ms <= 2 ** 31 - 1), `delays ${delays.join(', ')}`);
+      recording.advance(2 ** 31 - 2);
+      assert.deepEqual(expired, []);
+    });
+
     it('stops with the dialog: no refresh and no expiry after destroy', async () => {
       timer.arm(1800, true);
       leg.emit('destroy', { reason: 'remote-bye' });

@@ -103,6 +103,9 @@ export function uacTimerHeaders(seconds: number, minSe: number, refresher?: Refr
 /** When the side that does not refresh gives up: the interval less min(32 s, a third of it) (sec. 10). */
 export const expiryMs = (seconds: number): number => (seconds - Math.min(32, seconds / 3)) * 1000;
 
+/** The longest delay a Node timer holds (about 24.8 days); a longer one fires at once. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
 /** What the timer needs of a dialog (Dialog satisfies it). */
 export interface SessionTimerLeg {
   readonly callId: string;
@@ -170,14 +173,18 @@ export class SessionTimer {
   arm(seconds: number, weRefresh: boolean): void {
     if (this.stopped) return;
     this.clear();
-    this.seconds = seconds;
+    // A 2xx may name any delta-seconds: one below our Min-SE breaks sec. 9 (the UAS MUST NOT go
+    // under the request's Min-SE), and 0 would refresh in a tight loop, so our Min-SE stands.
+    if (seconds < this.minSe) this.logger.info({ callId: this.leg.callId, seconds, minSe: this.minSe }, 'session interval below our Min-SE: using Min-SE');
+    const interval = Math.max(seconds, this.minSe, 1);
+    this.seconds = interval;
     this.weRefresh = weRefresh;
-    if (weRefresh) this.refreshTimer = this.clock.setTimeout(() => void this.refresh(), (seconds * 1000) / 2);
+    if (weRefresh) this.refreshTimer = this.clock.setTimeout(() => void this.refresh(), Math.min((interval * 1000) / 2, MAX_TIMER_MS));
     this.expiryTimer = this.clock.setTimeout(() => {
       this.expiryTimer = undefined;
-      this.logger.info({ callId: this.leg.callId, seconds }, 'session expired without a refresh: ending the call (RFC 4028 sec. 10)');
+      this.logger.info({ callId: this.leg.callId, seconds: interval }, 'session expired without a refresh: ending the call (RFC 4028 sec. 10)');
       this.hooks.expired('session-expired');
-    }, expiryMs(seconds));
+    }, Math.min(expiryMs(interval), MAX_TIMER_MS));
   }
 
   stop(): void {
