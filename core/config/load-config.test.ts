@@ -84,6 +84,10 @@ describe('platform configuration', () => {
     assert.throws(() => loadConfig({ env: { SIP_MIN_SE: '30' } }), /sip\.minSessionExpiresSeconds/);
     assert.throws(() => loadConfig({ env: { SIP_SESSION_EXPIRES: '100', SIP_MIN_SE: '120' } }), /sip\.sessionExpiresSeconds: .*at least/);
     assert.throws(() => loadConfig({ env: { SIP_MADDR_MULTICAST: '10.0.0.1' } }), /must be a multicast address/);
+    // c-ares aborts the process on port 0 and takes 99999 silently: both refused here.
+    for (const bad of ['127.0.0.1:0', '127.0.0.1:99999', '[::1]:0', '[127.0.0.1]:53', 'dns.example:53']) {
+      assert.throws(() => loadConfig({ env: { SIP_DNS_SERVERS: bad } }), /sip\.dnsServers\.0: must be an IP address/, bad);
+    }
     assert.throws(() => loadConfig({ env: { SIP_MAX_CALLS_PER_TENANT: '0' } }), /sip\.maxCallsPerTenant/);
   });
 

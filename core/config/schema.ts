@@ -8,7 +8,12 @@ const port = z.number().int().min(0).max(65535);
 const host = z.string().min(1);
 const ipAddress = z.string().refine((v) => isIP(v) !== 0, 'must be an IPv4 or IPv6 address');
 /** `1.2.3.4`, `1.2.3.4:53`, `::1` or `[::1]:53` (what node:dns Resolver.setServers takes). */
-const dnsServer = z.string().refine((v) => isIP(v) !== 0 || isIP(v.replace(/^\[(.*)\]:\d{1,5}$/, '$1')) === 6 || isIP(v.replace(/:\d{1,5}$/, '')) === 4, 'must be an IP address, optionally with :port ([v6]:port)');
+const dnsServer = z.string().refine((v) => {
+  if (isIP(v) !== 0) return true;
+  const m = /^\[(.+)\]:(\d{1,5})$/.exec(v) ?? /^([^:]+):(\d{1,5})$/.exec(v);
+  // Port 1-65535: c-ares aborts the whole process on port 0 (a native assertion in setServers).
+  return m !== null && isIP(m[1] as string) === (v.startsWith('[') ? 6 : 4) && Number(m[2]) >= 1 && Number(m[2]) <= 65535;
+}, 'must be an IP address, optionally with :port 1-65535 ([v6]:port)');
 const multicast = z.string().refine((v) => (isIP(v) === 4 && Number(v.split('.')[0]) >= 224 && Number(v.split('.')[0]) <= 239) || (isIP(v) === 6 && v.toLowerCase().startsWith('ff')), 'must be a multicast address');
 
 const ms = (max: number) => z.number().int().min(1).max(max);
