@@ -313,7 +313,7 @@ export class MediaSession extends TypedEmitter<MediaSessionEvents> implements Ca
     }
     // Event and comfort-noise packets occupy their sequence slot; playout fills it with silence.
     const pushed = this.jitter.push(packet.sequenceNumber, packet.timestamp, isEvent || pt === CN_PAYLOAD_TYPE ? null : packet.payload, now);
-    if (pushed === 'late') this.delay.onLate();
+    if (pushed === 'concealed') this.delay.onLate();
     else if (pushed === 'resync') this.delay.restart();
     // Event packets repeat their start timestamp (RFC 4733 sec. 2.5.1.2): no jitter sample.
     if (!isEvent && pushed !== 'duplicate') this.delay.onArrival(now, packet.timestamp);

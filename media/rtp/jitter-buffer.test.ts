@@ -41,6 +41,15 @@ describe('jitter buffer', () => {
     assert.equal(jb.stats.missing, 1);
   });
 
+  it('tells a packet whose slot was concealed from a duplicate of a played one', () => {
+    const jb = new JitterBuffer({ depth: 1 });
+    for (const seq of [1, 3]) jb.push(seq, seq * 160, payload(seq));
+    assert.deepEqual(played(drain(jb, 3)), ['1', 'miss2', '3']);
+    assert.equal(jb.push(2, 320, payload(2)), 'concealed');
+    assert.equal(jb.push(3, 480, payload(3)), 'late');
+    assert.equal(jb.stats.late, 2);
+  });
+
   it('crosses the 16-bit sequence wrap', () => {
     const jb = new JitterBuffer({ depth: 3 });
     for (const seq of [65534, 0, 65535, 1]) jb.push(seq, 0, payload(seq));

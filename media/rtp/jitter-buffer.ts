@@ -27,7 +27,12 @@ export interface JitterBufferOptions {
   readonly maxQueued?: number;
 }
 
-export type PushResult = 'accepted' | 'duplicate' | 'late' | 'resync';
+/**
+ * `late`: its slot has already played; `concealed`: its slot was played as a hole (the wait for
+ * it was too short: an adaptive wait grows on this, not on a duplicate of a played packet).
+ * Both are dropped and counted in `stats.late`.
+ */
+export type PushResult = 'accepted' | 'duplicate' | 'late' | 'concealed' | 'resync';
 
 export type PopResult =
   | { readonly kind: 'packet'; readonly seq: number; readonly timestamp: number; readonly payload: Buffer | null }
@@ -96,7 +101,7 @@ export class JitterBuffer {
       // Before playout starts, a reordered earlier packet may still move the start back.
       if (this.primed || this.playedAny || behind >= this.depth) {
         this.stats.late++;
-        return 'late';
+        return this.slotExt[this.slotIndex(ext)] === -ext ? 'concealed' : 'late';
       }
       this.nextExt = ext;
     }
@@ -177,6 +182,8 @@ export class JitterBuffer {
     const slot = this.slotIndex(ext);
     if (this.slotExt[slot] !== ext) {
       this.stats.missing++;
+      // Remember the concealment (negative ext) so the packet, should it still come, is told apart.
+      this.slotExt[slot] = -ext;
       return { kind: 'missing', seq: this.seqOf(ext) };
     }
     this.slotExt[slot] = -1;
