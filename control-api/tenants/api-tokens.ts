@@ -42,9 +42,14 @@ export async function issueToken(
   return { id: row.id, token, prefix };
 }
 
+/** `lastUsedAt` is refreshed at most this often, so a busy token does not write on every request. */
+export const lastUsedResolutionMs = 60_000;
+
 /**
  * Resolves a presented token to its owner, or null when it is unknown, revoked, expired or lacks
- * the scope. Lookup is by SHA-256 digest, so no secret is ever compared byte by byte.
+ * the scope. Lookup is by SHA-256 digest, so no secret is ever compared byte by byte. A successful
+ * use records `last_used_at` (to the minute), which the token list shows so an owner can tell an
+ * idle token worth revoking from one in use.
  */
 export async function verifyToken(
   db: Kysely<Database>,
@@ -55,12 +60,15 @@ export async function verifyToken(
   if (token.length === 0 || token.length > 512) return null;
   const row = await db
     .selectFrom('api_tokens')
-    .select(['id', 'tenant_id', 'scopes', 'expires_at', 'revoked_at'])
+    .select(['id', 'tenant_id', 'scopes', 'expires_at', 'revoked_at', 'last_used_at'])
     .where('token_hash', '=', hashToken(token))
     .executeTakeFirst();
   if (!row || row.revoked_at) return null;
   if (row.expires_at && row.expires_at.getTime() <= now.getTime()) return null;
   if (!row.scopes.includes(scope)) return null;
+  if (!row.last_used_at || now.getTime() - row.last_used_at.getTime() >= lastUsedResolutionMs) {
+    await db.updateTable('api_tokens').set({ last_used_at: now }).where('id', '=', row.id).execute();
+  }
   return { tokenId: row.id, tenantId: row.tenant_id, scopes: row.scopes as TokenScope[] };
 }
 

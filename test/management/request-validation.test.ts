@@ -115,6 +115,17 @@ forEachStore('management API request validation', (store) => {
     assert.equal(token.headers.get('location'), `/v1/tenants/acme/tokens/${String(token.body['id'])}`);
   });
 
+  it('shows when a token was last used', async () => {
+    const op = h.client();
+    const issued = await op.post('/v1/tenants/acme/tokens', { name: 'gitops', scopes: ['management'] });
+    const path = `/v1/tenants/acme/tokens/${String(issued.body['id'])}`;
+    assert.equal((await op.get(path)).body['lastUsedAt'], null);
+    assert.equal((await h.client(String(issued.body['token'])).get('/v1/tenants/acme/recipes')).status, 200);
+    const used = (await op.get(path)).body['lastUsedAt'];
+    assert.equal(typeof used, 'string');
+    assert.ok(Math.abs(Date.parse(String(used)) - Date.now()) < 60_000);
+  });
+
   it('writes reference issue paths with bracketed indexes, like schema issues', async () => {
     const res = await h.client().post('/v1/tenants/acme/phone-numbers', {
       number: '+914440001004', recipe: 'greeter', provider: { type: 'nativeStack' }, pronunciationWords: ['Nowhere'],
