@@ -9,27 +9,25 @@ export interface Clock {
   clearTimeout(handle: TimerHandle): void;
 }
 
-export const systemClock: Clock = (() => {
-  const timers = new Map<number, NodeJS.Timeout>();
-  let next = 1;
-  return {
-    now: () => Date.now(),
-    setTimeout(callback, ms) {
-      const id = next++;
-      const timer = setTimeout(() => {
-        timers.delete(id);
-        callback();
-      }, ms);
-      timers.set(id, timer);
-      return { id };
-    },
-    clearTimeout(handle) {
-      const timer = timers.get(handle.id);
-      if (timer) clearTimeout(timer);
-      timers.delete(handle.id);
-    },
-  };
-})();
+/** A Node timer as a TimerHandle: holding it directly costs no lookup table and no wrapper closure. */
+class SystemTimer implements TimerHandle {
+  constructor(
+    readonly id: number,
+    readonly timer: NodeJS.Timeout,
+  ) {}
+}
+
+let nextSystemTimer = 1;
+
+export const systemClock: Clock = {
+  now: () => Date.now(),
+  setTimeout(callback, ms) {
+    return new SystemTimer(nextSystemTimer++, setTimeout(callback, ms));
+  },
+  clearTimeout(handle) {
+    if (handle instanceof SystemTimer) clearTimeout(handle.timer);
+  },
+};
 
 interface PendingTimer {
   readonly id: number;

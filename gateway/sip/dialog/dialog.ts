@@ -1,5 +1,5 @@
 import { randomInt } from 'node:crypto';
-import type { Clock, TimerHandle } from '../../../core/clock.js';
+import type { Clock } from '../../../core/clock.js';
 import type { Logger } from '../../../core/logger.js';
 import { TypedEmitter } from '../../../core/typed-emitter.js';
 import { Headers } from '../message/headers.js';
@@ -9,6 +9,7 @@ import type { TimerValues } from '../transaction/timers.js';
 import type { Flow } from '../transport/types.js';
 import type { ServerRequest } from '../ua/server-request.js';
 import { SipError } from '../ua/sip-error.js';
+import { AckWait } from './ack-wait.js';
 import { dialogKey, type DialogEntry, type DialogTable } from './dialog-table.js';
 
 /** What a dialog needs from the stack (SipStack satisfies it). */
@@ -96,7 +97,7 @@ export class Dialog extends TypedEmitter<DialogEvents> implements DialogEntry {
   refreshObserver: RefreshObserver | undefined;
   private localRefresh = false;
   private incomingInvite: ServerRequest | undefined;
-  private awaitingAck: { readonly seq: number; timer: TimerHandle | undefined; giveUp: TimerHandle } | undefined;
+  private awaitingAck: AckWait | undefined;
   private lastAck: { seq: number; req: SipRequest } | undefined;
 
   private constructor(
@@ -177,30 +178,16 @@ export class Dialog extends TypedEmitter<DialogEvents> implements DialogEntry {
   accept(sreq: ServerRequest, sdp: string | undefined, extraHeaders: ReadonlyArray<readonly [string, string]> = []): void {
     const res = sreq.respond(200, { headers: [...this.answerHeaders(), ...extraHeaders], ...(sdp ? { body: sdp } : {}) });
     if (res.status !== 200 || sreq.finalResponse !== res) return;
-    const { T1, T2 } = this.host.timerValues;
-    const clock = this.host.clock;
-    const wait = { seq: sreq.request.cseq.seq, timer: undefined as TimerHandle | undefined, giveUp: clock.setTimeout(() => this.ackTimeout(), 64 * T1) };
-    this.awaitingAck = wait;
-    if (!sreq.flow.reliable) {
-      const resend = (interval: number): void => {
-        wait.timer = clock.setTimeout(() => {
-          if (this.awaitingAck !== wait) return;
-          sreq.retransmitFinal();
-          resend(Math.min(interval * 2, T2));
-        }, interval);
-      };
-      resend(T1);
-    }
+    this.awaitingAck = new AckWait(this, sreq, this.host.clock, this.host.timerValues);
   }
 
   private stopAckWait(): void {
-    if (!this.awaitingAck) return;
-    if (this.awaitingAck.timer) this.host.clock.clearTimeout(this.awaitingAck.timer);
-    this.host.clock.clearTimeout(this.awaitingAck.giveUp);
+    this.awaitingAck?.stop();
     this.awaitingAck = undefined;
   }
 
-  private ackTimeout(): void {
+  /** AckWaitOwner (ack-wait.ts): no ACK for our 2xx within 64*T1. Not for other callers. */
+  ackTimeout(): void {
     this.awaitingAck = undefined;
     this.host.logger.info({ callId: this.callId }, 'no ACK for our 2xx within 64*T1: ending the dialog with BYE (RFC 3261 sec. 13.3.1.4)');
     void this.bye('ack-timeout');

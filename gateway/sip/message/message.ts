@@ -10,6 +10,9 @@ export interface CSeq {
   readonly method: string;
 }
 
+/** The body of a message without one: shared, since a zero-length Buffer cannot be written to. */
+export const EMPTY_BODY: Buffer = Buffer.alloc(0);
+
 /** RFC 3261 sec. 8.1.1.5: the sequence number MUST be less than 2**31. */
 const MAX_CSEQ = 2 ** 31 - 1;
 
@@ -159,7 +162,7 @@ export class SipRequest extends SipMessage {
     /** Request-URI text as received (RFC 3261 sec. 7.1). */
     public uri: string,
     headers: Headers = new Headers(),
-    body: Buffer = Buffer.alloc(0),
+    body: Buffer = EMPTY_BODY,
   ) {
     super(headers, body);
   }
@@ -179,7 +182,7 @@ export class SipResponse extends SipMessage {
     public status: number,
     public reason: string,
     headers: Headers = new Headers(),
-    body: Buffer = Buffer.alloc(0),
+    body: Buffer = EMPTY_BODY,
   ) {
     super(headers, body);
   }

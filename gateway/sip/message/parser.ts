@@ -1,7 +1,7 @@
 import { hasWhitespaceOrControl, isToken, isWsp, parseDigits, trimWsp } from './chars.js';
 import { SipParseError, type ResponseBasis } from './errors.js';
 import { Headers, canonicalName } from './headers.js';
-import { SipRequest, SipResponse, parseCSeq, type SipMessage } from './message.js';
+import { EMPTY_BODY, SipRequest, SipResponse, parseCSeq, type SipMessage } from './message.js';
 import { parseNameAddr } from './name-addr.js';
 import { isSipUri } from './uri.js';
 import { parseViaValues } from './via.js';
@@ -222,13 +222,14 @@ export function parseDatagram(buf: Buffer): SipMessage {
     length = declaredContentLength(head.headers);
   } catch (e) {
     if (!(e instanceof SipParseError)) throw e;
-    return buildMessage({ ...head, problem: head.problem ?? e }, Buffer.alloc(0));
+    return buildMessage({ ...head, problem: head.problem ?? e }, EMPTY_BODY);
   }
   const available = buf.length - bodyStart;
   if (length !== undefined && length > available) {
     const problem = new SipParseError(`Content-Length ${length} exceeds the ${available} octets received`);
-    return buildMessage({ ...head, problem: head.problem ?? problem }, Buffer.alloc(0));
+    return buildMessage({ ...head, problem: head.problem ?? problem }, EMPTY_BODY);
   }
-  return buildMessage(head, buf.subarray(bodyStart, bodyStart + (length ?? available)));
+  const size = length ?? available;
+  return buildMessage(head, size === 0 ? EMPTY_BODY : buf.subarray(bodyStart, bodyStart + size));
 }
 

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { ResponseBasis, SipParseError } from './errors.js';
 import { Headers } from './headers.js';
-import { SipResponse, type SipRequest } from './message.js';
+import { EMPTY_BODY, SipResponse, type SipRequest } from './message.js';
 
 /** Reason phrases of RFC 3261 sec. 21 (and a few extensions) for the codes we send. */
 export const REASON_PHRASES: Readonly<Record<number, string>> = {
@@ -63,7 +63,7 @@ function build(
   // RFC 3261 sec. 8.2.6.1: a 100 echoes the request's Timestamp.
   if (status === 100 && basis.timestamp !== undefined) h.append('Timestamp', basis.timestamp);
   for (const [n, v] of opts.headers ?? []) h.append(n, v);
-  return new SipResponse(status, reason ?? REASON_PHRASES[status] ?? 'Unknown', h, opts.body ?? Buffer.alloc(0));
+  return new SipResponse(status, reason ?? REASON_PHRASES[status] ?? 'Unknown', h, opts.body ?? EMPTY_BODY);
 }
 
 /** A response to a well-formed request (RFC 3261 sec. 8.2.6). */

@@ -1,16 +1,33 @@
+import { timerLane, type LaneEntry, type TimerLane } from '../../../core/clock-lane.js';
 import type { SipMessage } from '../message/message.js';
 import { DEFAULT_TIMERS, NamedTimers, type TimerValues } from './timers.js';
 import type { TransactionOptions, TransactionTransport } from './types.js';
 
-/** Timer values per options object: a table's transactions share one instead of a copy each. */
-const valuesByOptions = new WeakMap<TransactionOptions, TimerValues>();
-function timerValuesOf(options: TransactionOptions): TimerValues {
-  let t = valuesByOptions.get(options);
-  if (!t) {
-    t = { ...DEFAULT_TIMERS, ...options.timers };
-    valuesByOptions.set(options, t);
+/** What the transactions of one options object (one table) share: timer values and wait lanes. */
+interface Shared {
+  readonly t: TimerValues;
+  readonly options: TransactionOptions;
+  readonly lanes: Map<number, TimerLane>;
+}
+
+const sharedByOptions = new WeakMap<TransactionOptions, Shared>();
+function sharedOf(options: TransactionOptions): Shared {
+  let s = sharedByOptions.get(options);
+  if (!s) {
+    s = { t: { ...DEFAULT_TIMERS, ...options.timers }, options, lanes: new Map() };
+    sharedByOptions.set(options, s);
   }
-  return t;
+  return s;
+}
+
+/** The lane for a wait timer of `ms` on the table's clock (slack only for waits of a second or more). */
+function waitLane(shared: Shared, ms: number): TimerLane {
+  let lane = shared.lanes.get(ms);
+  if (!lane) {
+    lane = timerLane(shared.options.clock, ms, ms >= 1000 ? (shared.options.waitSlackMs ?? 0) : 0);
+    shared.lanes.set(ms, lane);
+  }
+  return lane;
 }
 
 /** Whoever indexes a transaction (the table) and must forget it when it terminates. */
@@ -19,10 +36,15 @@ export interface TransactionRegistry {
 }
 
 /** Shared plumbing: timers on the injected clock, guarded sends, one-way termination. */
-export abstract class TransactionBase<S extends string> {
-  protected readonly timers: NamedTimers;
+export abstract class TransactionBase<S extends string> implements LaneEntry {
+  /** Made on first use: server transactions of a plain UAS never need one. */
+  private named: NamedTimers | undefined;
   protected readonly t: TimerValues;
+  private readonly shared: Shared;
   private current: S;
+  /** The one lane timer a transaction runs at a time (a wait timer, or 100 Trying). */
+  private lane: TimerLane | undefined;
+  private laneTicket = 0;
   /**
    * Set by the table that indexes this transaction: on termination it is released before the
    * TU hears of it. A field rather than a wrapping closure per transaction, which the RFC timers
@@ -37,8 +59,13 @@ export abstract class TransactionBase<S extends string> {
     options: TransactionOptions,
   ) {
     this.current = initial;
-    this.timers = new NamedTimers(options.clock);
-    this.t = timerValuesOf(options);
+    this.shared = sharedOf(options);
+    this.t = this.shared.t;
+  }
+
+  /** Retransmission and timeout timers (A, B, E, F, G, H, "trying" aside) on the clock. */
+  protected get timers(): NamedTimers {
+    return (this.named ??= new NamedTimers(this.shared.options.clock));
   }
 
   get state(): S {
@@ -65,9 +92,53 @@ export abstract class TransactionBase<S extends string> {
     }
   }
 
+  /** `send` for octets already serialized (the transport has `sendWire`). */
+  protected sendSerialized(wire: Buffer): boolean {
+    try {
+      this.transport.sendWire?.(wire);
+      return true;
+    } catch (e) {
+      this.onTransportError(e);
+      this.terminate();
+      return false;
+    }
+  }
+
+  /**
+   * Timers D, I, J, K, L and M only end the transaction when they fire (RFC 3261 sec. 17, RFC
+   * 6026 sec. 7): they run on a lane shared by the table, not on a clock timer each.
+   */
+  protected terminateAfter(ms: number): void {
+    this.startLane(waitLane(this.shared, ms));
+  }
+
+  protected startLane(lane: TimerLane): void {
+    this.stopLane();
+    this.lane = lane;
+    this.laneTicket = lane.add(this);
+  }
+
+  protected stopLane(): void {
+    if (this.lane === undefined) return;
+    this.lane.cancel(this.laneTicket);
+    this.lane = undefined;
+  }
+
+  /** The lane timer fired (LaneEntry). */
+  expire(): void {
+    this.lane = undefined;
+    this.laneExpired();
+  }
+
+  /** A wait timer ends the transaction; subclasses with another lane timer add theirs. */
+  protected laneExpired(): void {
+    this.terminate();
+  }
+
   protected terminate(): void {
     if (this.terminatedState) return;
-    this.timers.stopAll();
+    this.stopLane();
+    this.named?.stopAll();
     this.setState('terminated' as S);
     this.registry?.release(this.registryKey, this);
     this.onTerminated();

@@ -50,7 +50,7 @@ export class InviteClientTransaction extends TransactionBase<InviteClientState> 
       if (s === 'calling' || s === 'proceeding') {
         this.timers.stopAll();
         this.setState('accepted');
-        this.timers.start('M', 64 * this.t.T1, () => this.terminate());
+        this.terminateAfter(64 * this.t.T1);
         this.tu.response(res);
       } else if (s === 'accepted') {
         // RFC 6026 sec. 7.2: 2xx retransmissions (maybe from other forks) go to the TU.
@@ -63,7 +63,7 @@ export class InviteClientTransaction extends TransactionBase<InviteClientState> 
       this.setState('completed');
       if (!this.send(createNonSuccessAck(this.request, res))) return;
       this.tu.response(res);
-      this.timers.start('D', this.transport.reliable ? 0 : 32_000, () => this.terminate());
+      this.terminateAfter(this.transport.reliable ? 0 : 32_000);
     } else if (s === 'completed') {
       this.send(createNonSuccessAck(this.request, res));
     }
@@ -118,7 +118,7 @@ export class NonInviteClientTransaction extends TransactionBase<NonInviteClientS
     this.timers.stopAll();
     this.setState('completed');
     this.tu.response(res);
-    this.timers.start('K', this.transport.reliable ? 0 : this.t.T4, () => this.terminate());
+    this.terminateAfter(this.transport.reliable ? 0 : this.t.T4);
   }
 
   protected onTransportError(error: unknown): void {

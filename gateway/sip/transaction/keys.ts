@@ -8,10 +8,20 @@ export function newBranch(): string {
   return `${MAGIC_COOKIE}${randomBytes(10).toString('base64url')}`;
 }
 
+/**
+ * A key that owns its characters. Concatenations of slices of a message keep the whole decoded
+ * message alive (V8 cons and sliced strings point into it), and a table holds its keys for
+ * 64*T1; reading a character makes V8 flatten the string in place, which lets the message go.
+ */
+function ownKey(key: string): string {
+  key.charCodeAt(0);
+  return key;
+}
+
 /** RFC 3261 sec. 17.1.3: a response matches the client transaction of its top branch and CSeq method. */
 export function clientTransactionKey(msg: SipMessage): string | undefined {
   const branch = msg.via[0]?.branch;
-  return branch ? `${branch}|${msg.cseq.method}` : undefined;
+  return branch ? ownKey(`${branch}|${msg.cseq.method}`) : undefined;
 }
 
 /**
@@ -23,7 +33,7 @@ export function serverTransactionKey(req: SipRequest): string | undefined {
   const top = req.via[0];
   if (!top?.branch || !top.branch.startsWith(MAGIC_COOKIE) || top.branch.length === MAGIC_COOKIE.length) return undefined;
   const method = req.method === 'ACK' ? 'INVITE' : req.method;
-  return `${top.branch}|${top.host.toLowerCase()}:${top.port ?? ''}|${method}`;
+  return ownKey(`${top.branch}|${top.host.toLowerCase()}:${top.port ?? ''}|${method}`);
 }
 
 /**

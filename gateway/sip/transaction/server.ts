@@ -1,4 +1,6 @@
+import { timerLane } from '../../../core/clock-lane.js';
 import { createResponse } from '../message/response.js';
+import { serialize } from '../message/serializer.js';
 import type { SipRequest, SipResponse } from '../message/message.js';
 import { TransactionBase } from './base.js';
 import type {
@@ -18,18 +20,30 @@ import type {
  */
 export class InviteServerTransaction extends TransactionBase<InviteServerState> {
   private lastResponse: SipResponse | undefined;
+  private req: SipRequest | undefined;
 
   constructor(
-    readonly request: SipRequest,
+    request: SipRequest,
     transport: TransactionTransport,
-    private readonly tu: ServerTransactionUser,
+    readonly tu: ServerTransactionUser,
     options: TransactionOptions,
   ) {
     super('proceeding', transport, options);
-    // RFC 3261 sec. 17.2.1: send 100 unless the TU answers within 200 ms.
-    this.timers.start('trying', 200, () => {
-      if (!this.lastResponse && this.state === 'proceeding') this.respond(createResponse(this.request, 100));
-    });
+    this.req = request;
+    // RFC 3261 sec. 17.2.1: send 100 unless the TU answers within 200 ms. A lane shared by all
+    // INVITEs: a TU that answers at once costs an array slot, not a clock timer.
+    this.startLane(timerLane(options.clock, 200));
+  }
+
+  /** The INVITE; released once a final response went out (nothing after that needs it). */
+  get request(): SipRequest | undefined {
+    return this.req;
+  }
+
+  /** Timer "trying" in Proceeding; a wait timer (L, I) otherwise. */
+  protected override laneExpired(): void {
+    if (this.state !== 'proceeding') super.laneExpired();
+    else if (!this.lastResponse && this.req) this.respond(createResponse(this.req, 100));
   }
 
   respond(res: SipResponse): void {
@@ -39,13 +53,18 @@ export class InviteServerTransaction extends TransactionBase<InviteServerState> 
       return;
     }
     if (s !== 'proceeding') return;
-    this.timers.stop('trying');
+    this.stopLane();
     this.lastResponse = res;
     if (!this.send(res)) return;
     if (res.status < 200) return;
+    this.req = undefined;
+    this.tu.answered?.();
     if (res.status < 300) {
+      // RFC 6026 sec. 7.1: Accepted absorbs INVITE retransmissions without answering them, and
+      // the TU sends its own 2xx retransmissions, so the response need not be kept for Timer L.
+      this.lastResponse = undefined;
       this.setState('accepted');
-      this.timers.start('L', 64 * this.t.T1, () => this.terminate());
+      this.terminateAfter(64 * this.t.T1);
       return;
     }
     this.setState('completed');
@@ -67,7 +86,8 @@ export class InviteServerTransaction extends TransactionBase<InviteServerState> 
         this.timers.stop('G');
         this.timers.stop('H');
         this.setState('confirmed');
-        this.timers.start('I', this.transport.reliable ? 0 : this.t.T4, () => this.terminate());
+        this.lastResponse = undefined;
+        this.terminateAfter(this.transport.reliable ? 0 : this.t.T4);
       } else if (s === 'accepted') {
         this.tu.ack?.(req);
       }
@@ -88,32 +108,52 @@ export class InviteServerTransaction extends TransactionBase<InviteServerState> 
 /** Non-INVITE server transaction, RFC 3261 sec. 17.2.2 (Timer J). */
 export class NonInviteServerTransaction extends TransactionBase<NonInviteServerState> {
   private lastResponse: SipResponse | undefined;
+  /** The final response as sent, kept for Timer J instead of the message (datagram transports). */
+  private finalWire: Buffer | undefined;
+  private req: SipRequest | undefined;
 
   constructor(
-    readonly request: SipRequest,
+    request: SipRequest,
     transport: TransactionTransport,
     private readonly tu: ServerTransactionUser,
     options: TransactionOptions,
   ) {
     super('trying', transport, options);
+    this.req = request;
+  }
+
+  /** The request; released once the final response went out (only that response is kept for Timer J). */
+  get request(): SipRequest | undefined {
+    return this.req;
   }
 
   respond(res: SipResponse): void {
     const s = this.state;
     if (s !== 'trying' && s !== 'proceeding') return;
-    this.lastResponse = res;
-    if (!this.send(res)) return;
+    if (res.status >= 200 && this.transport.sendWire && !this.transport.reliable) {
+      // Timer J keeps the response for 64*T1: the octets cost far less to hold than the message.
+      const wire = serialize(res);
+      this.lastResponse = undefined;
+      this.finalWire = wire;
+      if (!this.sendSerialized(wire)) return;
+    } else {
+      this.lastResponse = res;
+      if (!this.send(res)) return;
+    }
     if (res.status < 200) {
       this.setState('proceeding');
       return;
     }
     this.setState('completed');
-    this.timers.start('J', this.transport.reliable ? 0 : 64 * this.t.T1, () => this.terminate());
+    this.req = undefined;
+    this.terminateAfter(this.transport.reliable ? 0 : 64 * this.t.T1);
   }
 
   receiveRequest(_req: SipRequest): void {
     // Trying: absorbed; Proceeding/Completed: the last response again (RFC 3261 sec. 17.2.2).
-    if ((this.state === 'proceeding' || this.state === 'completed') && this.lastResponse) this.send(this.lastResponse);
+    if (this.state !== 'proceeding' && this.state !== 'completed') return;
+    if (this.finalWire) this.sendSerialized(this.finalWire);
+    else if (this.lastResponse) this.send(this.lastResponse);
   }
 
   protected onTransportError(error: unknown): void {

@@ -276,6 +276,26 @@ describe('non-INVITE server transaction (RFC 3261 sec. 17.2.2)', () => {
     clock.advance(0);
     assert.equal(reliable.state, 'terminated', 'Timer J is zero on reliable transports');
   });
+
+  it('over a datagram transport keeps the final response as sent and repeats those octets', () => {
+    const clock = new FakeClock(0);
+    const wires: Buffer[] = [];
+    const net: TransactionTransport = {
+      reliable: false,
+      send: () => assert.fail('the final response goes out serialized'),
+      sendWire: (w) => wires.push(w),
+    };
+    const bye = request('BYE');
+    const tx = new NonInviteServerTransaction(bye, net, {}, { clock });
+    tx.respond(createResponse(bye, 200));
+    assert.equal(tx.request, undefined, 'the request is not kept for Timer J');
+    tx.receiveRequest(bye);
+    assert.equal(wires.length, 2);
+    assert.equal(wires[1], wires[0]);
+    assert.match(wires[0]?.toString('utf8') ?? '', /^SIP\/2\.0 200 OK\r\n[\s\S]*CSeq: 7 BYE\r\n/);
+    clock.advance(64 * T1);
+    assert.equal(tx.state, 'terminated');
+  });
 });
 
 describe('transaction matching (RFC 3261 sec. 17.1.3, 17.2.3)', () => {

@@ -8,11 +8,22 @@ export interface TransactionTransport {
   readonly reliable: boolean;
   /** Sends a message; throwing means a transport error (RFC 3261 sec. 17.1.4, 17.2.4). */
   send(message: SipMessage): void;
+  /**
+   * Sends a message already serialized (datagram transports): a transaction that must repeat a
+   * response for 64*T1 then keeps these octets instead of the message and everything it references.
+   */
+  sendWire?(wire: Buffer): void;
 }
 
 export interface TransactionOptions {
   readonly clock: Clock;
   readonly timers?: Partial<TimerValues>;
+  /**
+   * Wait timers of a second or more (D, J, L, M; I and K at T4) may fire up to this much late,
+   * so that many expire in one wake-up: they only end a transaction that is absorbing
+   * retransmissions, so lingering a little longer changes nothing on the wire. 0 (exact) by default.
+   */
+  readonly waitSlackMs?: number;
 }
 
 /** The transaction user's side of a client transaction (RFC 3261 sec. 17.1). */
@@ -31,6 +42,8 @@ export interface ServerTransactionUser {
   transportError?(error: unknown): void;
   /** RFC 6026 sec. 7.1: an ACK matching an INVITE answered 2xx is the TU's business. */
   ack?(ack: SipRequest): void;
+  /** An INVITE transaction left Proceeding: its final response went out (a CANCEL can no longer act on it). */
+  answered?(): void;
   terminated?(): void;
 }
 

@@ -23,6 +23,8 @@ export interface Flow {
   /** True when the transport is secured (TLS, WSS), so a sips: Request-URI is acceptable. */
   readonly secure: boolean;
   send(message: SipMessage): void;
+  /** Sends serialized octets as they are (UDP only; see TransactionTransport.sendWire). */
+  sendWire?(wire: Buffer): void;
   /** False once the connection closed; UDP flows never close. */
   readonly open: boolean;
 }

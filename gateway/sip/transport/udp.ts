@@ -1,5 +1,6 @@
 import { createSocket, type Socket } from 'node:dgram';
-import { isIPv6 } from 'node:net';
+import { lookup as dnsLookup, type LookupOneOptions } from 'node:dns';
+import { isIP, isIPv6 } from 'node:net';
 import { SipParseError } from '../message/errors.js';
 import type { SipMessage } from '../message/message.js';
 import { parseDatagram } from '../message/parser.js';
@@ -22,7 +23,23 @@ const bindSocket = (socket: Socket, port: number, address: string): Promise<void
     });
   });
 
-/** A UDP socket and a peer; one per datagram, so its send is a prototype method, not a closure. */
+type LookupCallback = (err: NodeJS.ErrnoException | null, address: string, family: number) => void;
+
+/**
+ * dgram resolves the destination of every send, and `dns.lookup` answers even an IP literal on
+ * the next tick: a deferred callback and closure per datagram. We only send to literals (RFC
+ * 3263 resolution happens before a flow exists), so those are answered at once.
+ */
+function literalFirstLookup(hostname: string, options: number | LookupOneOptions, callback: LookupCallback): void {
+  const family = isIP(hostname);
+  if (family !== 0) callback(null, hostname, family);
+  else dnsLookup(hostname, typeof options === 'number' ? { family: options } : options, callback);
+}
+
+/** Flows are immutable, so one per peer is shared by its datagrams; bounded against address scans. */
+const MAX_CACHED_FLOWS = 4096;
+
+/** A UDP socket and a peer, shared by the datagrams of that peer; its send is a prototype method, not a closure. */
 class UdpFlow implements Flow {
   readonly transport = 'UDP' as const;
   readonly reliable = false;
@@ -30,13 +47,17 @@ class UdpFlow implements Flow {
   readonly open = true;
 
   constructor(
-    private readonly socket: Socket,
+    readonly socket: Socket,
     readonly local: Endpoint,
     readonly remote: Endpoint,
   ) {}
 
   send(message: SipMessage): void {
     this.socket.send(serialize(message), this.remote.port, this.remote.address);
+  }
+
+  sendWire(wire: Buffer): void {
+    this.socket.send(wire, this.remote.port, this.remote.address);
   }
 }
 
@@ -49,6 +70,7 @@ export class UdpTransport implements SipTransport {
   readonly name = 'UDP' as const;
   private readonly sockets = new Map<'udp4' | 'udp6', Socket>();
   private localEndpoint: Endpoint = { address: '', port: 0 };
+  private readonly flows = new Map<string, UdpFlow>();
 
   private constructor(private readonly listener: TransportListener) {}
 
@@ -60,7 +82,7 @@ export class UdpTransport implements SipTransport {
         : [[isIPv6(options.host) ? 'udp6' : 'udp4', options.host]];
     let port = options.port;
     for (const [family, address] of families) {
-      const socket = createSocket({ type: family, ipv6Only: family === 'udp6', reuseAddr: false });
+      const socket = createSocket({ type: family, ipv6Only: family === 'udp6', reuseAddr: false, lookup: literalFirstLookup });
       try {
         await bindSocket(socket, port, address);
       } catch (error) {
@@ -76,7 +98,7 @@ export class UdpTransport implements SipTransport {
       } catch {
         // The kernel caps SO_RCVBUF (net.core.rmem_max); the default still works.
       }
-      socket.on('message', (buf, rinfo) => t.receive(socket, family, buf, { address: rinfo.address, port: rinfo.port }));
+      socket.on('message', (buf, rinfo) => t.receive(socket, family, buf, rinfo));
       // ICMP errors surface here on some platforms; one failed peer must not stop the socket.
       socket.on('error', () => undefined);
       t.sockets.set(family, socket);
@@ -92,7 +114,7 @@ export class UdpTransport implements SipTransport {
   private receive(socket: Socket, family: 'udp4' | 'udp6', buf: Buffer, remote: Endpoint): void {
     // RFC 5626 sec. 4.4.2 / 3261 sec. 7.5: a bare CRLF keep-alive carries no message.
     if (buf.length <= 4 && buf.every((b) => b === 13 || b === 10)) return;
-    const flow = this.flow(socket, family, remote);
+    const flow = this.flow(socket, family, remote.address, remote.port);
     let message: SipMessage;
     try {
       message = parseDatagram(buf);
@@ -103,16 +125,23 @@ export class UdpTransport implements SipTransport {
     this.listener({ kind: 'message', message, flow });
   }
 
-  private flow(socket: Socket, family: 'udp4' | 'udp6', remote: Endpoint): Flow {
-    const local = family === 'udp6' ? { address: '::', port: this.localEndpoint.port } : this.localEndpoint;
-    return new UdpFlow(socket, local, remote);
+  private flow(socket: Socket, family: 'udp4' | 'udp6', address: string, port: number): Flow {
+    const key = `${address}|${port}`;
+    let flow = this.flows.get(key);
+    if (flow === undefined || flow.socket !== socket) {
+      const local = family === 'udp6' ? { address: '::', port: this.localEndpoint.port } : this.localEndpoint;
+      flow = new UdpFlow(socket, local, { address, port });
+      if (this.flows.size >= MAX_CACHED_FLOWS) this.flows.clear();
+      this.flows.set(key, flow);
+    }
+    return flow;
   }
 
   flowTo(target: Endpoint): Flow {
     const family = isIPv6(target.address) ? 'udp6' : 'udp4';
     const socket = this.sockets.get(family);
     if (!socket) throw new Error(`no ${family} socket for ${target.address}`);
-    return this.flow(socket, family, target);
+    return this.flow(socket, family, target.address, target.port);
   }
 
   async close(): Promise<void> {

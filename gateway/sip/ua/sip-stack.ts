@@ -8,7 +8,7 @@ import { isSipUri } from '../message/uri.js';
 import { responseTarget } from '../message/via.js';
 import { InviteServerTransaction } from '../transaction/server.js';
 import { TransactionTable } from '../transaction/table.js';
-import type { TimerValues } from '../transaction/timers.js';
+import { DEFAULT_TIMERS, type TimerValues } from '../transaction/timers.js';
 import type { ServerTransactionUser, TransactionTransport } from '../transaction/types.js';
 import type { TransportSet } from '../transport/transport-set.js';
 import type { Flow, TransportEvent } from '../transport/types.js';
@@ -18,6 +18,7 @@ import { ServerRequest } from './server-request.js';
 
 /** Methods this UA implements (the Allow header, RFC 3261 sec. 20.5). */
 export const ALLOWED_METHODS = ['INVITE', 'ACK', 'BYE', 'CANCEL', 'OPTIONS', 'UPDATE', 'INFO', 'REFER', 'NOTIFY'] as const;
+const ALLOW_VALUE = ALLOWED_METHODS.join(', ');
 
 /** What a guard decides for a new out-of-dialog request before any transaction exists. */
 export type GuardVerdict =
@@ -36,6 +37,11 @@ export interface SipStackOptions {
   readonly timers?: Partial<TimerValues>;
   /** Server / User-Agent header value. */
   readonly userAgent?: string;
+  /**
+   * How late the long transaction wait timers (J, L...: 64*T1) may fire so that many end in one
+   * wake-up (see TransactionOptions.waitSlackMs); 100 ms by default.
+   */
+  readonly waitSlackMs?: number;
   /** Host advertised in Contact and Via; the bound address when absent. */
   readonly publicAddress?: string;
   /** Multicast groups a Via maddr may name for responses; other maddr values must be the source (maddr-policy.ts). */
@@ -45,20 +51,31 @@ export interface SipStackOptions {
 }
 
 /**
- * The transaction user of every server transaction the stack creates: one small object with
- * prototype methods instead of closures per request (the RFC timers keep it alive for up to
- * 64*T1). Until `armed`, nothing reaches the dialogs; then only an ACK for a 2xx that reused the
- * INVITE's branch does (RFC 6026 sec. 7.1). Timeouts and transport errors need nothing here.
+ * The transaction user of an INVITE server transaction: one small object with prototype methods
+ * instead of closures per request (Timer L keeps it alive for 64*T1). Until `armed`, nothing
+ * reaches the dialogs; then only an ACK for a 2xx that reused the INVITE's branch does (RFC 6026
+ * sec. 7.1). `request` is what a CANCEL acts on (sec. 9.2), dropped once the INVITE is answered
+ * so that the request and its response are not kept for Timer L.
  */
 class RequestUser implements ServerTransactionUser {
   armed = false;
+  /** Set for INVITEs that reach the handler: a CANCEL finds them (others get 481). */
+  cancellable = false;
+  request: ServerRequest | undefined;
 
   constructor(private readonly dialogs: DialogTable) {}
 
   ack(ack: SipRequest): void {
     if (this.armed) this.dialogs.findForRequest(ack)?.receiveAck(ack);
   }
+
+  answered(): void {
+    this.request = undefined;
+  }
 }
+
+/** Non-INVITE server transactions need nothing from their user: timeouts and transport errors are dropped. */
+const NO_USER: ServerTransactionUser = {};
 
 /** Responses over UDP to a Via address other than the request's source (RFC 3261 sec. 18.2.2). */
 class ViaResponseTransport implements TransactionTransport {
@@ -72,6 +89,12 @@ class ViaResponseTransport implements TransactionTransport {
 
   send(m: SipMessage): void {
     this.transports.flowTo('UDP', { address: this.address, port: this.port }).send(m);
+  }
+
+  sendWire(wire: Buffer): void {
+    const flow = this.transports.flowTo('UDP', { address: this.address, port: this.port });
+    if (flow.sendWire) flow.sendWire(wire);
+    else throw new Error('UDP flow cannot send serialized messages');
   }
 }
 
@@ -87,15 +110,16 @@ export class SipStack {
   readonly dialogs = new DialogTable();
   private transports: TransportSet | undefined;
   private readonly supported: Set<string>;
-  private readonly pending = new WeakMap<InviteServerTransaction, ServerRequest>();
   private handler: RequestHandler | undefined;
   private guard: RequestGuard | undefined;
   readonly userAgent: string;
+  private readonly timerSettings: TimerValues;
 
   constructor(readonly options: SipStackOptions) {
-    this.table = new TransactionTable({ clock: options.clock, ...(options.timers ? { timers: options.timers } : {}) });
+    this.table = new TransactionTable({ clock: options.clock, waitSlackMs: options.waitSlackMs ?? 100, ...(options.timers ? { timers: options.timers } : {}) });
     this.supported = new Set((options.supported ?? []).map((s) => s.toLowerCase()));
     this.userAgent = options.userAgent ?? 'voice-agent-platform';
+    this.timerSettings = { ...DEFAULT_TIMERS, ...options.timers };
   }
 
   get clock(): Clock {
@@ -107,7 +131,7 @@ export class SipStack {
   }
 
   get timerValues(): TimerValues {
-    return { T1: 500, T2: 4000, T4: 5000, ...this.options.timers };
+    return this.timerSettings;
   }
 
   attach(transports: TransportSet): void {
@@ -159,7 +183,7 @@ export class SipStack {
     const via = req.topVia;
     // RFC 3261 sec. 18.2.2 maddr, honoured only for the source or an allowed multicast group (maddr-policy.ts).
     const target = via.maddr === undefined || maddrHonoured(via.maddr, flow.remote.address, this.options.maddrMulticast) ? responseTarget(via) : responseTarget({ ...via, maddr: undefined });
-    const address = target.host.replace(/^\[|\]$/g, '');
+    const address = target.host.charCodeAt(0) === 91 ? target.host.slice(1, -1) : target.host;
     // Most peers answer from where they sent: the flow the request came on is then the way back.
     if (address === flow.remote.address && target.port === flow.remote.port) return flow;
     return new ViaResponseTransport(this.transports, address, target.port);
@@ -183,8 +207,8 @@ export class SipStack {
         return;
       }
     }
-    const user = new RequestUser(this.dialogs);
-    const result = this.table.receiveRequest(req, this.responseTransport(req, flow), user);
+    const user = req.method === 'INVITE' ? new RequestUser(this.dialogs) : undefined;
+    const result = this.table.receiveRequest(req, this.responseTransport(req, flow), user ?? NO_USER);
     if (result.kind === 'absorbed') return;
     if (result.kind === 'ack') {
       this.dialogs.findForRequest(req)?.receiveAck(req);
@@ -192,7 +216,7 @@ export class SipStack {
     }
     const sreq = new ServerRequest(req, flow, result.transaction, this);
     // The INVITE's own transaction passes an ACK for its 2xx up when the peer reused the branch.
-    user.armed = true;
+    if (user) user.armed = true;
     if (req.method === 'CANCEL') {
       this.cancel(sreq, result.cancels);
       return;
@@ -217,8 +241,9 @@ export class SipStack {
       else sreq.respond(481);
       return;
     }
-    if (req.method === 'INVITE' && result.transaction instanceof InviteServerTransaction) {
-      this.pending.set(result.transaction, sreq);
+    if (user && result.transaction instanceof InviteServerTransaction) {
+      user.cancellable = true;
+      user.request = sreq;
     }
     if (req.method === 'BYE' || req.method === 'UPDATE' || req.method === 'INFO' || req.method === 'REFER' || req.method === 'NOTIFY') {
       sreq.respond(481);
@@ -240,13 +265,14 @@ export class SipStack {
 
   /** RFC 3261 sec. 9.2: 200 to the CANCEL, 487 to the INVITE if it is still unanswered. */
   private cancel(sreq: ServerRequest, target: InviteServerTransaction | undefined): void {
-    const invite = target ? this.pending.get(target) : undefined;
-    if (!target || !invite) {
+    const user = target?.tu;
+    if (!(user instanceof RequestUser) || !user.cancellable) {
       sreq.respond(481);
       return;
     }
     sreq.respond(200);
-    if (invite.answered) return;
+    const invite = user.request;
+    if (!invite || invite.answered) return;
     invite.cancel();
     invite.respond(487);
   }
@@ -267,7 +293,7 @@ export class SipStack {
     res.headers.append('Server', this.userAgent);
     // Allow on every response to INVITE/OPTIONS and on 405 (sec. 20.5, 21.4.6).
     if (res.status === 405 || res.status === 501 || req.method === 'OPTIONS' || (req.method === 'INVITE' && res.status >= 200 && res.status < 300)) {
-      res.headers.append('Allow', ALLOWED_METHODS.join(', '));
+      res.headers.append('Allow', ALLOW_VALUE);
     }
   }
 
