@@ -20,8 +20,18 @@ export interface AcceptedMessage {
 
 const invalidCampaign = (message: string): AppError => new AppError('invalid_argument', message, { meta: { argument: 'CampaignID' }, issues: [{ path: 'CampaignID', message }] });
 
-function requestHash(request: SendMessageRequest): string {
+export function requestHash(request: SendMessageRequest): string {
   return createHash('sha256').update(JSON.stringify([request.campaignId, request.to, request.variables, request.callback ?? null, request.scheduledAt, request.bypassCallingWindow])).digest('hex');
+}
+
+/** The message's first callback (sequence 1), written with the message. */
+export function scheduledCallbackBody(id: string, tenantId: string, request: SendMessageRequest, dueAt: number, now: number): Record<string, unknown> {
+  return callbackBody(
+    { id, tenant_id: tenantId, campaign_id: request.campaignId, to_e164: request.to, callback_url: request.callback?.url ?? null, callback_state: request.callback?.state ?? null },
+    { status: 'scheduled', attempt: 0, final: false, nextAttemptAt: dueAt },
+    1,
+    now,
+  );
 }
 
 export async function acceptMessage(db: Kysely<Database>, tenantId: string, request: SendMessageRequest, options: { idempotencyKey?: string; now: number }): Promise<AcceptedMessage> {
@@ -38,16 +48,7 @@ export async function acceptMessage(db: Kysely<Database>, tenantId: string, requ
   const callbackUrl = request.callback?.url ?? null;
   // The `scheduled` callback is the message's first (sequence 1); both rows go in one statement,
   // which is atomic on its own and saves the round trips of an explicit transaction.
-  const scheduledCallback = callbackUrl
-    ? JSON.stringify(
-        callbackBody(
-          { id, tenant_id: tenantId, campaign_id: campaign.id, to_e164: request.to, callback_url: callbackUrl, callback_state: request.callback?.state ?? null },
-          { status: 'scheduled', attempt: 0, final: false, nextAttemptAt: dueAt },
-          1,
-          options.now,
-        ),
-      )
-    : null;
+  const scheduledCallback = callbackUrl ? JSON.stringify(scheduledCallbackBody(id, tenantId, { ...request, campaignId: campaign.id }, dueAt, options.now)) : null;
   const { rows } = await sql<{ id: string }>`
     WITH m AS (
       INSERT INTO campaign_messages

@@ -10,6 +10,8 @@ import { clientIdPattern } from '../domain/tenant.js';
 import type { Database } from '../store/schema.js';
 import { hashToken } from '../tenants/api-tokens.js';
 import { acceptMessage } from './accept-message.js';
+import { CallerCache, type CachedCaller } from './caller-cache.js';
+import { MessageIntake } from './message-intake.js';
 import { parseSendMessage } from './send-message-request.js';
 import { badRoute, isJsonContentType, writeTwirpError } from './twirp.js';
 
@@ -24,8 +26,14 @@ export interface CampaignServiceDeps {
   readonly baseDomain: string;
   readonly bodyLimitBytes: number;
   readonly clock?: Clock;
-  /** Makes the scheduler's job fire at the due time (Agenda); absent: the store poller finds it. */
+  /**
+   * Makes a scheduler job fire at a due time (Agenda); absent: the store poller finds the message.
+   * Called once per due moment of a group of stored messages, with one of them: the job sweeps
+   * every message due by then (campaign-worker.ts), so a job per message is not needed.
+   */
   readonly enqueue?: (messageId: string, dueAt: number) => Promise<void>;
+  /** How long a resolved caller is reused; default 5 s (0 disables the cache). */
+  readonly callerCacheMs?: number;
 }
 
 export const sendMessagePath = '/api/v1/Campaign/SendMessage';
@@ -50,14 +58,8 @@ function presentedToken(header: string | undefined): string | undefined {
   return (bearer ? bearer[1]! : value).trim() || undefined;
 }
 
-interface Caller {
-  readonly tenantId: string;
-  readonly timezone: string;
-}
-
 /** One round trip: the tenant by client ID and, if it exists, its token with that digest. */
-async function resolveCaller(db: Kysely<Database>, clientId: string, token: string | undefined, now: number): Promise<Caller> {
-  const digest = hashToken(token ?? '');
+async function resolveCaller(db: Kysely<Database>, clientId: string, token: string | undefined, digest: string, now: number): Promise<CachedCaller> {
   const row = await db
     .selectFrom('tenants')
     .leftJoin('api_tokens', (join) => join.onRef('api_tokens.tenant_id', '=', 'tenants.id').on('api_tokens.token_hash', '=', digest))
@@ -89,8 +91,48 @@ async function readBody(ctx: Koa.Context, limit: number): Promise<unknown> {
   }
 }
 
+/**
+ * One job per due moment of a group rather than per message: due times are grouped on a 250 ms
+ * grid and each group's job is set for its latest message, so no message waits for a later job;
+ * a grid cell this process already has a job for (at or after the new times, and more than a
+ * second ahead, so it cannot have swept before these rows committed) gets no second one. `now` is
+ * the time of the commit.
+ */
+function dueJobs(deps: CampaignServiceDeps): ((created: ReadonlyArray<{ messageId: string; dueAt: number }>, now: number) => Promise<void>) | undefined {
+  const enqueue = deps.enqueue;
+  if (!enqueue) return undefined;
+  const scheduled = new Map<number, number>();
+  return async (created, now) => {
+    const cells = new Map<number, { messageId: string; dueAt: number }>();
+    for (const m of created) {
+      const cell = Math.floor(m.dueAt / 250);
+      const prev = cells.get(cell);
+      if (!prev || m.dueAt > prev.dueAt) cells.set(cell, m);
+    }
+    if (scheduled.size > 10_000) for (const [cell, at] of scheduled) if (at < now - 60_000) scheduled.delete(cell);
+    const pending: Array<Promise<void>> = [];
+    for (const [cell, m] of cells) {
+      // Reuse only a job still well in the future: one about to fire may sweep before these rows were visible.
+      const at = scheduled.get(cell);
+      if (at !== undefined && at >= m.dueAt && at > now + 1_000) continue;
+      scheduled.set(cell, m.dueAt);
+      pending.push(
+        // Stored already; a lost job is found by the store poller's reconciliation pass.
+        enqueue(m.messageId, m.dueAt).catch((error: unknown) => {
+          if (scheduled.get(cell) === m.dueAt) scheduled.delete(cell);
+          deps.logger.warn({ err: error, messageId: m.messageId }, 'could not enqueue campaign job');
+        }),
+      );
+    }
+    await Promise.all(pending);
+  };
+}
+
 export function campaignService(deps: CampaignServiceDeps): Koa.Middleware {
   const clock = deps.clock ?? systemClock;
+  const callers = new CallerCache({ ttlMs: deps.callerCacheMs ?? 5_000, maxEntries: 10_000 });
+  const jobs = dueJobs(deps);
+  const intake = new MessageIntake({ db: deps.db, ...(jobs ? { onStored: (created) => jobs(created, clock.now()) } : {}) });
   return async (ctx, next) => {
     if (ctx.path !== '/api' && !ctx.path.startsWith('/api/')) return next();
     try {
@@ -104,13 +146,23 @@ export function campaignService(deps: CampaignServiceDeps): Koa.Middleware {
         throw new AppError('invalid_argument', 'Idempotency-Key must be 1 to 255 visible ASCII characters', { meta: { argument: 'Idempotency-Key' } });
       }
       const now = clock.now();
-      const caller = await resolveCaller(deps.db, clientId, presentedToken(ctx.get('Authorization')), now);
+      const token = presentedToken(ctx.get('Authorization'));
+      const digest = hashToken(token ?? '');
+      const cached = token && deps.callerCacheMs !== 0 ? callers.get(clientId, digest, now) : undefined;
+      const caller = cached ?? (await resolveCaller(deps.db, clientId, token, digest, now));
+      if (!cached && token) callers.set(clientId, digest, caller, now);
       const body = await readBody(ctx, deps.bodyLimitBytes);
       const request = parseSendMessage(body, { timezone: caller.timezone, now });
-      const accepted = await acceptMessage(deps.db, caller.tenantId, request, { ...(idempotencyKey ? { idempotencyKey } : {}), now });
-      if (accepted.created && deps.enqueue) {
-        // Stored already; a lost job is found by the store poller's reconciliation pass.
-        await deps.enqueue(accepted.messageId, accepted.dueAt).catch((error: unknown) => deps.logger.warn({ err: error, messageId: accepted.messageId }, 'could not enqueue campaign job'));
+      const key = idempotencyKey ? { idempotencyKey } : {};
+      // Fast path: stored with the concurrent requests in one statement that re-checks the caller.
+      let accepted = await intake.submit({ tenantId: caller.tenantId, tokenHash: digest, timezone: caller.timezone, request, ...key, now });
+      if (!accepted) {
+        // Not stored there: an Idempotency-Key replay, a campaign that is unknown or unpublished, or
+        // a caller that changed since it was cached. The per-request path answers each exactly.
+        callers.forget(clientId, digest);
+        const fresh = await resolveCaller(deps.db, clientId, token, digest, now);
+        accepted = await acceptMessage(deps.db, fresh.tenantId, parseSendMessage(body, { timezone: fresh.timezone, now }), { ...key, now });
+        if (accepted.created) await jobs?.([accepted], clock.now());
       }
       ctx.status = 200;
       ctx.type = 'application/json';

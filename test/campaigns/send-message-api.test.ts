@@ -162,4 +162,64 @@ forEachStore('Campaign SendMessage over HTTP (Twirp)', (store) => {
       await expect400(body({ Variables: [1, 2] }), 'Variables', /string keys/);
     });
   });
+
+  describe('concurrent requests (group commit) and the cached caller', () => {
+    it('stores a burst of concurrent requests durably, each answered exactly as alone, with one scheduler job per due moment', async () => {
+      const time = `${day}T11:45:00`;
+      const at = Date.parse(`${day}T06:15:00Z`);
+      const before = enqueued.length;
+      const plain = Array.from({ length: 30 }, (_, i) => call({ body: body({ To: { PhoneNumber: `9198765${String(43000 + i)}` }, ScheduledAt: { Time: time } }) }));
+      // Five keys each sent twice at once (same body: one message), and one key reused with another body.
+      const keyed = Array.from({ length: 5 }, (_, i) => {
+        const c: TwirpCall = { headers: { 'Idempotency-Key': `burst-${i}` }, body: body({ ScheduledAt: { Time: time } }) };
+        return [call(c), call(c)];
+      }).flat();
+      const reused = call({ headers: { 'Idempotency-Key': 'burst-0' }, body: body({ To: { PhoneNumber: '14155550100' }, ScheduledAt: { Time: time } }) });
+      const [plainRes, keyedRes, reusedRes] = await Promise.all([Promise.all(plain), Promise.all(keyed), reused]);
+      assert.deepEqual(plainRes.map((r) => r.status), Array(30).fill(200));
+      assert.deepEqual(keyedRes.map((r) => r.status), Array(10).fill(200));
+      for (let i = 0; i < 5; i++) assert.equal(keyedRes[2 * i]!.body.message_id, keyedRes[2 * i + 1]!.body.message_id);
+      // Whichever of burst-0's requests was stored first, the other body is refused.
+      assert.equal(reusedRes.status, 409);
+      const ids = [...new Set([...plainRes, ...keyedRes].map((r) => String(r.body.message_id)))];
+      assert.equal(ids.length, 35);
+      const rows = await store().db.selectFrom('campaign_messages').select(['id', 'next_attempt_at', 'status']).where('id', 'in', ids).execute();
+      assert.equal(rows.length, 35);
+      assert.ok(rows.every((r) => r.status === 'scheduled' && r.next_attempt_at?.getTime() === at));
+      const callbacks = await store().db.selectFrom('campaign_callbacks').select(['message_id', 'body']).where('message_id', 'in', ids).execute();
+      assert.equal(callbacks.length, 35);
+      assert.ok(callbacks.every((c) => JSON.parse(c.body).status === 'scheduled' && JSON.parse(c.body).sequence === 1));
+      // All due at the same moment: one job sweeps them all (it names one of them).
+      const jobs = enqueued.slice(before);
+      assert.equal(jobs.length, 1);
+      assert.equal(jobs[0]!.at, at);
+      assert.ok(ids.includes(jobs[0]!.id));
+    });
+
+    it('re-checks a cached caller when storing: a timezone change applies to the next request at once', async () => {
+      const db = store().db;
+      assert.equal((await call()).status, 200); // acme's caller is cached now
+      await db.updateTable('tenants').set({ timezone: 'UTC' }).where('id', '=', acme.tenantId).execute();
+      try {
+        const res = await call({ body: body({ ScheduledAt: { Time: `${day}T09:00:00` } }) });
+        assert.equal(res.status, 200);
+        const row = await db.selectFrom('campaign_messages').select('requested_at').where('id', '=', String(res.body.message_id)).executeTakeFirstOrThrow();
+        assert.equal(row.requested_at.toISOString(), `${day}T09:00:00.000Z`);
+      } finally {
+        await db.updateTable('tenants').set({ timezone: 'Asia/Kolkata' }).where('id', '=', acme.tenantId).execute();
+      }
+    });
+
+    it('re-checks the campaign when storing: unpublished after a request, the next is refused and nothing is stored', async () => {
+      const db = store().db;
+      const own = await seedCampaign(db, box, acme.tenantId, 'Short-lived');
+      assert.equal((await call({ body: body({ CampaignID: own }) })).status, 200);
+      await db.updateTable('campaigns').set({ published: false }).where('id', '=', own).execute();
+      const res = await call({ body: body({ CampaignID: own }) });
+      assert.equal(res.status, 400);
+      assert.match(String(res.body.msg), /not published/);
+      const stored = await db.selectFrom('campaign_messages').select('id').where('campaign_id', '=', own).execute();
+      assert.equal(stored.length, 1);
+    });
+  });
 });
