@@ -18,7 +18,7 @@ describe('strictDeep', () => {
     const strict = strictDeep(phoneNumberSchema);
     const issues = issuesOf(strict, { ...number, favorite: true, provider: { type: 'providerA', accountSid: 'AC1', authToken: 't', region: 'in' } });
     assert.deepEqual(issues, [
-      { path: 'provider.region', message: 'provider.region is not a known field (check its spelling)' },
+      { path: 'provider.region', message: "provider.region is not a known field for type 'providerA' (check its spelling)" },
       { path: 'favorite', message: 'favorite is not a known field (check its spelling)' },
     ]);
     assert.equal(phoneNumberSchema.safeParse({ ...number, favorite: true }).success, true, 'stored specs are still read leniently');

@@ -21,9 +21,10 @@ export function formatPath(path: readonly PropertyKey[], prefix = ''): string {
 export function toFieldIssues(error: z.ZodError, prefix = ''): FieldIssue[] {
   return error.issues.flatMap((issue): FieldIssue[] => {
     if (issue.code === 'unrecognized_keys') {
+      const variant = variantOf((issue as { input?: unknown }).input);
       return issue.keys.map((key) => {
         const path = formatPath([...issue.path, key], prefix);
-        return { path, message: `${formatPath([...issue.path, key])} is not a known field (check its spelling)` };
+        return { path, message: `${formatPath([...issue.path, key])} is not a known field${variant} (check its spelling)` };
       });
     }
     const path = formatPath(issue.path, prefix);
@@ -32,6 +33,19 @@ export function toFieldIssues(error: z.ZodError, prefix = ''): FieldIssue[] {
     }
     return [{ path, message: issue.message }];
   });
+}
+
+// Unions in the schemas are told apart by one of these fields; naming it helps when a field is
+// valid for another variant (a provider's `authToken` sent with `type: providerB`).
+const discriminators = ['type', 'mode', 'scheme'] as const;
+
+function variantOf(input: unknown): string {
+  if (typeof input !== 'object' || input === null) return '';
+  for (const field of discriminators) {
+    const value = (input as Record<string, unknown>)[field];
+    if (typeof value === 'string') return ` for ${field} '${value}'`;
+  }
+  return '';
 }
 
 /** `schema.safeParse` that keeps each issue's input, so `toFieldIssues` can tell "missing" apart. */

@@ -78,6 +78,11 @@ forEachStore('management API PATCH (JSON Merge Patch)', (store) => {
     const unknown = await op.request('PATCH', numberPath, { body: { status: 'off' } });
     assert.equal(unknown.status, 400);
     assert.deepEqual((unknown.body['issues'] as Array<{ path: string }>).map((i) => i.path), ['status']);
+    const switched = await op.request('PATCH', numberPath, {
+      body: { provider: { type: 'providerB', apiKey: 'k', apiToken: 't', outboundAppId: 'app', subDomain: 'acme' } },
+    });
+    assert.equal(switched.status, 400, 'the stored providerA token is still in the merged provider');
+    assert.deepEqual(switched.body['issues'], [{ path: 'provider.authToken', message: "provider.authToken is not a known field for type 'providerB' (check its spelling)" }]);
     const list = await op.request('PATCH', numberPath, { body: [{ op: 'replace', path: '/enabled', value: true }] });
     assert.equal(list.status, 400);
     assert.match(String(list.body['message']), /merge patch must be a JSON object/);
