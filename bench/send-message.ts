@@ -1,8 +1,9 @@
 /**
  * Campaign SendMessage and scheduler benchmark (issue 5).
- *  1. Sustained SendMessage requests/s with persistence (PostgreSQL + the Agenda job per message),
- *     side by side with a bare Koa handler in the same run; the load generator runs in a worker
- *     thread with keep-alive connections.
+ *  1. Sustained SendMessage requests/s with persistence (PostgreSQL, group commit, Agenda jobs
+ *     per due moment), side by side with a bare Koa handler in the same run; the load generator
+ *     runs in a worker thread with keep-alive connections. Requests for the same future moment
+ *     share one Agenda job; requests due at once need one per group commit (both measured).
  *  2. Lateness of 10,000 calls due at the same instant: time from the due moment to the
  *     Originator being called (the INVITE leaves right after; the SIP gateway is not built yet,
  *     so the originator is a test double answering busy at once).
@@ -122,6 +123,16 @@ function load(port: number, token: string, body: string, durationMs: number): Pr
   });
 }
 
+async function countAgendaJobs(url: string): Promise<number> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return Number((await client.query<{ n: string }>('SELECT count(*) AS n FROM agenda_jobs')).rows[0]?.n ?? 0);
+  } finally {
+    await client.end();
+  }
+}
+
 function percentile(sorted: readonly number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? 0;
 }
@@ -151,6 +162,8 @@ async function throughput(store: Store, token: string, campaignId: string): Prom
   await load(bareServer.port, token, body, 2_000);
   const koa = await load(bareServer.port, token, body, seconds * 1000);
   const send = await load(control.port, token, body, seconds * 1000);
+  // Due at once (ScheduledAt in the past): every group commit then needs its own Agenda job.
+  const dueNow = await load(control.port, token, JSON.stringify({ ...JSON.parse(body), ScheduledAt: { Time: '2020-01-01T00:00:00Z' } }), seconds * 1000);
   // The same endpoint without the Agenda job insert (as on PGlite, where the store poller is the trigger).
   const storeOnly = await startControl(store);
   const plain = await load(storeOnly.port, token, body, seconds * 1000);
@@ -159,8 +172,11 @@ async function throughput(store: Store, token: string, campaignId: string): Prom
   console.log(`\nSendMessage throughput (${seconds} s each, ${concurrency} keep-alive connections, client in a worker thread)`);
   console.log(`  bare Koa handler        ${rate(koa).toFixed(0).padStart(7)} req/s  p50 ${koa.p50.toFixed(1)} ms  p99 ${koa.p99.toFixed(1)} ms  errors ${koa.errors}`);
   console.log(`  SendMessage (persisted) ${rate(send).toFixed(0).padStart(7)} req/s  p50 ${send.p50.toFixed(1)} ms  p99 ${send.p99.toFixed(1)} ms  errors ${send.errors}`);
+  console.log(`  SendMessage, due at once  ${rate(dueNow).toFixed(0).padStart(6)} req/s  p50 ${dueNow.p50.toFixed(1)} ms  p99 ${dueNow.p99.toFixed(1)} ms  errors ${dueNow.errors}`);
   console.log(`  SendMessage, no Agenda job ${rate(plain).toFixed(0).padStart(4)} req/s  p50 ${plain.p50.toFixed(1)} ms  p99 ${plain.p99.toFixed(1)} ms  errors ${plain.errors}`);
-  console.log(`  ratio SendMessage / bare Koa: ${(rate(send) / rate(koa)).toFixed(3)} with the Agenda job, ${(rate(plain) / rate(koa)).toFixed(3)} without`);
+  console.log(`  ratio SendMessage / bare Koa: ${(rate(send) / rate(koa)).toFixed(3)} with the Agenda job, ${(rate(dueNow) / rate(koa)).toFixed(3)} due at once, ${(rate(plain) / rate(koa)).toFixed(3)} without`);
+  const agendaJobs = store.url ? await countAgendaJobs(store.url) : 0;
+  console.log(`  Agenda jobs written: ${agendaJobs} for ${send.ok + dueNow.ok} stored messages (one per due moment and group, see campaign-service.ts)`);
   await control.close(0);
   await bareServer.close(0);
   await jobs?.close();
