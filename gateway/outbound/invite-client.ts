@@ -32,6 +32,13 @@ export interface InviteAttempt {
 
 export type CancelCause = 'ring-timeout' | 'aborted';
 
+/**
+ * Each proxy on the path may answer 422 with a higher Min-SE, "after several INVITE/422
+ * iterations" the request reaches the UAS (RFC 4028 sec. 3); each retry must raise the interval,
+ * and this bound stops a peer that raises it by one second forever.
+ */
+export const MAX_422_RETRIES = 3;
+
 export type InviteOutcome =
   | {
       readonly kind: 'answered';
@@ -73,7 +80,8 @@ export function reliableSeq(res: SipResponse): number | undefined {
  * ACKs the 2xx outside the transaction (sec. 13.2.2.4) and every 2xx retransmission, and ACKs
  * then BYEs a 2xx from a second fork (sec. 13.2.2.4, last paragraph). Reliable provisionals are
  * PRACKed in their early dialog (RFC 3262 sec. 4), which the 2xx of that fork then confirms, so the
- * dialog's CSeq continues past the PRACK. A 422 is retried once with its Min-SE (RFC 4028 sec. 7.4).
+ * dialog's CSeq continues past the PRACK. A 422 is retried with its Min-SE while each one raises
+ * it, up to MAX_422_RETRIES times (RFC 4028 sec. 3, 7.4).
  */
 export async function sendInvite(stack: SipStack, a: InviteAttempt): Promise<InviteOutcome> {
   const callId = `${randomBytes(12).toString('hex')}@${stack.contactUri(a.flow).replace(/^sips?:[^@]*@/, '').replace(/[;:].*$/, '')}`;
@@ -88,7 +96,7 @@ export async function sendInvite(stack: SipStack, a: InviteAttempt): Promise<Inv
   let cancelSent = false;
   let earlySdp: string | undefined;
   let timer = a.sessionTimer && a.sessionTimer.intervalSeconds > 0 ? { seconds: a.sessionTimer.intervalSeconds, minSe: a.sessionTimer.minSeSeconds } : undefined;
-  let retried422 = false;
+  let retries422 = 0;
   /** Early dialogs by the callee's To tag, with the last RSeq acknowledged (RFC 3262 sec. 4). */
   const early = new Map<string, { dialog: Dialog; rseq: number }>();
   const endEarly = (keep?: Dialog): void => {
@@ -145,10 +153,10 @@ export async function sendInvite(stack: SipStack, a: InviteAttempt): Promise<Inv
           continue;
         }
       }
-      if (res.status === 422 && timer && !retried422 && !cancelWanted) {
+      if (res.status === 422 && timer && retries422 < MAX_422_RETRIES && !cancelWanted) {
         const wanted = parseMinSe(res.headers.get('min-se'));
         if (wanted !== undefined && wanted > timer.seconds) {
-          retried422 = true;
+          retries422 += 1;
           timer = { seconds: wanted, minSe: wanted };
           cseq += 1;
           continue;

@@ -77,6 +77,17 @@ describe('gateway: outbound session timers and PRACK with SIPp', function () {
     assert.equal(invites.length, 2, 'the INVITE and one refresh re-INVITE');
   });
 
+  it('retries a 422 as often as each one raises the Min-SE (two proxies on the path, RFC 4028 sec. 3, 7.4)', async () => {
+    const uas = await startSippUas('uas-session-timer-422-twice.xml');
+    const result = await originator().originate(request(trunkTo('127.0.0.1', uas.port)));
+    if (result.outcome !== 'answered') uas.stop();
+    assert.equal(result.outcome, 'answered', JSON.stringify(result));
+    assert.equal((await (result as Extract<OriginateResult, { outcome: 'answered' }>).completion).reason, 'remote-bye');
+    const sipp = await uas.done;
+    sippOk(sipp);
+    assert.deepEqual(sipp.messages.match(/^CSeq: \d+ INVITE/gm)?.filter((l, i, all) => all.indexOf(l) === i), ['CSeq: 1 INVITE', 'CSeq: 2 INVITE', 'CSeq: 3 INVITE']);
+  });
+
   it('PRACKs a reliable 183 (RAck = RSeq, INVITE CSeq) before the 200, and the call goes through (RFC 3262 sec. 4)', async () => {
     const uas = await startSippUas('uas-183-100rel.xml');
     let rang = 0;
