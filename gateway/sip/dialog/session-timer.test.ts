@@ -220,7 +220,7 @@ describe('RFC 4028 session timers', () => {
       assert.deepEqual(expired, ['session-refresh-failed']);
     });
 
-    it('a 2xx naming an interval below our Min-SE (even 0) is taken as our Min-SE, not refreshed in a loop', async () => {
+    it('a 2xx naming an interval under 90 s (even 0) is raised to our Min-SE, not refreshed in a loop', async () => {
       leg.answers.push(response(200, ['Session-Expires: 0;refresher=uac']));
       timer.arm(1800, true);
       clock.advance(900_000);
@@ -234,6 +234,13 @@ describe('RFC 4028 session timers', () => {
       await flush();
       assert.equal(leg.sent.length, 2);
       assert.equal(header(leg.sent[1]?.headers ?? [], 'session-expires'), '90;refresher=uac');
+      // From 90 s up the peer's value stands, even below a higher Min-SE of ours: it expires by it.
+      const strict = new SessionTimer(new FakeLeg(), clock, pino({ level: 'silent' }), { intervalSeconds: 3600, minSeSeconds: 1800 }, { offer: () => undefined, expired: () => undefined });
+      strict.arm(900, true);
+      assert.equal(strict.intervalSeconds, 900);
+      strict.arm(0, true);
+      assert.equal(strict.intervalSeconds, 90);
+      strict.stop();
     });
 
     it('keeps every timer within what a Node timer can hold (2^31-1 ms): a huge interval does not expire at once', () => {

@@ -173,10 +173,12 @@ export class SessionTimer {
   arm(seconds: number, weRefresh: boolean): void {
     if (this.stopped) return;
     this.clear();
-    // A 2xx may name any delta-seconds: one below our Min-SE breaks sec. 9 (the UAS MUST NOT go
-    // under the request's Min-SE), and 0 would refresh in a tight loop, so our Min-SE stands.
-    if (seconds < this.minSe) this.logger.info({ callId: this.leg.callId, seconds, minSe: this.minSe }, 'session interval below our Min-SE: using Min-SE');
-    const interval = Math.max(seconds, this.minSe, 1);
+    // A 2xx may name any delta-seconds. Under 90 s (no Min-SE may be lower, sec. 5) it is broken,
+    // and 0 would refresh in a tight loop: such a value is raised to our Min-SE (to 90 s at most).
+    // Values from 90 s up stand even below our Min-SE: the peer expires the session by its value.
+    const floor = Math.min(this.minSe, 90);
+    if (seconds < floor) this.logger.info({ callId: this.leg.callId, seconds, minSe: floor }, 'session interval below the RFC 4028 floor: raised');
+    const interval = Math.max(seconds, floor, 1);
     this.seconds = interval;
     this.weRefresh = weRefresh;
     if (weRefresh) this.refreshTimer = this.clock.setTimeout(() => void this.refresh(), Math.min((interval * 1000) / 2, MAX_TIMER_MS));
