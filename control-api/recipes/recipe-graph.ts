@@ -54,7 +54,8 @@ export function requiredExitsOf(block: Block): readonly string[] {
     case 'condition':
       return ['else'];
     case 'code':
-      return ['ifSuccess', 'ifFails'];
+      // The spec requires only the failure path; an unconnected If Success ends the call like any exit.
+      return ['ifFails'];
     default:
       return [];
   }
