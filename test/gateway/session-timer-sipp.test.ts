@@ -56,6 +56,15 @@ describe('gateway: RFC 4028 session timers with SIPp (inbound)', function () {
     assert.equal(fx.gateway.registry.size, 0);
   });
 
+  it('ends the session with BYE when its refresh UPDATE gets 408 (sec. 10)', async () => {
+    const before = fx.handler.calls.length;
+    ok(await sipp({ scenario: 'uac-session-timer-update-408-bye.xml' }));
+    const seen = fx.handler.calls[before];
+    assert.ok(seen);
+    await waitFor(() => seen.endReason !== undefined);
+    assert.equal(seen.endReason, 'session-refresh-failed');
+  });
+
   it('refuses Session-Expires: 1 with 422 and Min-SE, then takes the retry with that interval (sec. 6, 7.4)', async () => {
     const before = fx.handler.calls.length;
     const r = await sipp({ scenario: 'uac-session-timer-422-retry.xml' });

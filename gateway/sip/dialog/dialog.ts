@@ -315,12 +315,15 @@ export class Dialog extends TypedEmitter<DialogEvents> implements DialogEntry {
     return { req: new SipRequest(method, uri, h, body), flow };
   }
 
-  /** Sends a request in this dialog; a 481 or 408 ends the dialog (sec. 12.2.1.2). */
-  async request(method: string, options: Parameters<Dialog['buildRequest']>[1] = {}): Promise<SipResponse> {
+  /**
+   * Sends a request in this dialog; a 481 or 408 ends the dialog (sec. 12.2.1.2) unless
+   * `keepOnFailure`: a session refresh that fails so must end the session with BYE (RFC 4028 sec. 10).
+   */
+  async request(method: string, options: Parameters<Dialog['buildRequest']>[1] & { keepOnFailure?: boolean } = {}): Promise<SipResponse> {
     if (this.state === 'terminated' && method !== 'BYE') throw new SipError(481, 'dialog terminated');
     const { req, flow } = this.buildRequest(method, options);
     const res = await this.host.request(req, flow, undefined, method === 'INVITE' ? (r) => this.ackFor(r, req, flow) : undefined);
-    if ((res.status === 481 || res.status === 408) && method !== 'BYE') this.end('transport-error');
+    if ((res.status === 481 || res.status === 408) && method !== 'BYE' && options.keepOnFailure !== true) this.end('transport-error');
     return res;
   }
 

@@ -111,7 +111,7 @@ export interface SessionTimerLeg {
   readonly callId: string;
   readonly remoteAllow: readonly string[] | undefined;
   refreshObserver: RefreshObserver | undefined;
-  request(method: string, options?: { headers?: ReadonlyArray<readonly [string, string]> }): Promise<SipResponse>;
+  request(method: string, options?: { headers?: ReadonlyArray<readonly [string, string]>; keepOnFailure?: boolean }): Promise<SipResponse>;
   reinvite(sdp: string, options?: { headers?: ReadonlyArray<readonly [string, string]>; onResponse?: (res: SipResponse) => void }): Promise<string | undefined>;
   once(event: 'destroy', listener: (e: { reason: string }) => void): unknown;
 }
@@ -211,7 +211,8 @@ export class SessionTimer {
     let res: SipResponse | undefined;
     try {
       if (useUpdate) {
-        res = await this.leg.request('UPDATE', { headers });
+        // The dialog stays up on 408/481 so that the BYE below can still be sent (sec. 10).
+        res = await this.leg.request('UPDATE', { headers, keepOnFailure: true });
       } else {
         const answer = await this.leg.reinvite(sdp, { headers, onResponse: (r) => (res = r) });
         if (answer !== undefined) this.hooks.answer?.(answer);
