@@ -69,6 +69,13 @@ describe('SipResolver (RFC 3263) against a loopback DNS server', function () {
     assert.deepEqual(await resolver.resolve('unknown.test'), []);
   });
 
+  it('falls back to the hosts file for a name DNS does not know (getaddrinfo, as before RFC 3263)', async () => {
+    // "localhost" is in every /etc/hosts and not in the loopback zone (NXDOMAIN there).
+    const targets = await resolver.resolve('localhost', { port: 5070 });
+    assert.ok(targets.some((t) => t.address === '127.0.0.1' && t.port === 5070 && t.transport === 'udp'), JSON.stringify(targets));
+    assert.ok(dns.queries.some((q) => q.name === 'localhost' && q.type === 'A'), 'DNS was asked first');
+  });
+
   it('orders SRV by priority, and by weight at random within a priority (RFC 2782)', () => {
     const records = [
       { name: 'low', port: 1, priority: 20, weight: 100 },

@@ -1,4 +1,4 @@
-import { Resolver } from 'node:dns/promises';
+import { lookup as systemLookup, Resolver } from 'node:dns/promises';
 import { isIP } from 'node:net';
 
 /** Transports we can send on (RFC 3263 sec. 4.1 services SIP+D2U, SIP+D2T, SIPS+D2T). */
@@ -151,6 +151,20 @@ export class SipResolver implements SipTargetResolver {
       }
     };
     const [v4, v6] = await Promise.all([lookup(4), lookup(6)]);
-    return [...v4, ...v6].map((address) => ({ address, port, transport, name }));
+    if (v4.length + v6.length > 0) return [...v4, ...v6].map((address) => ({ address, port, transport, name }));
+    return this.hostsFile(name, port, transport);
+  }
+
+  /**
+   * c-ares asks DNS only; a name that only /etc/hosts knows (compose `extra_hosts`, Kubernetes
+   * `hostAliases`) still resolves through getaddrinfo, as trunk hosts did before RFC 3263 lookups.
+   */
+  private async hostsFile(name: string, port: number, transport: SipTransport): Promise<SipTarget[]> {
+    try {
+      const found = await systemLookup(name, { all: true });
+      return found.sort((a, b) => a.family - b.family).map(({ address }) => ({ address, port, transport, name }));
+    } catch {
+      return [];
+    }
   }
 }
