@@ -108,6 +108,17 @@ forEachStore('simulation routes (management API)', (store) => {
     assert.equal((await call('GET', `/acme/simulations/${id}`, tokenA)).status, 404);
   });
 
+  it('refuses unknown fields in an unsaved recipe document at any depth, as POST /recipes does', async () => {
+    const misspelt = { ...reminder, blocks: reminder.blocks.map((b) => (b.id === 'greet' ? { ...b, settings: { text: 'Hello', txt: 'Hello' } } : b)), colour: 'blue' };
+    const refused = await call('POST', '/acme/simulations', tokenA, { document: misspelt });
+    assert.equal(refused.status, 400, JSON.stringify(refused.body));
+    assert.equal(refused.body.code, 'invalid_argument');
+    assert.match(String(refused.body.message), /^invalid recipe document: /);
+    const paths = (refused.body.issues as { path: string; message: string }[]).map((i) => i.path).sort();
+    assert.deepEqual(paths, ['document.blocks[0].settings.txt', 'document.colour']);
+    assert.equal((await call('POST', '/acme/simulations', tokenA, { document: reminder })).status, 201, 'the same document without them runs');
+  });
+
   it('answers precise errors: bad body 400, unknown recipe 404, other tenant 404, no token 401', async () => {
     const bad = await call('POST', '/acme/simulations', tokenA, { recipe: 'Reminder', document: reminder });
     assert.equal(bad.status, 400);

@@ -3,6 +3,8 @@ import type Koa from 'koa';
 import type { Kysely } from 'kysely';
 import { z } from 'zod';
 import { notFound } from '../../../core/errors.js';
+import { strictDeep } from '../../domain/strict.js';
+import { safeParseReporting } from '../../domain/validation.js';
 import { fromZodError } from '../../http/error-response.js';
 import { readJsonBody } from '../../http/read-body.js';
 import { authenticate } from '../../management/auth.js';
@@ -44,6 +46,12 @@ export const simulationStartSchema = z
   .strict()
   .refine((b) => (b.recipe === undefined) !== (b.document === undefined), { error: 'give exactly one of recipe (a stored recipe name) or document' });
 
+/**
+ * An unsaved recipe is parsed exactly like `POST /recipes` and apply parse one: unknown fields at
+ * any depth are refused, so a misspelt setting fails here instead of simulating with its default.
+ */
+const recipeDocumentSchema = strictDeep(validRecipeSchema);
+
 type Params = { clientId: string; id?: string };
 
 export function mountSimulationRoutes(router: Router, deps: SimulationRouteDeps): void {
@@ -60,7 +68,7 @@ export function mountSimulationRoutes(router: Router, deps: SimulationRouteDeps)
     const body = parsed.data;
     let recipe: Recipe;
     if (body.document !== undefined) {
-      const doc = validRecipeSchema.safeParse(body.document);
+      const doc = safeParseReporting(recipeDocumentSchema, body.document);
       if (!doc.success) throw fromZodError(doc.error, 'recipe document', 'document');
       recipe = doc.data;
     } else {
