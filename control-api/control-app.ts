@@ -10,6 +10,7 @@ import { createTenantsRepository } from './tenants/tenants-repository.js';
 import { jsonErrors } from './http/error-response.js';
 import { opsRouter } from './http/ops-routes.js';
 import { requestLog } from './http/request-log.js';
+import { sipInfoFromConfig } from './management/sip-info.js';
 import { managementRouter } from './management/management-router.js';
 import { callsRouter } from './calls/calls-router.js';
 import { callsOpenApi, masterReportOpenApi } from './calls/call-openapi.js';
@@ -66,6 +67,7 @@ export function createControlApp(deps: ControlAppDeps): Koa {
     tenants: kinds.tenants,
     bodyLimitBytes: deps.config.control.bodyLimitBytes,
     openApi: [callsOpenApi, masterReportOpenApi],
+    sipInfo: sipInfoFromConfig(deps.config),
     simulations: deps.simulations ?? createSimulationRuntime({ db: deps.store.db, box: createSecretBox(deps.secretKey), logger: deps.logger }),
   });
   app.use(management.routes()).use(management.allowedMethods());

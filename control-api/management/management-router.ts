@@ -7,6 +7,7 @@ import type { ManagementDeps } from './management-deps.js';
 import type { OpenApiContribution } from './openapi/builder.js';
 import { buildManagementOpenApi } from './openapi/document.js';
 import { mountResourceRoutes } from './resource-routes.js';
+import { mountSipInfoRoute, sipInfoOpenApi, type SipInfo } from './sip-info.js';
 import type { TenantAdmin } from './tenant-admin.js';
 import { mountTenantRoutes } from './tenant-routes.js';
 import { mountTokenRoutes } from './token-routes.js';
@@ -17,6 +18,8 @@ export interface ManagementRouterDeps extends ManagementDeps {
   readonly simulations?: Pick<SimulationRouteDeps, 'sessions' | 'services'>;
   /** Path items of routes mounted beside this router under `/v1` (calls, reports), for the document. */
   readonly openApi?: readonly OpenApiContribution[];
+  /** The service's SIP address and ports for custom trunks (`GET .../sip-info`); absent: not served. */
+  readonly sipInfo?: SipInfo;
 }
 
 /**
@@ -27,11 +30,15 @@ export interface ManagementRouterDeps extends ManagementDeps {
 export function managementRouter(deps: ManagementRouterDeps): Router {
   const kinds = new Set<string>();
   for (const d of deps.definitions) {
-    if (kinds.has(d.plural) || d.plural === 'tokens') throw new Error(`resource path "${d.plural}" is defined twice`);
+    if (kinds.has(d.plural) || d.plural === 'tokens' || d.plural === 'sip-info') throw new Error(`resource path "${d.plural}" is defined twice`);
     kinds.add(d.plural);
   }
   const router = new Router({ prefix: '/v1' });
-  const document = buildManagementOpenApi(deps.definitions, [...(deps.openApi ?? []), ...(deps.simulations ? [simulationOpenApi] : [])]);
+  const document = buildManagementOpenApi(deps.definitions, [
+    ...(deps.openApi ?? []),
+    ...(deps.simulations ? [simulationOpenApi] : []),
+    ...(deps.sipInfo ? [sipInfoOpenApi] : []),
+  ]);
   router.get('/openapi.json', (ctx) => {
     ctx.set('Cache-Control', 'no-cache');
     ctx.body = document;
@@ -39,6 +46,7 @@ export function managementRouter(deps: ManagementRouterDeps): Router {
   mountTenantRoutes(router, deps, deps.tenants);
   mountTokenRoutes(router, deps);
   for (const definition of deps.definitions) mountResourceRoutes(router, deps, definition);
+  if (deps.sipInfo) mountSipInfoRoute(router, deps, deps.sipInfo);
   mountApplyRoute(router, deps, createApplyService(deps.db, deps.definitions, deps.tenants));
   if (deps.simulations) {
     mountSimulationRoutes(router, { db: deps.db, operatorToken: deps.operatorToken, bodyLimitBytes: deps.bodyLimitBytes, ...deps.simulations });

@@ -1,5 +1,6 @@
 import type Koa from 'koa';
 import { loadConfig } from '../../core/config/load-config.js';
+import type { ConfigInput } from '../../core/config/schema.js';
 import { createLogger, type Logger } from '../../core/logger.js';
 import { createControlApp, platformKinds } from '../../control-api/control-app.js';
 import { serve, type RunningServer } from '../../control-api/http/serve.js';
@@ -51,9 +52,9 @@ export interface ManagementClient {
 export async function startManagementApp(
   store: Store,
   management: { definitions?: readonly ResourceDefinition[]; tenants?: TenantAdmin } = {},
-  overrides: { bodyLimitBytes?: number; logger?: Logger } = {},
+  overrides: { bodyLimitBytes?: number; logger?: Logger; config?: ConfigInput } = {},
 ): Promise<ManagementHarness> {
-  const config = loadConfig({ env: {}, overrides: { control: { bodyLimitBytes: overrides.bodyLimitBytes ?? 1024 * 1024 } } });
+  const config = loadConfig({ env: {}, overrides: { ...overrides.config, control: { bodyLimitBytes: overrides.bodyLimitBytes ?? 1024 * 1024 } } });
   const platform = platformKinds(secretKey);
   const app = createControlApp({
     store,
