@@ -11,6 +11,8 @@ export type Zone = Record<string, Partial<Record<'A' | 'AAAA' | 'SRV' | 'NAPTR',
  */
 export class LoopbackDns {
   readonly queries: Array<{ name: string; type: string }> = [];
+  /** When set, questions are logged and never answered (a dead DNS server). */
+  silent = false;
 
   private constructor(
     private readonly socket: Socket,
@@ -43,6 +45,7 @@ export class LoopbackDns {
     const q = query.questions?.[0];
     if (!q) return;
     this.queries.push({ name: q.name.toLowerCase(), type: q.type });
+    if (this.silent) return;
     const node = this.zone[q.name.toLowerCase()];
     const answers = node ? (node[q.type as 'A'] ?? []) : [];
     const reply = dnsPacket.encode({

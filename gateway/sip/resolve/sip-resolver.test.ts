@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { a, aaaa, LoopbackDns, naptr, srv } from '../../../test/gateway/loopback-dns.js';
+import { FakeClock } from '../../../core/clock.js';
 import { orderSrv, SipResolver } from './sip-resolver.js';
 
 /** RFC 3263 sec. 4 against a real DNS server on 127.0.0.1 (dns-packet), through node:dns's Resolver. */
@@ -91,5 +92,87 @@ describe('SipResolver (RFC 3263) against a loopback DNS server', function () {
     let heavyFirst = 0;
     for (let i = 0; i < 2000; i++) if (orderSrv(records.slice(0, 3))[0]?.name === 'heavy') heavyFirst++;
     assert.ok(heavyFirst > 1650 && heavyFirst < 1950, `heavy first ${heavyFirst}/2000`);
+  });
+});
+
+/** The answer cache (dns-cache.ts) on a FakeClock, against the same kind of loopback DNS server. */
+describe('SipResolver answer cache (TTLs, RFC 2308 negative caching)', function () {
+  this.timeout(20_000);
+  let dns: LoopbackDns;
+  let clock: FakeClock;
+  let resolver: SipResolver;
+  const asked = (from: number): string[] => dns.queries.slice(from).map((q) => `${q.type} ${q.name}`);
+
+  beforeEach(async () => {
+    dns = await LoopbackDns.start({
+      'ttl.test': { NAPTR: [naptr('ttl.test', 10, 10, 'SIP+D2U', '_sip._udp.ttl.test')] },
+      '_sip._udp.ttl.test': { SRV: [srv('_sip._udp.ttl.test', 'host.ttl.test', 5070)] },
+      // A for 10 s, AAAA for 30 s: the address set is kept per record type.
+      'host.ttl.test': { A: [{ ...a('host.ttl.test', '127.0.0.11'), ttl: 10 }], AAAA: [{ ...aaaa('host.ttl.test', '::1'), ttl: 30 }] },
+    });
+    clock = new FakeClock(1_000_000);
+    resolver = new SipResolver({ servers: [dns.server], timeoutMs: 300, tries: 1, clock, serviceTtlSeconds: 60 });
+  });
+  afterEach(async () => {
+    await dns.close();
+  });
+
+  it('answers repeat calls from the cache until each record TTL runs out', async () => {
+    const first = await resolver.resolve('ttl.test');
+    assert.deepEqual(first.map((t) => `${t.address} ${t.port}`), ['127.0.0.11 5070', '::1 5070']);
+    assert.deepEqual(asked(0).sort(), ['A host.ttl.test', 'AAAA host.ttl.test', 'NAPTR ttl.test', 'SRV _sip._udp.ttl.test']);
+    const mark = dns.queries.length;
+    clock.advance(9_000);
+    assert.deepEqual(await resolver.resolve('ttl.test'), first);
+    assert.deepEqual(asked(mark), [], 'no query inside every TTL');
+    clock.advance(2_000); // 11 s: only the A record (TTL 10) has expired
+    assert.deepEqual(await resolver.resolve('ttl.test'), first);
+    assert.deepEqual(asked(mark), ['A host.ttl.test']);
+    clock.advance(50_000); // 61 s: NAPTR, SRV (60 s), AAAA (30 s) and A again
+    await resolver.resolve('ttl.test');
+    assert.deepEqual(asked(mark + 1).sort(), ['A host.ttl.test', 'AAAA host.ttl.test', 'NAPTR ttl.test', 'SRV _sip._udp.ttl.test']);
+  });
+
+  it('keeps "no such name" only a few seconds (RFC 2308 sec. 5), so a new record is seen soon', async () => {
+    assert.deepEqual(await resolver.resolve('late.test', { port: 5080 }), []);
+    const mark = dns.queries.length;
+    dns.zone['late.test'] = { A: [a('late.test', '127.0.0.50')] };
+    clock.advance(4_000);
+    assert.deepEqual(await resolver.resolve('late.test', { port: 5080 }), []);
+    assert.deepEqual(asked(mark), [], 'the negative answer is still cached');
+    clock.advance(1_500);
+    assert.deepEqual((await resolver.resolve('late.test', { port: 5080 })).map((t) => t.address), ['127.0.0.50']);
+  });
+
+  it('pays for a dead DNS server once per failure window, not on every call, and shares one lookup between concurrent calls', async () => {
+    dns.silent = true;
+    const started = Date.now();
+    // Two calls at once: one set of queries (NAPTR, 3 SRV, A, AAAA), not two.
+    const both = await Promise.all([resolver.resolve('ttl.test'), resolver.resolve('ttl.test')]);
+    assert.ok(Date.now() - started >= 300, 'the first call waited for the timeouts');
+    assert.deepEqual(both, [[], []]);
+    const timedOut = asked(0);
+    assert.deepEqual(timedOut.filter((q) => q === 'NAPTR ttl.test'), ['NAPTR ttl.test']);
+    const mark = dns.queries.length;
+    const again = Date.now();
+    await resolver.resolve('ttl.test');
+    assert.ok(Date.now() - again < 250, 'the next call did not wait');
+    assert.deepEqual(asked(mark), []);
+    clock.advance(31_000); // the failure window (30 s) is over: DNS is asked again
+    dns.silent = false;
+    assert.deepEqual((await resolver.resolve('ttl.test')).map((t) => t.address), ['127.0.0.11', '::1']);
+  });
+
+  it('holds at most maxEntries answers, dropping the least recently used', async () => {
+    const small = new SipResolver({ servers: [dns.server], timeoutMs: 300, tries: 1, clock, cache: { maxEntries: 2 } });
+    dns.zone['one.test'] = { A: [a('one.test', '127.0.0.61')] };
+    dns.zone['two.test'] = { A: [a('two.test', '127.0.0.62')] };
+    await small.resolve('one.test', { port: 5060 }); // A, AAAA one.test (AAAA: cached miss)
+    await small.resolve('two.test', { port: 5060 }); // evicts both one.test entries
+    const mark = dns.queries.length;
+    await small.resolve('two.test', { port: 5060 });
+    assert.deepEqual(asked(mark), [], 'two.test still cached');
+    await small.resolve('one.test', { port: 5060 });
+    assert.deepEqual(asked(mark).sort(), ['A one.test', 'AAAA one.test']);
   });
 });

@@ -1,5 +1,7 @@
 import { lookup as systemLookup, Resolver } from 'node:dns/promises';
 import { isIP } from 'node:net';
+import { systemClock, type Clock } from '../../../core/clock.js';
+import { DnsCache, type DnsAnswer, type DnsCacheOptions } from './dns-cache.js';
 
 /** Transports we can send on (RFC 3263 sec. 4.1 services SIP+D2U, SIP+D2T, SIPS+D2T). */
 export type SipTransport = 'udp' | 'tcp' | 'tls';
@@ -34,6 +36,15 @@ export interface SipResolverOptions {
   readonly tries?: number;
   /** Random source for SRV weights (tests fix it); `Math.random` by default. */
   readonly random?: () => number;
+  /** Time for the answer cache (tests use a FakeClock). */
+  readonly clock?: Clock;
+  /** Cache bounds and negative TTLs (dns-cache.ts defaults: 1000 entries, 5 s, 30 s). */
+  readonly cache?: Omit<DnsCacheOptions, 'clock'>;
+  /**
+   * How long NAPTR and SRV answers are kept, default 60 s: node:dns returns no TTL for them (only
+   * for A/AAAA), so this stands in for theirs. 0 turns their caching off.
+   */
+  readonly serviceTtlSeconds?: number;
 }
 
 export interface SrvRecord {
@@ -68,11 +79,25 @@ export function orderSrv(records: readonly SrvRecord[], random: () => number = M
   return out;
 }
 
-/** No such record or name: an ordinary answer in RFC 3263's fall-through, not a failure. */
-const absent = (error: unknown): boolean => {
-  const code = (error as { code?: string }).code;
-  return code === 'ENODATA' || code === 'ENOTFOUND' || code === 'ENONAME' || code === 'NOTFOUND' || code === 'EBADRESP' || code === 'ESERVFAIL' || code === 'EREFUSED' || code === 'ETIMEOUT' || code === 'ECONNREFUSED';
-};
+const ABSENT = new Set(['ENODATA', 'ENOTFOUND', 'ENONAME', 'NOTFOUND']);
+const FAILED = new Set(['EBADRESP', 'ESERVFAIL', 'EREFUSED', 'ETIMEOUT', 'ECONNREFUSED']);
+
+/**
+ * A lookup as a cacheable answer. No such record or name, and a server that fails or does not
+ * answer, are ordinary steps in RFC 3263's fall-through (some resolvers drop NAPTR queries), not
+ * errors; the cache keeps the two kinds for different times (RFC 2308 sec. 5, 7).
+ */
+async function answer<T>(lookup: () => Promise<readonly T[]>, ttlOf: (records: readonly T[]) => number): Promise<DnsAnswer<T>> {
+  try {
+    const records = await lookup();
+    return records.length > 0 ? { records, ttlSeconds: ttlOf(records) } : { miss: 'absent' };
+  } catch (error) {
+    const code = (error as { code?: string }).code ?? '';
+    if (ABSENT.has(code)) return { miss: 'absent' };
+    if (FAILED.has(code)) return { miss: 'failed' };
+    throw error;
+  }
+}
 
 /**
  * RFC 3263 sec. 4 for outgoing requests, on `node:dns`'s Resolver (c-ares) with configurable
@@ -82,15 +107,20 @@ const absent = (error: unknown): boolean => {
  * _sip._udp, or only the given one), else A/AAAA on the default port. SRV targets are ordered by
  * priority and weight (RFC 2782) and each is expanded to its IPv4 then IPv6 addresses. The caller
  * tries the targets in order and moves on after a 503 or a transaction timeout (sec. 4.3).
+ * Answers are cached (dns-cache.ts): A/AAAA for their TTL, NAPTR/SRV for `serviceTtlSeconds`.
  */
 export class SipResolver implements SipTargetResolver {
   private readonly dns: Resolver;
   private readonly random: () => number;
+  private readonly cache: DnsCache;
+  private readonly serviceTtl: number;
 
   constructor(options: SipResolverOptions = {}) {
     this.dns = new Resolver({ timeout: options.timeoutMs ?? 2000, tries: options.tries ?? 2 });
     if (options.servers && options.servers.length > 0) this.dns.setServers([...options.servers]);
     this.random = options.random ?? Math.random;
+    this.cache = new DnsCache({ ...options.cache, clock: options.clock ?? systemClock });
+    this.serviceTtl = options.serviceTtlSeconds ?? 60;
   }
 
   async resolve(host: string, request: ResolveRequest = {}): Promise<SipTarget[]> {
@@ -110,13 +140,7 @@ export class SipResolver implements SipTargetResolver {
   }
 
   private async naptr(host: string, transport: SipTransport | undefined): Promise<SipTarget[]> {
-    let records: Awaited<ReturnType<Resolver['resolveNaptr']>>;
-    try {
-      records = await this.dns.resolveNaptr(host);
-    } catch (error) {
-      if (absent(error)) return [];
-      throw error;
-    }
+    const records = await this.cache.get('NAPTR', host, () => answer(() => this.dns.resolveNaptr(host), () => this.serviceTtl));
     const usable = records
       .filter((r) => r.flags.toLowerCase() === 's' && SERVICES[r.service.toUpperCase()] !== undefined && r.replacement !== '')
       .filter((r) => transport === undefined || SERVICES[r.service.toUpperCase()] === transport)
@@ -127,13 +151,7 @@ export class SipResolver implements SipTargetResolver {
   }
 
   private async srv(name: string, transport: SipTransport): Promise<SipTarget[]> {
-    let records: SrvRecord[];
-    try {
-      records = await this.dns.resolveSrv(name);
-    } catch (error) {
-      if (absent(error)) return [];
-      throw error;
-    }
+    const records: readonly SrvRecord[] = await this.cache.get('SRV', name, () => answer(() => this.dns.resolveSrv(name), () => this.serviceTtl));
     // RFC 2782: a single target "." means the service is decidedly not available here.
     const real = records.filter((r) => r.name !== '' && r.name !== '.');
     const out: SipTarget[] = [];
@@ -142,16 +160,14 @@ export class SipResolver implements SipTargetResolver {
   }
 
   private async addresses(name: string, port: number, transport: SipTransport): Promise<SipTarget[]> {
-    const lookup = async (family: 4 | 6): Promise<string[]> => {
-      try {
-        return family === 4 ? await this.dns.resolve4(name) : await this.dns.resolve6(name);
-      } catch (error) {
-        if (absent(error)) return [];
-        throw error;
-      }
-    };
+    // A/AAAA come with their TTLs; the set is kept for the smallest one.
+    const ttl = (records: ReadonlyArray<{ ttl: number }>): number => Math.min(...records.map((r) => r.ttl));
+    const lookup = (family: 4 | 6): Promise<ReadonlyArray<{ address: string }>> =>
+      this.cache.get(family === 4 ? 'A' : 'AAAA', name, () =>
+        answer(() => (family === 4 ? this.dns.resolve4(name, { ttl: true }) : this.dns.resolve6(name, { ttl: true })), ttl),
+      );
     const [v4, v6] = await Promise.all([lookup(4), lookup(6)]);
-    if (v4.length + v6.length > 0) return [...v4, ...v6].map((address) => ({ address, port, transport, name }));
+    if (v4.length + v6.length > 0) return [...v4, ...v6].map(({ address }) => ({ address, port, transport, name }));
     return this.hostsFile(name, port, transport);
   }
 
