@@ -63,8 +63,8 @@ export class LoopbackDns {
   }
 }
 
-export const a = (name: string, data: string): Answer => ({ type: 'A', name, ttl: 60, class: 'IN', data });
-export const aaaa = (name: string, data: string): Answer => ({ type: 'AAAA', name, ttl: 60, class: 'IN', data });
+export const a = (name: string, data: string, ttl = 60): Answer => ({ type: 'A', name, ttl, class: 'IN', data });
+export const aaaa = (name: string, data: string, ttl = 60): Answer => ({ type: 'AAAA', name, ttl, class: 'IN', data });
 export const srv = (name: string, target: string, port: number, priority = 10, weight = 10): Answer => ({
   type: 'SRV', name, ttl: 60, class: 'IN', data: { target, port, priority, weight },
 });

@@ -108,7 +108,7 @@ describe('SipResolver answer cache (TTLs, RFC 2308 negative caching)', function 
       'ttl.test': { NAPTR: [naptr('ttl.test', 10, 10, 'SIP+D2U', '_sip._udp.ttl.test')] },
       '_sip._udp.ttl.test': { SRV: [srv('_sip._udp.ttl.test', 'host.ttl.test', 5070)] },
       // A for 10 s, AAAA for 30 s: the address set is kept per record type.
-      'host.ttl.test': { A: [{ ...a('host.ttl.test', '127.0.0.11'), ttl: 10 }], AAAA: [{ ...aaaa('host.ttl.test', '::1'), ttl: 30 }] },
+      'host.ttl.test': { A: [a('host.ttl.test', '127.0.0.11', 10)], AAAA: [aaaa('host.ttl.test', '::1', 30)] },
     });
     clock = new FakeClock(1_000_000);
     resolver = new SipResolver({ servers: [dns.server], timeoutMs: 300, tries: 1, clock, serviceTtlSeconds: 60 });
