@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { DigestClient, type ClientCredentials } from '../sip/auth/digest-client.js';
 import { Dialog } from '../sip/dialog/dialog.js';
-import { negotiatedByResponse, parseMinSe, uacTimerHeaders, type SessionTimerPolicy } from '../sip/dialog/session-timer.js';
+import { negotiatedByResponse, parseMinSe, parseSessionExpires, uacTimerHeaders, type SessionTimerPolicy } from '../sip/dialog/session-timer.js';
 import { Headers } from '../sip/message/headers.js';
 import { SipRequest, type SipResponse } from '../sip/message/message.js';
 import { newTag } from '../sip/message/response.js';
@@ -28,6 +28,13 @@ export interface InviteAttempt {
    * a SessionTimer on the answered call may set it; without it no timer is offered.
    */
   readonly sessionTimer?: SessionTimerPolicy;
+  /**
+   * Failover (RFC 3263 sec. 4.3): the INVITE a previous target did not answer. This attempt sends
+   * the same request (Call-ID, From tag, CSeq, credentials, session interval) on a new transaction,
+   * so a callee that got the first one through a silent target sees a merged request (RFC 3261
+   * sec. 8.2.2.2) rather than a second call.
+   */
+  readonly previous?: SipRequest;
 }
 
 export type CancelCause = 'ring-timeout' | 'aborted';
@@ -61,6 +68,8 @@ export type InviteOutcome =
       readonly challenge: boolean;
       /** No provisional response came before the final one (e.g. the stack's 408 after Timer B). */
       readonly silent?: boolean;
+      /** The last INVITE sent, for a failover attempt (`InviteAttempt.previous`); absent when none went out. */
+      readonly invite?: SipRequest;
     };
 
 export const sdpOf = (m: { body: Buffer; contentType: string | undefined }): string | undefined =>
@@ -84,11 +93,12 @@ export function reliableSeq(res: SipResponse): number | undefined {
  * it, up to MAX_422_RETRIES times (RFC 4028 sec. 3, 7.4).
  */
 export async function sendInvite(stack: SipStack, a: InviteAttempt): Promise<InviteOutcome> {
-  const callId = `${randomBytes(12).toString('hex')}@${stack.contactUri(a.flow).replace(/^sips?:[^@]*@/, '').replace(/[;:].*$/, '')}`;
-  const fromTag = newTag();
+  const p = a.previous;
+  const callId = p?.callId ?? `${randomBytes(12).toString('hex')}@${stack.contactUri(a.flow).replace(/^sips?:[^@]*@/, '').replace(/[;:].*$/, '')}`;
+  const fromTag = p?.from.tag ?? newTag();
   const digest = a.credentials ? new DigestClient(a.credentials) : undefined;
-  let cseq = 1;
-  let auth: Array<readonly [string, string]> = [];
+  let cseq = p?.cseq.seq ?? 1;
+  let auth: Array<readonly [string, string]> = p ? credentialsOf(p) : [];
   let challenged = false;
   let cancelWanted: CancelCause | undefined;
   let current: SipRequest | undefined;
@@ -96,6 +106,9 @@ export async function sendInvite(stack: SipStack, a: InviteAttempt): Promise<Inv
   let cancelSent = false;
   let earlySdp: string | undefined;
   let timer = a.sessionTimer && a.sessionTimer.intervalSeconds > 0 ? { seconds: a.sessionTimer.intervalSeconds, minSe: a.sessionTimer.minSeSeconds } : undefined;
+  // A previous target's 422s raised the interval: the failover request keeps it (the same request).
+  const previousSe = p ? parseSessionExpires(p.headers.get('session-expires'))?.seconds : undefined;
+  if (timer && previousSe !== undefined && previousSe > timer.seconds) timer = { seconds: previousSe, minSe: parseMinSe(p?.headers.get('min-se')) ?? previousSe };
   let retries422 = 0;
   /** Early dialogs by the callee's To tag, with the last RSeq acknowledged (RFC 3262 sec. 4). */
   const early = new Map<string, { dialog: Dialog; rseq: number }>();
@@ -179,7 +192,7 @@ export async function sendInvite(stack: SipStack, a: InviteAttempt): Promise<Inv
         };
       }
       endEarly();
-      return { kind: 'rejected', status: res.status, reason: res.reason, cancelled: cancelWanted, challenge: isChallenge, silent: !provisional };
+      return { kind: 'rejected', status: res.status, reason: res.reason, cancelled: cancelWanted, challenge: isChallenge, silent: !provisional, invite };
     }
   } finally {
     stack.clock.clearTimeout(ringTimer);
@@ -208,6 +221,13 @@ function buildInvite(
   for (const [n, v] of a.headers ?? []) h.append(n, v);
   h.append('Content-Type', 'application/sdp');
   return new SipRequest('INVITE', a.requestUri, h, Buffer.from(a.sdp, 'utf8'));
+}
+
+/** Authorization and Proxy-Authorization of an INVITE, to send it again unchanged (RFC 3263 sec. 4.3). */
+function credentialsOf(invite: SipRequest): Array<readonly [string, string]> {
+  const out: Array<readonly [string, string]> = [];
+  for (const name of ['Authorization', 'Proxy-Authorization']) for (const v of invite.headers.values(name.toLowerCase())) out.push([name, v]);
+  return out;
 }
 
 /**

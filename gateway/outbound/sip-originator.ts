@@ -13,6 +13,7 @@ import type { CallRegistry } from '../call/call-registry.js';
 import { startSessionTimer } from '../inbound/call-session-timer.js';
 import type { ClientCredentials } from '../sip/auth/digest-client.js';
 import { DEFAULT_SESSION_TIMER, type SessionTimerPolicy } from '../sip/dialog/session-timer.js';
+import type { SipRequest } from '../sip/message/message.js';
 import type { Flow } from '../sip/transport/types.js';
 import { defaultPort, SipResolver, type SipTarget, type SipTargetResolver } from '../sip/resolve/sip-resolver.js';
 import type { SipStack } from '../sip/ua/sip-stack.js';
@@ -125,7 +126,8 @@ export class SipOriginator implements Originator {
     let outcome: InviteOutcome | undefined;
     let flow = flows[0] as Flow;
     // RFC 3263 sec. 4.3: a 503 or a transaction timeout / transport error (the stack's 408/503)
-    // moves on to the next target; any other answer is the callee's.
+    // moves on to the next target with the same request on a new branch; any other answer is the callee's.
+    let previous: SipRequest | undefined;
     for (const [i, target] of flows.entries()) {
       flow = target;
       earlyApplied = undefined;
@@ -139,6 +141,7 @@ export class SipOriginator implements Originator {
         ringTimeoutMs: request.ringTimeoutMs,
         signal: request.signal,
         sessionTimer: o.sessionTimer ?? DEFAULT_SESSION_TIMER,
+        ...(previous ? { previous } : {}),
         onProvisional: (res) => {
           // Early media (RFC 3261 sec. 13.2.1, RFC 3960): the 18x's SDP is the answer; audio may flow now.
           const sdp = sdpOf(res);
@@ -159,6 +162,7 @@ export class SipOriginator implements Originator {
         (!outcome.cancelled || (outcome.cancelled === 'ring-timeout' && outcome.silent === true)) &&
         !request.signal.aborted;
       if (!next) break;
+      previous = outcome.invite;
       log.info({ sipStatus: outcome.kind === 'rejected' ? outcome.status : undefined, target: flow.remote }, 'outbound target failed: trying the next one (RFC 3263 sec. 4.3)');
     }
     if (!outcome) throw new Error('no INVITE was sent');

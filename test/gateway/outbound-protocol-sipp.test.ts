@@ -143,6 +143,11 @@ describe('gateway: outbound session timers and PRACK with SIPp', function () {
       assert.match(first.messages, /INVITE sip:\+919812345678@trunk\.test;user=phone SIP\/2\.0/);
       assert.match(second.messages, /INVITE sip:\+919812345678@trunk\.test;user=phone SIP\/2\.0/);
       assert.deepEqual(dns.queries.map((q) => `${q.type} ${q.name}`).slice(0, 2), ['NAPTR trunk.test', 'SRV _sip._udp.trunk.test']);
+      // Sec. 4.3: the same request (Call-ID, From tag, CSeq) on a new transaction (new Via branch).
+      const [refused, answered] = [firstInvite(first.messages), firstInvite(second.messages)];
+      assert.deepEqual([answered.callId, answered.fromTag, answered.cseq], [refused.callId, refused.fromTag, refused.cseq]);
+      assert.equal(answered.cseq, '1 INVITE');
+      assert.notEqual(answered.branch, refused.branch);
     } finally {
       await dns.close();
     }
@@ -175,7 +180,13 @@ describe('gateway: outbound session timers and PRACK with SIPp', function () {
       assert.ok(Date.now() - started >= 3000, 'the first target was given Timer B');
       assert.ok(silent.received() >= 2, `the silent target saw the INVITE and its retransmissions (${silent.received()})`);
       await (result as Extract<OriginateResult, { outcome: 'answered' }>).completion;
-      sippOk(await answering.done);
+      const sipp = await answering.done;
+      sippOk(sipp);
+      // A callee the silent target did reach would see the same request again, not a second call.
+      const lost = firstInvite(silent.messages()[0] ?? '');
+      const answered = firstInvite(sipp.messages);
+      assert.deepEqual([answered.callId, answered.fromTag, answered.cseq], [lost.callId, lost.fromTag, lost.cseq]);
+      assert.notEqual(answered.branch, lost.branch);
     } finally {
       silent.close();
       await dns.close();
@@ -205,10 +216,26 @@ describe('gateway: outbound session timers and PRACK with SIPp', function () {
 });
 
 /** A loopback UDP port that takes datagrams and never answers. */
-async function silentUdpPort(): Promise<{ port: number; received: () => number; close: () => void }> {
+async function silentUdpPort(): Promise<{ port: number; received: () => number; messages: () => string[]; close: () => void }> {
   const socket = createSocket('udp4');
-  let count = 0;
-  socket.on('message', () => count++);
+  const got: string[] = [];
+  socket.on('message', (m) => got.push(m.toString('utf8')));
   await new Promise<void>((resolve) => socket.bind(0, '127.0.0.1', resolve));
-  return { port: socket.address().port, received: () => count, close: () => socket.close() };
+  return { port: socket.address().port, received: () => got.length, messages: () => [...got], close: () => socket.close() };
+}
+
+/** Call-ID, From tag, CSeq and top Via branch of the first INVITE in a message or SIPp message log. */
+function firstInvite(text: string): { callId: string; fromTag: string; cseq: string; branch: string } {
+  const start = text.indexOf('INVITE sip:');
+  assert.ok(start >= 0, 'an INVITE was received');
+  const msg = text.slice(start).split(/\r?\n\r?\n/)[0] ?? '';
+  const header = (name: string): string | undefined => new RegExp(`^${name}:\\s*(.*?)\\s*$`, 'im').exec(msg)?.[1];
+  const ids = {
+    callId: header('Call-ID'),
+    fromTag: /;tag=([^;>\s]+)/.exec(header('From') ?? '')?.[1],
+    cseq: header('CSeq'),
+    branch: /;branch=([^;\s]+)/.exec(header('Via') ?? '')?.[1],
+  };
+  assert.ok(ids.callId && ids.fromTag && ids.cseq && ids.branch, `INVITE identifiers missing in:\n${msg}`);
+  return ids as { callId: string; fromTag: string; cseq: string; branch: string };
 }
