@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { DigestClient, type ClientCredentials } from '../sip/auth/digest-client.js';
 import { Dialog } from '../sip/dialog/dialog.js';
-import { negotiatedByResponse, parseMinSe, parseSessionExpires, uacTimerHeaders, type SessionTimerPolicy } from '../sip/dialog/session-timer.js';
+import { MAX_422_RETRIES, negotiatedByResponse, parseMinSe, parseSessionExpires, uacTimerHeaders, type SessionTimerPolicy } from '../sip/dialog/session-timer.js';
 import { Headers } from '../sip/message/headers.js';
 import { SipRequest, type SipResponse } from '../sip/message/message.js';
 import { newTag } from '../sip/message/response.js';
@@ -39,12 +39,8 @@ export interface InviteAttempt {
 
 export type CancelCause = 'ring-timeout' | 'aborted';
 
-/**
- * Each proxy on the path may answer 422 with a higher Min-SE, "after several INVITE/422
- * iterations" the request reaches the UAS (RFC 4028 sec. 3); each retry must raise the interval,
- * and this bound stops a peer that raises it by one second forever.
- */
-export const MAX_422_RETRIES = 3;
+/** "After several INVITE/422 iterations" the request reaches the UAS (RFC 4028 sec. 3); shared with refreshes. */
+export { MAX_422_RETRIES };
 
 export type InviteOutcome =
   | {

@@ -65,6 +65,16 @@ describe('gateway: RFC 4028 session timers with SIPp (inbound)', function () {
     assert.equal(seen.endReason, 'session-refresh-failed');
   });
 
+  it('refreshes by re-INVITE (with its SDP) when the caller refuses the refresh UPDATE 405, and the call goes on (sec. 10)', async () => {
+    const before = fx.handler.calls.length;
+    ok(await sipp({ scenario: 'uac-session-timer-update-405-reinvite.xml' }));
+    const seen = fx.handler.calls[before];
+    assert.ok(seen);
+    await waitFor(() => seen.endReason !== undefined);
+    // The caller's BYE ended it, not an expiry or a failed refresh.
+    assert.equal(seen.endReason, 'remote-bye');
+  });
+
   it('refuses Session-Expires: 1 with 422 and Min-SE, then takes the retry with that interval (sec. 6, 7.4)', async () => {
     const before = fx.handler.calls.length;
     const r = await sipp({ scenario: 'uac-session-timer-422-retry.xml' });

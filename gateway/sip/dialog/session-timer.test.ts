@@ -6,7 +6,7 @@ import { SipRequest, SipResponse } from '../message/message.js';
 import { parseDatagram } from '../message/parser.js';
 import { SipError } from '../ua/sip-error.js';
 import type { RefreshObserver } from './dialog.js';
-import { expiryMs, negotiateAsUas, negotiatedByResponse, parseMinSe, parseSessionExpires, SessionTimer, type SessionTimerLeg } from './session-timer.js';
+import { expiryMs, MAX_422_RETRIES, negotiateAsUas, negotiatedByResponse, parseMinSe, parseSessionExpires, SessionTimer, type SessionTimerLeg } from './session-timer.js';
 
 const head = (start: string, extra: string[]): string =>
   [
@@ -211,6 +211,41 @@ describe('RFC 4028 session timers', () => {
       assert.equal(header(leg.sent[1]?.headers ?? [], 'session-expires'), '3600;refresher=uac');
       assert.equal(header(leg.sent[1]?.headers ?? [], 'min-se'), '3600');
     });
+
+    it('retries refresh 422s while each raises the Min-SE, at most MAX_422_RETRIES times (sec. 7.4)', async () => {
+      leg.answers.push(response(422, ['Min-SE: 2000']), response(422, ['Min-SE: 2400']), response(422, ['Min-SE: 3000']), response(422, ['Min-SE: 3600']));
+      timer.arm(1800, true);
+      clock.advance(900_000);
+      for (let i = 0; i < 10; i++) await flush();
+      assert.equal(MAX_422_RETRIES, 3);
+      assert.deepEqual(leg.sent.map((r) => header(r.headers, 'min-se')), ['90', '2000', '2400', '3000'], 'the first refresh and three retries, no fourth');
+      assert.deepEqual(expired, []);
+      // A 422 that does not raise the interval is not retried at all.
+      const other = new FakeLeg();
+      other.answers.push(response(422, ['Min-SE: 1800']));
+      new SessionTimer(other, clock, pino({ level: 'silent' }), policy, { offer: () => 'v=0 offer', expired: () => undefined }).arm(1800, true);
+      clock.advance(900_000);
+      for (let i = 0; i < 5; i++) await flush();
+      assert.equal(other.sent.length, 1);
+    });
+
+    for (const status of [405, 501]) {
+      it(`falls back to re-INVITE when the refresh UPDATE is refused ${status}, for this and later refreshes (RFC 3311)`, async () => {
+        leg.answers.push(response(status));
+        timer.arm(1800, true);
+        clock.advance(900_000);
+        for (let i = 0; i < 5; i++) await flush();
+        assert.deepEqual(leg.sent.map((r) => r.method), ['UPDATE', 'INVITE']);
+        assert.equal(leg.sent[1]?.sdp, 'v=0 offer');
+        assert.equal(header(leg.sent[1]?.headers ?? [], 'session-expires'), '1800;refresher=uac');
+        assert.deepEqual(answers, ['v=0 answer']);
+        assert.equal(timer.active, true);
+        clock.advance(900_000);
+        for (let i = 0; i < 5; i++) await flush();
+        assert.deepEqual(leg.sent.map((r) => r.method), ['UPDATE', 'INVITE', 'INVITE'], 'the next refresh goes straight to re-INVITE');
+        assert.deepEqual(expired, []);
+      });
+    }
 
     it('ends the call when a refresh gets 481 or times out (408)', async () => {
       leg.answers.push(response(408));

@@ -103,6 +103,12 @@ export function uacTimerHeaders(seconds: number, minSe: number, refresher?: Refr
 /** When the side that does not refresh gives up: the interval less min(32 s, a third of it) (sec. 10). */
 export const expiryMs = (seconds: number): number => (seconds - Math.min(32, seconds / 3)) * 1000;
 
+/**
+ * Each proxy on the path may answer 422 with a higher Min-SE (RFC 4028 sec. 3); each retry must
+ * raise the interval, and this bound stops a peer that raises it by one second forever.
+ */
+export const MAX_422_RETRIES = 3;
+
 /** The longest delay a Node timer holds (about 24.8 days); a longer one fires at once. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
@@ -138,6 +144,8 @@ export class SessionTimer {
   private stopped = false;
   private seconds = 0;
   private minSe: number;
+  /** The peer refused our refresh UPDATE with 405/501 (RFC 3311 not supported after all): re-INVITE from now on. */
+  private updateRefused = false;
   /** Whether we are the refresher now. */
   weRefresh = false;
 
@@ -201,13 +209,17 @@ export class SessionTimer {
     this.refreshTimer = this.expiryTimer = undefined;
   }
 
-  /** Our refresh (sec. 10): we stay refresher (`refresher=uac`, we send it); 422 retried once with its Min-SE. */
-  private async refresh(retried422 = false): Promise<void> {
+  /**
+   * Our refresh (sec. 10): we stay refresher (`refresher=uac`, we send it). A 422 is retried with
+   * its Min-SE while each one raises it, up to MAX_422_RETRIES times (sec. 7.4, as for the INVITE);
+   * an UPDATE refused 405/501 is sent again as a re-INVITE, and so are later refreshes.
+   */
+  private async refresh(retries422 = 0): Promise<void> {
     this.refreshTimer = undefined;
     if (this.stopped) return;
     const headers: Array<readonly [string, string]> = [['Supported', 'timer'], ...uacTimerHeaders(this.seconds, this.minSe, 'uac')];
     const sdp = this.hooks.offer();
-    const useUpdate = this.leg.remoteAllow?.includes('UPDATE') === true || sdp === undefined;
+    const useUpdate = sdp === undefined || (!this.updateRefused && this.leg.remoteAllow?.includes('UPDATE') === true);
     let res: SipResponse | undefined;
     try {
       if (useUpdate) {
@@ -221,7 +233,7 @@ export class SessionTimer {
       if (this.stopped) return;
       // Glare (RFC 3261 sec. 14.1): another re-INVITE is in progress; try again in 2.1-4 s.
       if (error instanceof SipError && error.status === 491 && res === undefined) {
-        this.refreshTimer = this.clock.setTimeout(() => void this.refresh(retried422), randomInt(2100, 4001));
+        this.refreshTimer = this.clock.setTimeout(() => void this.refresh(retries422), randomInt(2100, 4001));
         return;
       }
       if (!res) {
@@ -240,20 +252,26 @@ export class SessionTimer {
       this.arm(n.seconds, n.refresher === 'uac');
       return;
     }
-    if (res.status === 422 && !retried422) {
+    if (res.status === 422 && retries422 < MAX_422_RETRIES) {
       const wanted = parseMinSe(res.headers.get('min-se'));
       if (wanted !== undefined && wanted > this.seconds) {
         this.minSe = wanted;
         this.seconds = wanted;
-        return this.refresh(true);
+        return this.refresh(retries422 + 1);
       }
+    }
+    if (useUpdate && sdp !== undefined && (res.status === 405 || res.status === 501)) {
+      // The peer listed UPDATE but does not take it in this dialog (RFC 3311 sec. 5.2): re-INVITE.
+      this.logger.info({ callId: this.leg.callId, status: res.status }, 'refresh UPDATE refused: refreshing by re-INVITE');
+      this.updateRefused = true;
+      return this.refresh(retries422);
     }
     if (res.status === 408 || res.status === 481) {
       this.hooks.expired('session-refresh-failed');
       return;
     }
     if (res.status === 491) {
-      this.refreshTimer = this.clock.setTimeout(() => void this.refresh(retried422), randomInt(2100, 4001));
+      this.refreshTimer = this.clock.setTimeout(() => void this.refresh(retries422), randomInt(2100, 4001));
       return;
     }
     // Any other failure leaves the session as it was: the expiry timer still runs (sec. 10).
