@@ -13,7 +13,7 @@
  *   node --import tsx bench/campaign-sipp-lateness.ts [--calls 10000] [--pool 10]
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -29,8 +29,9 @@ import { StoreTrunkRoutes } from '../control-api/gateway-adapters/store-trunk-ro
 import { campaignDoc, numberDoc, testBox, trunkDoc } from '../control-api/resources/definitions/test-fixtures.js';
 import { createResourceDefinitions } from '../control-api/resources/registry.js';
 import { SipOriginator } from '../gateway/outbound/sip-originator.js';
+import { MediaService } from '../media/media-service.js';
 import { startGatewayFixture } from '../test/gateway/gateway-harness.js';
-import { startSippUas } from '../test/gateway/outbound-sipp-uas.js';
+import { scenarioDir } from '../test/helpers/sipp.js';
 import { openStore } from '../control-api/store/database.js';
 import { stopTestPostgres } from '../test/helpers/postgres-cluster.js';
 
@@ -52,6 +53,13 @@ async function captureUdpTo(port: number): Promise<{ stop: () => Promise<{ pcap:
   });
   return {
     stop: async () => {
+      // tcpdump may lag behind a burst on a loaded machine, and SIGINT drops what it has not
+      // written yet: wait until the file stops growing (kernel timestamps are unaffected).
+      for (let last = -1, stableSince = Date.now(), until = Date.now() + 60_000; Date.now() < until; await new Promise((r) => setTimeout(r, 100))) {
+        const size = statSync(file).size;
+        if (size !== last) [last, stableSince] = [size, Date.now()];
+        else if (Date.now() - stableSince > 1_500) break;
+      }
       const exited = new Promise((r) => child.once('exit', r));
       child.kill('SIGINT');
       await exited;
@@ -62,13 +70,36 @@ async function captureUdpTo(port: number): Promise<{ stop: () => Promise<{ pcap:
   };
 }
 
+/**
+ * SIPp UAS answering 486, without message tracing (the test helper traces every message to a
+ * file, which at thousands of INVITEs a second slows SIPp into retransmissions), with a 4 MB
+ * socket buffer (net.core.rmem_max here): a burst overflows the default ~200 KB, the kernel drops
+ * INVITEs and only our retransmissions (500 ms, 1 s, 2 s...) get them through.
+ */
+async function startUas(calls: number): Promise<{ port: number; stop: () => void }> {
+  const port = 36_000 + 2 * Math.floor(Math.random() * 1000);
+  const child = spawn('sipp', ['-sf', path.join(scenarioDir, 'uas-486.xml'), '-t', 'u1', '-i', '127.0.0.1', '-p', String(port), '-m', String(calls), '-nostdin', '-timeout', '300s', '-buff_size', '4194304'], { cwd: scenarioDir, stdio: 'ignore' });
+  await new Promise((r) => setTimeout(r, 500));
+  if (child.exitCode !== null) throw new Error(`sipp exited with ${child.exitCode} (port ${port} taken?)`);
+  return { port, stop: () => child.kill('SIGTERM') };
+}
+
+/** UDP datagrams the kernel dropped for full receive buffers, machine-wide (/proc/net/snmp). */
+function udpReceiveBufferErrors(): number {
+  const lines = readFileSync('/proc/net/snmp', 'utf8').split('\n').filter((l) => l.startsWith('Udp: '));
+  const [names, values] = lines.map((l) => l.split(/\s+/).slice(1));
+  const i = names?.indexOf('RcvbufErrors') ?? -1;
+  return i >= 0 ? Number(values?.[i]) : NaN;
+}
+
 /** Earliest kernel timestamp (epoch ms) of an INVITE per Call-ID in a classic pcap of Ethernet-framed IPv4/UDP. */
-function firstInvites(pcap: Buffer): Map<string, number> {
+function firstInvites(pcap: Buffer): { first: Map<string, number>; total: number } {
   const magic = pcap.readUInt32LE(0);
   const nanos = magic === 0xa1b23c4d;
   if (magic !== 0xa1b2c3d4 && !nanos) throw new Error('not a little-endian pcap file');
   if (pcap.readUInt32LE(20) !== 1) throw new Error(`unexpected link type ${pcap.readUInt32LE(20)} (want Ethernet framing on lo)`);
   const first = new Map<string, number>();
+  let total = 0;
   for (let at = 24; at + 16 <= pcap.length; ) {
     const ms = pcap.readUInt32LE(at) * 1000 + pcap.readUInt32LE(at + 4) / (nanos ? 1e6 : 1e3);
     const caplen = pcap.readUInt32LE(at + 8);
@@ -78,10 +109,11 @@ function firstInvites(pcap: Buffer): Map<string, number> {
     if (frame.length < ip + 28 || frame.readUInt16BE(12) !== 0x0800 || frame[ip + 9] !== 17) continue;
     const payload = frame.subarray(ip + (frame[ip]! & 0x0f) * 4 + 8).toString('latin1');
     if (!payload.startsWith('INVITE ')) continue;
+    total += 1;
     const callId = /^(?:Call-ID|i)[ \t]*:[ \t]*(\S+)/im.exec(payload)?.[1];
     if (callId && !first.has(callId)) first.set(callId, ms);
   }
-  return first;
+  return { first, total };
 }
 
 const pct = (sorted: readonly number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? 0;
@@ -89,7 +121,7 @@ const pct = (sorted: readonly number[], p: number): number => sorted[Math.min(so
 async function main(): Promise<void> {
   const fx = await startGatewayFixture();
   const box = testBox();
-  const uas = await startSippUas('uas-486.xml', { calls, timeoutMs: 240_000 });
+  const uas = await startUas(calls);
   const defs = createResourceDefinitions({ secretBox: box });
   // The worker and the originator share one pool of the platform's default size (database.poolSize).
   const store = await openStore({ url: fx.store.url!, poolSize: Number(args.pool) });
@@ -114,9 +146,13 @@ async function main(): Promise<void> {
   const due = Date.now() + 5_000;
   await db.updateTable('campaign_messages').set({ next_attempt_at: new Date(due), requested_at: new Date(due) }).where('id', 'in', ids).execute();
 
+  // RTP ports for the burst: every call in flight holds a pair until its final response, so a
+  // pair per call (the platform's default range, 10,000 ports, holds 5,000), not the test
+  // fixture's small range. Ports other processes hold are skipped by the pool.
+  const media = new MediaService({ bindAddress: '127.0.0.1', portMin: 20_000, portMax: 20_000 + 2 * calls + 1_000, logger: pino({ level: 'silent' }) });
   const sip = new SipOriginator({
     stack: fx.gateway.stack,
-    media: fx.media,
+    media,
     trunks: new StoreTrunkRoutes({ db, secretBox: box }),
     directory: new StoreCallDirectory({ db }),
     registry: fx.gateway.registry,
@@ -127,12 +163,13 @@ async function main(): Promise<void> {
   const toOutcome: number[] = [];
   const outcomes = new Map<string, number>();
   const wire = await captureUdpTo(uas.port);
+  const dropsBefore = udpReceiveBufferErrors();
   const measured: Originator = {
     async originate(request: OriginateRequest): Promise<OriginateResult> {
       toOriginate.push(Date.now() - due);
       const result = await sip.originate(request);
       toOutcome.push(Date.now() - due);
-      const key = `${result.outcome}/${result.sipStatus ?? '-'}`;
+      const key = `${result.outcome}/${result.sipStatus ?? '-'}${result.outcome === 'failed' ? ` (${result.reason ?? ''})` : ''}`;
       outcomes.set(key, (outcomes.get(key) ?? 0) + 1);
       return result;
     },
@@ -144,6 +181,7 @@ async function main(): Promise<void> {
   setTimeout(() => (cpuAtDue = process.cpuUsage()), due - Date.now());
   while (toOutcome.length < calls && Date.now() < due + 240_000) await new Promise((r) => setTimeout(r, 20));
   const cpu = process.cpuUsage(cpuAtDue);
+  const drops = udpReceiveBufferErrors() - dropsBefore;
   const busyUntil = Date.now() - due;
   await worker.scheduler.settled();
   const settledAt = Date.now() - due;
@@ -152,15 +190,18 @@ async function main(): Promise<void> {
   await new Promise((r) => setTimeout(r, 500));
   const captured = await wire.stop();
   uas.stop();
-  const invites = [...firstInvites(captured.pcap).values()].map((t) => t - due).sort((x, y) => x - y);
+  const parsed = firstInvites(captured.pcap);
+  const invites = [...parsed.first.values()].map((t) => t - due).sort((x, y) => x - y);
   const a = [...toOriginate].sort((x, y) => x - y);
   const b = [...toOutcome].sort((x, y) => x - y);
   console.log(`${calls} calls due at once -> SIPp UAS (486), store poller, real SIP Originator over UDP loopback`);
   console.log(`  due -> INVITE on the wire: p50 ${pct(invites, 0.5).toFixed(0)} ms  p99 ${pct(invites, 0.99).toFixed(0)} ms  max ${(invites.at(-1) ?? 0).toFixed(0)} ms  (${invites.length} INVITEs; tcpdump: ${captured.summary})`);
+  console.log(`  UDP datagrams dropped for full receive buffers during the run (machine-wide): ${drops}; INVITE retransmissions: ${parsed.total - invites.length}`);
   console.log(`  due -> originate():      p50 ${pct(a, 0.5)} ms  p99 ${pct(a, 0.99)} ms  max ${a.at(-1) ?? 0} ms  (${a.length} calls)`);
   console.log(`  due -> outcome (486 in): p50 ${pct(b, 0.5)} ms  p99 ${pct(b, 0.99)} ms  max ${b.at(-1) ?? 0} ms  (${b.length} calls)`);
   console.log(`  outcomes: ${JSON.stringify(Object.fromEntries(outcomes))}; all recorded in the store ${settledAt} ms after due`);
   console.log(`  node CPU due -> last outcome (${busyUntil} ms): ${((cpu.user + cpu.system) / 1000).toFixed(0)} ms (${((cpu.user + cpu.system) / 1000 / calls).toFixed(2)} ms per call); load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+  await media.close();
   await store.close();
   await fx.close();
   await stopTestPostgres();

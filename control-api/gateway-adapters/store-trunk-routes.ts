@@ -16,9 +16,22 @@ export interface StoreTrunkRoutesOptions {
  * outbound username/password with the password opened from its sealed form for this call only.
  */
 export class StoreTrunkRoutes implements TrunkRoutes {
+  // Lookups of one trunk that overlap share one query and one decryption: a burst of campaign
+  // calls over a trunk otherwise costs a round trip each before its INVITE. Nothing is kept
+  // after the query returns, so an edited trunk applies to the next call exactly as before.
+  private readonly inFlight = new Map<string, Promise<OutboundTrunkRoute | undefined>>();
+
   constructor(private readonly options: StoreTrunkRoutesOptions) {}
 
-  async outboundRoute(trunkId: string): Promise<OutboundTrunkRoute | undefined> {
+  outboundRoute(trunkId: string): Promise<OutboundTrunkRoute | undefined> {
+    const pending = this.inFlight.get(trunkId);
+    if (pending) return pending;
+    const lookup = this.load(trunkId).finally(() => this.inFlight.delete(trunkId));
+    this.inFlight.set(trunkId, lookup);
+    return lookup;
+  }
+
+  private async load(trunkId: string): Promise<OutboundTrunkRoute | undefined> {
     const row = await this.options.db
       .selectFrom('sip_trunks')
       .select(['id', 'tenant_id', 'termination_addresses', 'spec'])
