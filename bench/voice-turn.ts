@@ -11,7 +11,7 @@
  * concurrent conversations split over `--procs` processes (default 2, one per core), doubling
  * until the p95 overhead is twice the baseline.
  *
- *   node --import tsx bench/voice-turn.ts [--turns 100] [--jitter-depth 3] [--procs 2] [--max 512]
+ *   node --import tsx bench/voice-turn.ts [--turns 100] [--jitter-depth 3] [--procs 2] [--max 512] [--all-stages]
  */
 import { fork } from 'node:child_process';
 import { createSocket, type Socket } from 'node:dgram';
@@ -338,6 +338,8 @@ async function main(): Promise<void> {
   const turns = Number(arg('turns', '100'));
   const procs = Number(arg('procs', '2'));
   const max = Number(arg('max', '512'));
+  // Keep doubling after the p95 doubled (a small baseline makes "doubled" trip on host noise).
+  const allStages = args.includes('--all-stages');
   console.log(`voice turn overhead (null pipeline): endpoint ${ENDPOINT_MS} ms, fake STT ${STT_MS} ms, engine ${LLM_MS} ms, TTS ${TTS_MS} ms; jitter depth ${jitterDepth} (${jitterDepth * 20} ms initial wait for a missing packet, then adaptive)`);
   console.log(`load average at start: ${loadavg().map((n) => n.toFixed(2)).join(' ')} on ${cpus().length} cores`);
   console.log(`VAD cost: ${vadCostNs().toFixed(0)} ns per 20 ms frame`);
@@ -346,16 +348,19 @@ async function main(): Promise<void> {
   console.log(`  pipeline processing (endpoint -> first reply audio queued, minus fake delays): p50 ${base.procP50.toFixed(2)} ms, p95 ${base.procP95.toFixed(2)} ms`);
   console.log(`  input path p95 ${base.inP95.toFixed(1)} ms (last voiced packet -> endpoint, minus the silence), output path p95 ${base.outP95.toFixed(1)} ms (queue -> packet)`);
   let sustained = 1;
+  let doubled = false;
   let withinAim = base.p95 <= AIM_MS ? 1 : 0;
   for (let convs = 8; convs <= max; convs *= 2) {
-    const s = await stage(convs, 8, jitterDepth, procs);
+    // At least ~240 turns per stage: a p95 over a few dozen samples is mostly noise.
+    const s = await stage(convs, Math.max(8, Math.ceil(240 / convs)), jitterDepth, procs);
     const ok = s.p95 <= 2 * base.p95;
     if (s.p95 <= AIM_MS) withinAim = convs;
     console.log(
       `${String(convs).padStart(4)} concurrent over ${procs} processes: wire p50 ${s.p50.toFixed(1)} / p95 ${s.p95.toFixed(1)} ms; processing p50 ${s.procP50.toFixed(2)} / p95 ${s.procP95.toFixed(2)} ms; input p95 ${s.inP95.toFixed(1)}, output p95 ${s.outP95.toFixed(1)} ms; ${s.n} turns; CPU ${s.cpuPct.toFixed(0)}% of one core; load ${loadavg()[0]?.toFixed(1)}${ok ? '' : '  <- p95 doubled'}`,
     );
-    if (!ok) break;
-    sustained = convs;
+    if (!ok) doubled = true;
+    if (doubled && !allStages) break;
+    if (!doubled) sustained = convs;
   }
   console.log(`sustained before p95 doubles: ${sustained} concurrent conversations (procs ${procs}); largest tried with p95 <= ${AIM_MS} ms: ${withinAim || 'none'}`);
 }

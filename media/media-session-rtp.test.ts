@@ -42,7 +42,10 @@ describe('MediaSession RTP stream properties (real UDP)', () => {
     await sleep(60);
     await session.output.play([new Int16Array(800).fill(3000)]);
     await session.sendDtmf('1', { durationMs: 60 });
-    await sleep(80);
+    // Until audio has resumed for a few packets (deadline-based: a loaded machine only slows it).
+    const afterEvent = (): number => peer.packets.length - 1 - peer.packets.findLastIndex((p) => p.payloadType === 101);
+    const deadline = Date.now() + 3000;
+    while (afterEvent() < 4 && Date.now() < deadline) await sleep(10);
     await session.close();
     peer.socket.close();
 

@@ -371,8 +371,10 @@ export class MediaSession extends TypedEmitter<MediaSessionEvents> implements Ca
     const latch = this.latch;
     if (!audio || !codec || !latch || this.closed || !sends(audio)) return;
     if (this.lead > 0 || !this.idle || this.dtmfJobs.length > 0 || this.dtmfGapTicks > 0) return;
-    // Right before the tick there is nothing to gain, and two packets would leave back to back.
-    if (this.scheduler.nextDueAt - performance.now() < 2) return;
+    // Right before the tick there is nothing to gain, and two packets would leave back to back;
+    // a tick already overdue (busy event loop) may still be far off, so then send now.
+    const untilTick = this.scheduler.nextDueAt - performance.now();
+    if (untilTick >= 0 && untilTick < 2) return;
     const frame = this.output.take();
     if (!frame) return;
     this.lead = 1;
