@@ -19,7 +19,7 @@ import { defaultBlocks } from '../recipes/blocks/index.js';
 import type { Recipe } from '../recipes/recipe-schema.js';
 import { RecipeRun, type RunResult } from '../recipes/runtime/recipe-run.js';
 import type { RuntimeServices } from '../recipes/runtime/services.js';
-import { findNumberByE164, findRecipeById } from '../resources/definitions/lookups.js';
+import { findNumberByE164, findRecipeById, findSpeechProfileByName } from '../resources/definitions/lookups.js';
 import type { Database } from '../store/schema.js';
 
 export interface RecipeCallHandlerOptions {
@@ -184,11 +184,8 @@ export class RecipeCallHandler implements CallHandler {
     ]);
     if (!recipe) return undefined;
     const spec = number?.spec;
-    let profile: CallSetup['profile'];
-    if (spec?.voice) {
-      const row = await db.selectFrom('speech_profiles').select(['name', 'spec']).where('tenant_id', '=', info.tenantId).where('name', '=', spec.voice).executeTakeFirst();
-      if (row) profile = { name: row.name, spec: row.spec as SpeechProfileSpec };
-    }
+    // A built-in profile is not a row: resolve through the catalogue as well as the table.
+    const profile: CallSetup['profile'] = spec?.voice ? await findSpeechProfileByName(db, info.tenantId, spec.voice) : undefined;
     const words = spec?.pronunciationWords ?? [];
     const rules =
       words.length === 0

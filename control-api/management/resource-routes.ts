@@ -20,6 +20,8 @@ export interface ResourceBody {
   readonly spec: unknown;
   readonly createdAt: string;
   readonly updatedAt: string;
+  /** Only for kinds with built-ins: true for a platform-provided resource, which cannot be changed. */
+  readonly builtIn?: boolean;
 }
 
 export const renderResource = (kind: string, tenant: TenantRef, stored: StoredResource): ResourceBody => ({
@@ -29,6 +31,7 @@ export const renderResource = (kind: string, tenant: TenantRef, stored: StoredRe
   spec: stored.spec,
   createdAt: stored.createdAt.toISOString(),
   updatedAt: stored.updatedAt.toISOString(),
+  ...(stored.builtIn === undefined ? {} : { builtIn: stored.builtIn }),
 });
 
 // Resource ids are UUIDs; anything else cannot exist, and must not reach the database as a cast error.

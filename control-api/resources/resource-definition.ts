@@ -26,6 +26,11 @@ export interface ResourceDefinition<Spec = unknown> {
    * field of the spec is a filter, matched case-insensitively.
    */
   readonly listFilter?: ListFilter<Spec>;
+  /**
+   * The kind has platform-provided resources every tenant sees (built-in speech profiles): its
+   * resources carry `builtIn`, and changing or deleting a built-in one is 403 `permission_denied`.
+   */
+  readonly hasBuiltIns?: boolean;
 }
 
 /** One query parameter of a kind's own list filter (also what the OpenAPI document shows). */
@@ -52,6 +57,8 @@ export interface StoredResource<Spec = unknown> {
   readonly spec: Spec;
   readonly createdAt: Date;
   readonly updatedAt: Date;
+  /** Set by kinds with built-ins (`hasBuiltIns`): true for the platform's own, false for the tenant's. */
+  readonly builtIn?: boolean;
 }
 
 export interface Page {

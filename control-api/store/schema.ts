@@ -71,6 +71,12 @@ export interface SpeechProfilesTable extends ResourceColumns {
   gender: string;
   favourite: Generated<boolean>;
 }
+/** A tenant's star on a built-in speech profile (custom profiles keep theirs in the spec). */
+export interface SpeechProfileFavouritesTable {
+  tenant_id: string;
+  profile_id: string;
+  created_at: Generated<Date>;
+}
 export interface KnowledgeDocumentsTable extends ResourceColumns {
   name: string;
   tags: Generated<string[]>;
@@ -219,6 +225,7 @@ export interface Database {
   auth_profiles: AuthProfilesTable;
   pronunciation_entries: PronunciationEntriesTable;
   speech_profiles: SpeechProfilesTable;
+  speech_profile_favourites: SpeechProfileFavouritesTable;
   knowledge_documents: KnowledgeDocumentsTable;
   sip_trunks: SipTrunksTable;
   phone_numbers: PhoneNumbersTable;

@@ -26,9 +26,9 @@ const errorSchema: JsonSchema = {
 const timestamp: JsonSchema = { type: 'string', format: 'date-time' };
 
 /** `{id, kind, tenant?, spec, createdAt, updatedAt}`: how every stored resource comes back. */
-const resourceEnvelope = (kind: string, specRef: JsonSchema, tenantScoped: boolean): JsonSchema => ({
+const resourceEnvelope = (kind: string, specRef: JsonSchema, tenantScoped: boolean, hasBuiltIns = false): JsonSchema => ({
   type: 'object',
-  required: ['id', 'kind', ...(tenantScoped ? ['tenant'] : []), 'spec', 'createdAt', 'updatedAt'],
+  required: ['id', 'kind', ...(tenantScoped ? ['tenant'] : []), 'spec', 'createdAt', 'updatedAt', ...(hasBuiltIns ? ['builtIn'] : [])],
   properties: {
     id: { type: 'string', format: 'uuid' },
     kind: { const: kind },
@@ -36,6 +36,9 @@ const resourceEnvelope = (kind: string, specRef: JsonSchema, tenantScoped: boole
     spec: specRef,
     createdAt: timestamp,
     updatedAt: timestamp,
+    ...(hasBuiltIns
+      ? { builtIn: { type: 'boolean', description: 'true: provided by the platform to every tenant; only its favourite star can change (else 403 permission_denied)' } }
+      : {}),
   },
   additionalProperties: false,
 });
@@ -44,7 +47,9 @@ function addResourceKind(b: OpenApiBuilder, definition: ResourceDefinition): voi
   const { kind, plural } = definition;
   const input = b.addZod(`${kind}Spec`, definition.schema, 'input');
   const stored = b.addZod(`${kind}SpecStored`, definition.schema, 'output');
-  b.schemas[kind] = resourceEnvelope(kind, stored, true);
+  b.schemas[kind] = resourceEnvelope(kind, stored, true, definition.hasBuiltIns);
+  // Built-ins refuse changes with 403; other kinds never answer it on these operations.
+  const builtInRefusal = definition.hasBuiltIns ? [403] : [];
   b.schemas[`${kind}Page`] = pageOf(ref(kind));
   const collection = `/v1/tenants/{clientId}/${plural}`;
   const item = `${collection}/{id}`;
@@ -83,16 +88,16 @@ function addResourceKind(b: OpenApiBuilder, definition: ResourceDefinition): voi
   b.path(item, 'put', operation({
     operationId: `replace${kind}`, summary: `Replace a ${kind} (masked or absent secrets keep their stored value)`, tag: kind,
     parameters: [clientIdParam, idParam], requestBody: jsonBody(input),
-    responses: { '200': ok(`The updated ${kind}`, ref(kind)), ...errorResponses(400, 401, 404, 409, 412, 413, 415) },
+    responses: { '200': ok(`The updated ${kind}`, ref(kind)), ...errorResponses(400, 401, ...builtInRefusal, 404, 409, 412, 413, 415) },
   }));
   b.path(item, 'patch', operation({
     operationId: `patch${kind}`, summary: `Change some fields of a ${kind} (JSON Merge Patch, RFC 7396: null removes a field)`, tag: kind,
     parameters: [clientIdParam, idParam], requestBody: mergePatchBody(kind),
-    responses: { '200': ok(`The updated ${kind}`, ref(kind)), ...errorResponses(400, 401, 404, 409, 412, 413, 415) },
+    responses: { '200': ok(`The updated ${kind}`, ref(kind)), ...errorResponses(400, 401, ...builtInRefusal, 404, 409, 412, 413, 415) },
   }));
   b.path(item, 'delete', operation({
     operationId: `delete${kind}`, summary: `Delete a ${kind} (refused while other resources use it)`, tag: kind, parameters: [clientIdParam, idParam],
-    responses: { '204': noContent('Deleted'), ...errorResponses(401, 404, 412) },
+    responses: { '204': noContent('Deleted'), ...errorResponses(401, ...builtInRefusal, 404, 412) },
   }));
 }
 

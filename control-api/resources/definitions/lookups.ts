@@ -1,6 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import { maskSecrets } from '../../crypto/secret-fields.js';
 import type { CampaignSpec } from '../../domain/campaign.js';
+import { builtInSpeechProfileByName } from '../../domain/builtin-speech-profiles.js';
 import { normaliseE164 } from '../../domain/common.js';
 import { phoneNumberSecretPaths, type PhoneNumberSpec } from '../../domain/phone-number.js';
 import { sipTrunkSecretPaths, type SipTrunkSpec } from '../../domain/sip-trunk.js';
@@ -145,6 +146,17 @@ export async function findRecipeById(db: Kysely<Database>, tenantId: string, rec
   if (!uuidPattern.test(recipeId)) return undefined;
   const row = await db.selectFrom('recipes').select('spec').where('tenant_id', '=', tenantId).where('id', '=', recipeId).executeTakeFirst();
   return row ? (row.spec as Recipe) : undefined;
+}
+
+/**
+ * The speech profile a number's `voice` names, for the call: a built-in profile (the platform's
+ * catalogue, never in the table) or the tenant's custom one. Undefined when neither exists.
+ */
+export async function findSpeechProfileByName(db: Kysely<Database>, tenantId: string, name: string): Promise<{ name: string; spec: SpeechProfileSpec } | undefined> {
+  const builtIn = builtInSpeechProfileByName(name);
+  if (builtIn) return { name, spec: builtIn.spec };
+  const row = await db.selectFrom('speech_profiles').select(['name', 'spec']).where('tenant_id', '=', tenantId).where('name', '=', name).executeTakeFirst();
+  return row ? { name: row.name, spec: row.spec as SpeechProfileSpec } : undefined;
 }
 
 /**

@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import type { SecretBox } from '../../crypto/secret-box.js';
 import { phoneNumberSchema, phoneNumberSecretPaths, type PhoneNumberSpec } from '../../domain/phone-number.js';
 import { defineKind } from './define-kind.js';
-import { namesWhere, requireRef, targets } from './references.js';
+import { namesWhere, requireRef, requireSpeechProfile, targets } from './references.js';
 
 const requiredSecretsByProvider: Readonly<Record<PhoneNumberSpec['provider']['type'], readonly string[]>> = {
   providerA: ['provider.authToken'],
@@ -32,7 +32,7 @@ export function phoneNumberDefinition(box: SecretBox) {
         const recipeId = await requireRef(db, targets.recipe, tenantId, spec.recipe, 'recipe');
         const trunkId =
           spec.provider.type === 'customSipTrunk' ? await requireRef(db, targets.sipTrunk, tenantId, spec.provider.trunk, 'provider.trunk') : null;
-        if (spec.voice) await requireRef(db, targets.speechProfile, tenantId, spec.voice, 'voice');
+        if (spec.voice) await requireSpeechProfile(db, tenantId, spec.voice, 'voice');
         for (const [index, word] of spec.pronunciationWords.entries()) {
           await requireRef(db, targets.pronunciationEntry, tenantId, word, `pronunciationWords[${index}]`);
         }

@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import type { SecretBox } from '../../crypto/secret-box.js';
 import { pronunciationEntrySchema, type PronunciationEntrySpec } from '../../domain/pronunciation-entry.js';
 import { defineKind } from './define-kind.js';
-import { namesWhere, requireRef, targets } from './references.js';
+import { namesWhere, requireSpeechProfile } from './references.js';
 
 export function pronunciationEntryDefinition(box: SecretBox) {
   return defineKind<PronunciationEntrySpec>(
@@ -16,7 +16,7 @@ export function pronunciationEntryDefinition(box: SecretBox) {
       naturalKey: (spec) => spec.word,
       async columns(db, tenantId, spec) {
         for (const [index, name] of spec.speechProfiles.entries()) {
-          await requireRef(db, targets.speechProfile, tenantId, name, `speechProfiles[${index}]`);
+          await requireSpeechProfile(db, tenantId, name, `speechProfiles[${index}]`);
         }
         return {};
       },

@@ -1,5 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import { invalidArgument } from '../../../core/errors.js';
+import { builtInSpeechProfileByName } from '../../domain/builtin-speech-profiles.js';
 import type { Database } from '../../store/schema.js';
 import type { ResourceTable } from './json-resource-repository.js';
 
@@ -47,3 +48,9 @@ export const targets = {
   businessHours: { table: 'business_hours_profiles', keyColumn: 'name', noun: 'business-hours profile' },
   phoneNumber: { table: 'phone_numbers', keyColumn: 'e164', noun: 'phone number' },
 } as const satisfies Record<string, { table: ResourceTable; keyColumn: string; noun: string }>;
+
+/** `requireRef` for a speech profile: a built-in profile's name is as good as a custom one's. */
+export async function requireSpeechProfile(db: Kysely<Database>, tenantId: string, name: string, path: string): Promise<void> {
+  if (builtInSpeechProfileByName(name)) return;
+  await requireRef(db, targets.speechProfile, tenantId, name, path);
+}

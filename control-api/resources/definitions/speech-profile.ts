@@ -1,10 +1,12 @@
 import { sql } from 'kysely';
 import type { SecretBox } from '../../crypto/secret-box.js';
 import { AppError } from '../../../core/errors.js';
+import { builtInSpeechProfileByName } from '../../domain/builtin-speech-profiles.js';
 import { genders, matchesSpeechProfileFilter, speechProfileFilterSchema, speechProfileSchema, ttsProviders, type SpeechProfileSpec } from '../../domain/speech-profile.js';
 import type { ListFilter } from '../resource-definition.js';
 import { defineKind } from './define-kind.js';
 import { namesWhere } from './references.js';
+import { withBuiltInSpeechProfiles } from './speech-profile-catalogue.js';
 
 // Schema messages already name the parameter ("gender filter must be ..."); short ones do not ("must be one of ...").
 const badParameter = (name: string, message: string): AppError =>
@@ -21,6 +23,7 @@ export const speechProfileListFilter: ListFilter<SpeechProfileSpec> = {
     tags: { type: 'list', description: 'skills tags the profile must all carry (repeat for several), case-insensitive' },
     favourite: { type: 'boolean', description: 'true: favourites only; false: only profiles not marked favourite' },
     provider: { type: 'string', enum: [...ttsProviders], description: 'text-to-speech provider' },
+    builtIn: { type: 'boolean', description: "true: only the platform's built-in profiles; false: only the tenant's custom ones" },
   },
   compile(values) {
     const one = (name: string): string | undefined => {
@@ -43,7 +46,11 @@ export const speechProfileListFilter: ListFilter<SpeechProfileSpec> = {
     const notFavourite = one('favourite') === 'false';
     const provider = one('provider')?.toLowerCase();
     if (provider !== undefined && !(ttsProviders as readonly string[]).includes(provider)) throw badParameter('provider', `must be one of ${ttsProviders.join(', ')}`);
-    return (spec) => matchesSpeechProfileFilter(spec, filter) && !(notFavourite && spec.favourite) && (provider === undefined || spec.provider === provider);
+    const builtIn = one('builtIn');
+    // A custom profile cannot take a built-in's name, so the name tells them apart.
+    const origin = (spec: SpeechProfileSpec): boolean => builtIn === undefined || (builtInSpeechProfileByName(spec.name) !== undefined) === (builtIn === 'true');
+    return (spec) =>
+      matchesSpeechProfileFilter(spec, filter) && !(notFavourite && spec.favourite) && (provider === undefined || spec.provider === provider) && origin(spec);
   },
 };
 
@@ -68,5 +75,5 @@ export function speechProfileDefinition(box: SecretBox) {
     },
     box,
   );
-  return { ...definition, listFilter: speechProfileListFilter };
+  return { ...definition, repository: withBuiltInSpeechProfiles(definition.repository), listFilter: speechProfileListFilter, hasBuiltIns: true };
 }
