@@ -252,9 +252,14 @@ function acknowledgeReliable(stack: SipStack, invite: SipRequest, r: SipResponse
   return true;
 }
 
-/** The 2xx of a fork whose early dialog we hold confirms that dialog (RFC 3261 sec. 13.2.2.4): target and Allow from the 2xx. */
+/**
+ * The 2xx of a fork whose early dialog we hold confirms that dialog (RFC 3261 sec. 13.2.2.4):
+ * route set recomputed from the 2xx's Record-Route (reversed, sec. 12.1.2; a proxy may record-route
+ * the 2xx differently from the 1xx), target and Allow from the 2xx.
+ */
 function confirmEarly(dialog: Dialog | undefined, res: SipResponse): Dialog | undefined {
   if (!dialog) return undefined;
+  dialog.routeSet = res.headers.values('record-route').reverse();
   const contact = res.contacts[0];
   if (contact && !contact.wildcard) dialog.remoteTarget = contact.uriText;
   if (res.headers.has('allow')) dialog.remoteAllow = res.list('allow').map((x) => x.toUpperCase());

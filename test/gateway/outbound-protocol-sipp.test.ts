@@ -105,6 +105,22 @@ describe('gateway: outbound session timers and PRACK with SIPp', function () {
     assert.equal(prackCseq, 2, 'the PRACK continues the INVITE CSeq in the early dialog');
   });
 
+  it('recomputes the route set from the 2xx that confirms an early dialog made by a reliable 183 (RFC 3261 sec. 13.2.2.4)', async () => {
+    const uas = await startSippUas('uas-183-100rel-record-route.xml');
+    const abort = new AbortController();
+    const result = await originator().originate(request(trunkTo('127.0.0.1', uas.port), { signal: abort.signal }));
+    if (result.outcome !== 'answered') uas.stop();
+    assert.equal(result.outcome, 'answered', JSON.stringify(result));
+    abort.abort(); // our BYE, along the dialog's route set
+    assert.equal((await (result as Extract<OriginateResult, { outcome: 'answered' }>).completion).reason, 'aborted');
+    const sipp = await uas.done;
+    // SIPp checks the Route of PRACK (early=1), ACK and BYE (confirmed=1) itself; a wrong one fails it.
+    sippOk(sipp);
+    const routes = (method: string): string[] => [...sipp.messages.matchAll(new RegExp(`^${method} sip:[^]*?^Route: (.*)$`, 'gm'))].map((m) => m[1] ?? '');
+    assert.deepEqual(routes('ACK').map((r) => /;(early|confirmed)=1/.exec(r)?.[1]), ['confirmed']);
+    assert.deepEqual(routes('BYE').map((r) => /;(early|confirmed)=1/.exec(r)?.[1]), ['confirmed']);
+  });
+
   it('PRACKs each new RSeq once: a repeated reliable 183 is not PRACKed, the next RSeq (180) is (RFC 3262 sec. 4)', async () => {
     const uas = await startSippUas('uas-100rel-sequence.xml');
     const result = await originator().originate(request(trunkTo('127.0.0.1', uas.port)));

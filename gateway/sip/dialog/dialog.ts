@@ -84,7 +84,8 @@ export class Dialog extends TypedEmitter<DialogEvents> implements DialogEntry {
   readonly remoteTag: string;
   readonly localUri: string;
   readonly remoteUri: string;
-  readonly routeSet: readonly string[];
+  /** Fixed once the dialog is confirmed; a 2xx confirming an early dialog replaces it (sec. 13.2.2.4). */
+  routeSet: readonly string[];
   readonly secure: boolean;
   remoteTarget: string;
   localSeq: number;
