@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { pino } from 'pino';
 import { systemClock } from '../../core/clock.js';
 import { TransportSet } from '../../gateway/sip/transport/transport-set.js';
-import { isMulticast, maddrHonoured } from '../../gateway/sip/ua/maddr-policy.js';
+import { canonicalIp, isMulticast, maddrHonoured } from '../../gateway/sip/ua/maddr-policy.js';
 import { SipStack } from '../../gateway/sip/ua/sip-stack.js';
 import { UdpPeer, statusLine } from './udp-peer.js';
 
@@ -62,5 +62,19 @@ describe('Via maddr hardening (responses over UDP)', function () {
     assert.equal(maddrHonoured('239.1.2.3', '127.0.0.1', ['239.1.2.3']), true);
     assert.equal(maddrHonoured('10.0.0.1', '127.0.0.1', ['10.0.0.1']), false, 'a unicast address is never allowed by the list');
     assert.equal(maddrHonoured('[::1]', '::1'), true);
+  });
+
+  it('compares addresses parsed, not as text (FF02::1 is ff02::1)', () => {
+    assert.equal(maddrHonoured('FF02::1', '::1', ['ff02::1']), true);
+    assert.equal(maddrHonoured('[ff02:0:0:0:0:0:0:1]', '::1', ['FF02::1']), true);
+    assert.equal(maddrHonoured('ff02::1', '::1', ['[FF02:0000::0001]']), true);
+    assert.equal(maddrHonoured('ff02::2', '::1', ['ff02::1']), false, 'another group stays refused');
+    assert.equal(maddrHonoured('0:0:0:0:0:0:0:1', '::1'), true, 'the source in another spelling');
+    assert.equal(maddrHonoured('127.0.0.1', '::ffff:127.0.0.1'), true, 'a dual-stack source is its IPv4 address');
+    assert.equal(maddrHonoured('::FFFF:7F00:2', '127.0.0.2'), true);
+    assert.equal(maddrHonoured('127.0.0.2', '::ffff:127.0.0.1'), false);
+    assert.equal(canonicalIp('[2001:DB8:0:0:1:0:0:1]'), '2001:db8::1:0:0:1');
+    assert.equal(canonicalIp('fe80::1%ETH0'), 'fe80::1%eth0');
+    assert.equal(canonicalIp('host.example'), 'host.example');
   });
 });
