@@ -91,6 +91,15 @@ describe('platform configuration', () => {
     assert.throws(() => loadConfig({ env: { SIP_MAX_CALLS_PER_TENANT: '0' } }), /sip\.maxCallsPerTenant/);
   });
 
+  it('takes sip.publicAddress as an IP literal only', () => {
+    assert.equal(loadConfig({ env: { SIP_PUBLIC_ADDRESS: '203.0.113.10' } }).sip.publicAddress, '203.0.113.10');
+    assert.equal(loadConfig({ env: { SIP_PUBLIC_ADDRESS: '2001:db8::5' } }).sip.publicAddress, '2001:db8::5');
+    assert.equal(loadConfig({ env: {} }).sip.publicAddress, undefined);
+    for (const bad of ['sip.example.com', '203.0.113.10:5060', '[2001:db8::5]']) {
+      assert.throws(() => loadConfig({ env: { SIP_PUBLIC_ADDRESS: bad } }), /sip\.publicAddress: must be an IPv4 or IPv6 address/, bad);
+    }
+  });
+
   it('reports an unreadable config file clearly', () => {
     assert.throws(() => loadConfig({ env: {}, file: '/nonexistent/platform.yaml' }), /config file \/nonexistent\/platform.yaml/);
   });

@@ -83,8 +83,12 @@ export const configSchema = z
         port: port.default(5060),
         tlsPort: port.default(5061),
         wsPort: port.default(5062),
-        /** Address advertised in Via/Contact/SDP; defaults to the first non-internal IPv4. */
-        publicAddress: z.string().optional(),
+        /**
+         * Address advertised in Via/Contact/SDP and given to trunk customers as the signalling IP
+         * (GET .../sip-info); defaults to the first non-internal IPv4 (core/config/advertised-address.ts).
+         * An IP literal: SDP c= lines carry it, and customers allow-list it.
+         */
+        publicAddress: z.string().refine((v) => isIP(v) !== 0, 'must be an IPv4 or IPv6 address (it goes into SDP and trunk allow-lists)').optional(),
         tlsCertFile: z.string().optional(),
         tlsKeyFile: z.string().optional(),
         /** Addresses of the native telephony stack: INVITEs from them are taken without a trunk. */

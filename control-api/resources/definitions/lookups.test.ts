@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { forEachStore } from '../../../test/helpers/stores.js';
+import { builtInSpeechProfiles } from '../../domain/builtin-speech-profiles.js';
 import { maskedSecret } from '../../domain/secret.js';
 import { createResourceDefinitions } from '../registry.js';
 import {
@@ -78,7 +79,8 @@ forEachStore('gateway and scheduler lookups', (store) => {
       { name: 'Layla', language: 'ar', gender: 'female', provider: 'espeak-ng', voiceName: 'ar+f2', tags: ['Standard'] },
     ];
     for (const p of profiles) await defs.speechProfile.repository.create(db(), tenantId, p as never);
-    const names = async (filter: Parameters<typeof searchSpeechProfiles>[2]) => (await searchSpeechProfiles(db(), tenantId, filter)).map((p) => p.spec.name);
+    const names = async (filter: Parameters<typeof searchSpeechProfiles>[2]) =>
+      (await searchSpeechProfiles(db(), tenantId, filter)).filter((p) => !p.builtIn).map((p) => p.spec.name);
     assert.deepEqual(await names({}), ['Arjun', 'Asha', 'Layla']);
     assert.deepEqual(await names({ gender: 'female' }), ['Asha', 'Layla']);
     assert.deepEqual(await names({ language: 'en' }), ['Arjun']);
@@ -86,6 +88,16 @@ forEachStore('gateway and scheduler lookups', (store) => {
     assert.deepEqual(await names({ tags: ['indian'] }), ['Arjun', 'Asha']);
     assert.deepEqual(await names({ tags: ['Indian', 'Standard'] }), ['Arjun']);
     assert.deepEqual(await names({ favouritesOnly: true }), ['Asha']);
-    assert.deepEqual(await searchSpeechProfiles(db(), otherTenant, {}), []);
+    assert.deepEqual((await searchSpeechProfiles(db(), otherTenant, {})).filter((p) => !p.builtIn), []);
+    // The built-in catalogue comes first, with this tenant's stars.
+    const builtIns = async (filter: Parameters<typeof searchSpeechProfiles>[2]) =>
+      (await searchSpeechProfiles(db(), tenantId, filter)).filter((p) => p.builtIn).map((p) => p.spec.name);
+    assert.deepEqual(await builtIns({ language: 'ar', gender: 'female' }), ['Arabic Female (espeak-ng)']);
+    assert.deepEqual(await builtIns({ favouritesOnly: true }), []);
+    const urdu = builtInSpeechProfiles.find((p) => p.spec.name === 'Urdu Male (espeak-ng)')!;
+    await db().insertInto('speech_profile_favourites').values({ tenant_id: tenantId, profile_id: urdu.id }).execute();
+    assert.deepEqual(await builtIns({ favouritesOnly: true }), ['Urdu Male (espeak-ng)']);
+    assert.deepEqual((await searchSpeechProfiles(db(), otherTenant, { favouritesOnly: true })).map((p) => p.spec.name), [], 'stars are per tenant');
+    assert.deepEqual((await searchSpeechProfiles(db(), tenantId, { tags: ['Indian'] })).slice(0, 2).map((p) => p.builtIn), [true, true]);
   });
 });

@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import { maskSecrets } from '../../crypto/secret-fields.js';
 import type { CampaignSpec } from '../../domain/campaign.js';
-import { builtInSpeechProfileByName } from '../../domain/builtin-speech-profiles.js';
+import { builtInSpeechProfileByName, builtInSpeechProfiles } from '../../domain/builtin-speech-profiles.js';
 import { normaliseE164 } from '../../domain/common.js';
 import { phoneNumberSecretPaths, type PhoneNumberSpec } from '../../domain/phone-number.js';
 import { sipTrunkSecretPaths, type SipTrunkSpec } from '../../domain/sip-trunk.js';
@@ -160,15 +160,16 @@ export async function findSpeechProfileByName(db: Kysely<Database>, tenantId: st
 }
 
 /**
- * The Speech Profiles page's filters (Gender, Language and Accent, Skills tags, favourites).
- * Gender, favourite and language narrow in SQL on their columns; tags, compared
- * case-insensitively, are checked on the spec.
+ * The Speech Profiles page's filters (Gender, Language and Accent, Skills tags, favourites) over
+ * the built-in catalogue (first, with this tenant's stars) and the tenant's custom profiles.
+ * For the custom ones gender, favourite and language narrow in SQL on their columns; tags,
+ * compared case-insensitively, are checked on the spec.
  */
 export async function searchSpeechProfiles(
   db: Kysely<Database>,
   tenantId: string,
   filter: SpeechProfileFilter,
-): Promise<Array<{ id: string; spec: SpeechProfileSpec }>> {
+): Promise<Array<{ id: string; spec: SpeechProfileSpec; builtIn: boolean }>> {
   const f = speechProfileFilterSchema.parse(filter);
   let query = db.selectFrom('speech_profiles').select(['id', 'spec']).where('tenant_id', '=', tenantId).orderBy('name');
   if (f.gender !== 'all') query = query.where('gender', '=', f.gender);
@@ -177,8 +178,12 @@ export async function searchSpeechProfiles(
     const language = f.language.toLowerCase();
     query = query.where((eb) => eb.or([eb(eb.fn('lower', ['language']), '=', language), eb(eb.fn('lower', ['language']), 'like', `${language.replace(/[%_\\]/g, '')}-%`)]));
   }
-  const rows = await query.execute();
-  return rows
-    .map((row) => ({ id: row.id, spec: row.spec as SpeechProfileSpec }))
-    .filter((profile) => matchesSpeechProfileFilter(profile.spec, f));
+  const [rows, stars] = await Promise.all([
+    query.execute(),
+    db.selectFrom('speech_profile_favourites').select('profile_id').where('tenant_id', '=', tenantId).execute(),
+  ]);
+  const starred = new Set(stars.map((r) => r.profile_id.toLowerCase()));
+  const builtIns = builtInSpeechProfiles.map((p) => ({ id: p.id, spec: { ...p.spec, favourite: starred.has(p.id) }, builtIn: true }));
+  const custom = rows.map((row) => ({ id: row.id, spec: row.spec as SpeechProfileSpec, builtIn: false }));
+  return [...builtIns, ...custom].filter((profile) => matchesSpeechProfileFilter(profile.spec, f));
 }
