@@ -147,6 +147,11 @@ forEachStore('built-in speech profiles (spec: only custom-added profiles can be 
     assert.deepEqual(again.body['summary'], { created: 0, updated: 0, unchanged: 1 });
     const edit = await h.client(tokenB).post('/v1/apply', doc({ ...spec, voiceName: 'en-us+m7' }));
     refused(edit, /cannot be edited/);
+    const tenantId = (await store().db.selectFrom('tenants').select('id').where('client_id', '=', 'other').executeTakeFirstOrThrow()).id;
+    const stars = () => store().db.selectFrom('speech_profile_favourites').select('profile_id').where('tenant_id', '=', tenantId).execute();
+    assert.equal((await stars()).length, 1);
+    assert.equal((await h.client().delete('/v1/tenants/other')).status, 204);
+    assert.deepEqual(await stars(), [], 'a deleted tenant\'s stars go with it');
   });
 
   it('answers 400 for a catalogue cursor past its end', async () => {
