@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Database } from '../store/schema.js';
 import { requestHash, scheduledCallbackBody, type AcceptedMessage } from './accept-message.js';
 import { GroupCommit } from './group-commit.js';
@@ -74,7 +74,25 @@ export class MessageIntake {
     );
     // Data-modifying CTEs run as one statement: the message rows and their `scheduled` callbacks
     // commit together, for the whole group, or not at all.
-    const { rows: inserted } = await sql<{ id: string }>`
+    let inserted: Array<{ id: string }>;
+    try {
+      inserted = await this.insert(values);
+    } catch (error) {
+      // The server refused the statement (so nothing of it was stored), e.g. one request's value
+      // that PostgreSQL rejects (a NUL in a JSON string): each request then takes the per-request
+      // path, where only the offending one fails, as it did before grouping. A connection error
+      // may have lost the commit's answer, so it fails the group rather than risk a second copy.
+      if (serverRefused(error)) return rows.map(() => undefined);
+      throw error;
+    }
+    const stored = new Set(inserted.map((r) => r.id));
+    const created = rows.filter((r) => stored.has(r.id));
+    if (created.length > 0) await this.options.onStored?.(created.map((r) => ({ messageId: r.id, dueAt: r.dueAt })));
+    return rows.map((r) => (stored.has(r.id) ? { messageId: r.id, dueAt: r.dueAt, created: true } : undefined));
+  }
+
+  private async insert(values: RawBuilder<unknown>): Promise<Array<{ id: string }>> {
+    const { rows } = await sql<{ id: string }>`
       WITH v (id, tenant_id, token_hash, timezone, campaign_id, to_e164, variables, callback_url, callback_state, requested_at,
               bypass_window, idempotency_key, request_hash, next_attempt_at, callback_seq, callback_body, now) AS (VALUES ${values}),
       ok AS (
@@ -98,9 +116,12 @@ export class MessageIntake {
         SELECT ok.id, ok.tenant_id, ok.callback_url, ok.callback_body, ok.now FROM ok JOIN m ON m.id = ok.id WHERE ok.callback_body IS NOT NULL
       )
       SELECT id FROM m`.execute(this.options.db);
-    const stored = new Set(inserted.map((r) => r.id));
-    const created = rows.filter((r) => stored.has(r.id));
-    if (created.length > 0) await this.options.onStored?.(created.map((r) => ({ messageId: r.id, dueAt: r.dueAt })));
-    return rows.map((r) => (stored.has(r.id) ? { messageId: r.id, dueAt: r.dueAt, created: true } : undefined));
+    return rows;
   }
+}
+
+/** A SQLSTATE error from the server, other than a connection exception (class 08). */
+function serverRefused(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) && !code.startsWith('08');
 }

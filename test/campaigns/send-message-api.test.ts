@@ -196,6 +196,20 @@ forEachStore('Campaign SendMessage over HTTP (Twirp)', (store) => {
       assert.ok(ids.includes(jobs[0]!.id));
     });
 
+    it('fails only the request PostgreSQL refuses, not the others of its group', async () => {
+      // jsonb cannot hold a NUL character: the server refuses that row's value.
+      const poison = body({ Variables: { note: 'a\u0000b' } });
+      const alone = await call({ body: poison });
+      assert.notEqual(alone.status, 200);
+      const good = Array.from({ length: 12 }, (_, i) => call({ body: body({ To: { PhoneNumber: `9198765${String(44000 + i)}` } }) }));
+      const [bad, ...rest] = await Promise.all([call({ body: poison }), ...good, call({ body: poison })]);
+      assert.deepEqual(rest.slice(0, 12).map((r) => r.status), Array(12).fill(200));
+      assert.deepEqual([bad!.status, rest[12]!.status], [alone.status, alone.status]);
+      assert.deepEqual(bad!.body, alone.body);
+      const ids = rest.slice(0, 12).map((r) => String(r.body.message_id));
+      assert.equal((await store().db.selectFrom('campaign_messages').select('id').where('id', 'in', ids).execute()).length, 12);
+    });
+
     it('re-checks a cached caller when storing: a timezone change applies to the next request at once', async () => {
       const db = store().db;
       assert.equal((await call()).status, 200); // acme's caller is cached now
