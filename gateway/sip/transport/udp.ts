@@ -71,6 +71,8 @@ export class UdpTransport implements SipTransport {
   private readonly sockets = new Map<'udp4' | 'udp6', Socket>();
   private localEndpoint: Endpoint = { address: '', port: 0 };
   private readonly flows = new Map<string, UdpFlow>();
+  /** The last flow used: most datagrams come from the peer of the one before (a trunk, SIPp). */
+  private lastFlow: UdpFlow | undefined;
 
   private constructor(private readonly listener: TransportListener) {}
 
@@ -126,6 +128,8 @@ export class UdpTransport implements SipTransport {
   }
 
   private flow(socket: Socket, family: 'udp4' | 'udp6', address: string, port: number): Flow {
+    const last = this.lastFlow;
+    if (last !== undefined && last.remote.port === port && last.remote.address === address && last.socket === socket) return last;
     const key = `${address}|${port}`;
     let flow = this.flows.get(key);
     if (flow === undefined || flow.socket !== socket) {
@@ -134,6 +138,7 @@ export class UdpTransport implements SipTransport {
       if (this.flows.size >= MAX_CACHED_FLOWS) this.flows.clear();
       this.flows.set(key, flow);
     }
+    this.lastFlow = flow;
     return flow;
   }
 
