@@ -105,8 +105,9 @@ describe('SipResolver answer cache (TTLs, RFC 2308 negative caching)', function 
 
   beforeEach(async () => {
     dns = await LoopbackDns.start({
-      'ttl.test': { NAPTR: [naptr('ttl.test', 10, 10, 'SIP+D2U', '_sip._udp.ttl.test')] },
-      '_sip._udp.ttl.test': { SRV: [srv('_sip._udp.ttl.test', 'host.ttl.test', 5070)] },
+      // NAPTR for 120 s, SRV for 45 s: their own TTLs, not the 60 s stand-in.
+      'ttl.test': { NAPTR: [naptr('ttl.test', 10, 10, 'SIP+D2U', '_sip._udp.ttl.test', 120)] },
+      '_sip._udp.ttl.test': { SRV: [srv('_sip._udp.ttl.test', 'host.ttl.test', 5070, 10, 10, 45)] },
       // A for 10 s, AAAA for 30 s: the address set is kept per record type.
       'host.ttl.test': { A: [a('host.ttl.test', '127.0.0.11', 10)], AAAA: [aaaa('host.ttl.test', '::1', 30)] },
     });
@@ -128,9 +129,29 @@ describe('SipResolver answer cache (TTLs, RFC 2308 negative caching)', function 
     clock.advance(2_000); // 11 s: only the A record (TTL 10) has expired
     assert.deepEqual(await resolver.resolve('ttl.test'), first);
     assert.deepEqual(asked(mark), ['A host.ttl.test']);
-    clock.advance(50_000); // 61 s: NAPTR, SRV (60 s), AAAA (30 s) and A again
+    clock.advance(35_000); // 46 s: SRV (45 s), AAAA (30 s) and A (renewed at 11 s) again, not NAPTR (120 s)
     await resolver.resolve('ttl.test');
-    assert.deepEqual(asked(mark + 1).sort(), ['A host.ttl.test', 'AAAA host.ttl.test', 'NAPTR ttl.test', 'SRV _sip._udp.ttl.test']);
+    assert.deepEqual(asked(mark + 1).sort(), ['A host.ttl.test', 'AAAA host.ttl.test', 'SRV _sip._udp.ttl.test']);
+    const later = dns.queries.length;
+    clock.advance(75_000); // 121 s: NAPTR too
+    await resolver.resolve('ttl.test');
+    assert.ok(asked(later).includes('NAPTR ttl.test'));
+  });
+
+  it('asks again over TCP when the UDP answer is truncated, and keeps that answer for serviceTtlSeconds', async () => {
+    dns.truncate.add('_sip._udp.ttl.test');
+    const targets = await resolver.resolve('ttl.test');
+    assert.deepEqual(targets.map((t) => `${t.address} ${t.port}`), ['127.0.0.11 5070', '::1 5070']);
+    const srvQueries = dns.queries.filter((q) => q.type === 'SRV').map((q) => q.transport);
+    assert.equal(srvQueries[0], 'udp');
+    assert.ok(srvQueries.includes('tcp'), `SRV over TCP after the TC bit: ${srvQueries.join(', ')}`);
+    const mark = dns.queries.length;
+    clock.advance(59_000);
+    await resolver.resolve('ttl.test');
+    assert.ok(!asked(mark).includes('SRV _sip._udp.ttl.test'), 'cached for serviceTtlSeconds (60 s)');
+    clock.advance(2_000);
+    await resolver.resolve('ttl.test');
+    assert.ok(asked(mark).includes('SRV _sip._udp.ttl.test'));
   });
 
   it('keeps "no such name" only a few seconds (RFC 2308 sec. 5), so a new record is seen soon', async () => {

@@ -1,7 +1,9 @@
 import { lookup as systemLookup, Resolver } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import { systemClock, type Clock } from '../../../core/clock.js';
+import type { Answer } from 'dns-packet';
 import { DnsCache, type DnsAnswer, type DnsCacheOptions } from './dns-cache.js';
+import { ServiceQuery, type ServiceType } from './dns-query.js';
 
 /** Transports we can send on (RFC 3263 sec. 4.1 services SIP+D2U, SIP+D2T, SIPS+D2T). */
 export type SipTransport = 'udp' | 'tcp' | 'tls';
@@ -41,8 +43,8 @@ export interface SipResolverOptions {
   /** Cache bounds and negative TTLs (dns-cache.ts defaults: 1000 entries, 5 s, 30 s). */
   readonly cache?: Omit<DnsCacheOptions, 'clock'>;
   /**
-   * How long NAPTR and SRV answers are kept, default 60 s: node:dns returns no TTL for them (only
-   * for A/AAAA), so this stands in for theirs. 0 turns their caching off.
+   * How long a NAPTR or SRV answer is kept when its TTL is unknown, default 60 s: one too large for
+   * UDP is fetched again through node:dns (TCP), which returns no TTL for these types.
    */
   readonly serviceTtlSeconds?: number;
 }
@@ -99,6 +101,19 @@ async function answer<T>(lookup: () => Promise<readonly T[]>, ttlOf: (records: r
   }
 }
 
+interface NaptrRecord {
+  readonly flags: string;
+  readonly service: string;
+  readonly replacement: string;
+  readonly order: number;
+  readonly preference: number;
+}
+
+const naptrOf = (a: Answer): NaptrRecord | undefined =>
+  a.type === 'NAPTR' ? { flags: a.data.flags, service: a.data.services, replacement: a.data.replacement, order: a.data.order, preference: a.data.preference } : undefined;
+const srvOf = (a: Answer): SrvRecord | undefined =>
+  a.type === 'SRV' ? { name: a.data.target, port: a.data.port, priority: a.data.priority ?? 0, weight: a.data.weight ?? 0 } : undefined;
+
 /**
  * RFC 3263 sec. 4 for outgoing requests, on `node:dns`'s Resolver (c-ares) with configurable
  * servers: an IP literal is used as is; a name with a port gets A/AAAA only (sec. 4.2); otherwise
@@ -107,13 +122,15 @@ async function answer<T>(lookup: () => Promise<readonly T[]>, ttlOf: (records: r
  * _sip._udp, or only the given one), else A/AAAA on the default port. SRV targets are ordered by
  * priority and weight (RFC 2782) and each is expanded to its IPv4 then IPv6 addresses. The caller
  * tries the targets in order and moves on after a 503 or a transaction timeout (sec. 4.3).
- * Answers are cached (dns-cache.ts): A/AAAA for their TTL, NAPTR/SRV for `serviceTtlSeconds`.
+ * Answers are cached for their TTL (dns-cache.ts). NAPTR and SRV are asked over UDP with
+ * dns-packet (dns-query.ts), because node:dns does not return their TTL; A/AAAA on node:dns.
  */
 export class SipResolver implements SipTargetResolver {
   private readonly dns: Resolver;
   private readonly random: () => number;
   private readonly cache: DnsCache;
   private readonly serviceTtl: number;
+  private readonly serviceQuery: ServiceQuery;
 
   constructor(options: SipResolverOptions = {}) {
     this.dns = new Resolver({ timeout: options.timeoutMs ?? 2000, tries: options.tries ?? 2 });
@@ -121,6 +138,16 @@ export class SipResolver implements SipTargetResolver {
     this.random = options.random ?? Math.random;
     this.cache = new DnsCache({ ...options.cache, clock: options.clock ?? systemClock });
     this.serviceTtl = options.serviceTtlSeconds ?? 60;
+    this.serviceQuery = new ServiceQuery({ ...(options.servers ? { servers: options.servers } : {}), timeoutMs: options.timeoutMs ?? 2000, tries: options.tries ?? 2 });
+  }
+
+  /** NAPTR/SRV with their TTL (dns-query.ts); an answer too large for UDP through node:dns instead. */
+  private async service<T>(type: ServiceType, name: string, viaTcp: () => Promise<readonly T[]>, read: (a: Answer) => T | undefined): Promise<DnsAnswer<T>> {
+    const r = await this.serviceQuery.query(type, name);
+    if (r.kind === 'truncated') return answer(viaTcp, () => this.serviceTtl);
+    if (r.kind !== 'answer') return { miss: r.kind };
+    const records = r.answers.map(read).filter((x): x is T => x !== undefined);
+    return records.length > 0 ? { records, ttlSeconds: r.ttlSeconds } : { miss: 'absent' };
   }
 
   async resolve(host: string, request: ResolveRequest = {}): Promise<SipTarget[]> {
@@ -140,7 +167,7 @@ export class SipResolver implements SipTargetResolver {
   }
 
   private async naptr(host: string, transport: SipTransport | undefined): Promise<SipTarget[]> {
-    const records = await this.cache.get('NAPTR', host, () => answer(() => this.dns.resolveNaptr(host), () => this.serviceTtl));
+    const records = await this.cache.get('NAPTR', host, () => this.service('NAPTR', host, () => this.dns.resolveNaptr(host), naptrOf));
     const usable = records
       .filter((r) => r.flags.toLowerCase() === 's' && SERVICES[r.service.toUpperCase()] !== undefined && r.replacement !== '')
       .filter((r) => transport === undefined || SERVICES[r.service.toUpperCase()] === transport)
@@ -151,7 +178,7 @@ export class SipResolver implements SipTargetResolver {
   }
 
   private async srv(name: string, transport: SipTransport): Promise<SipTarget[]> {
-    const records: readonly SrvRecord[] = await this.cache.get('SRV', name, () => answer(() => this.dns.resolveSrv(name), () => this.serviceTtl));
+    const records: readonly SrvRecord[] = await this.cache.get('SRV', name, () => this.service('SRV', name, () => this.dns.resolveSrv(name), srvOf));
     // RFC 2782: a single target "." means the service is decidedly not available here.
     const real = records.filter((r) => r.name !== '' && r.name !== '.');
     const out: SipTarget[] = [];
