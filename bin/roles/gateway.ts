@@ -1,6 +1,6 @@
-import { networkInterfaces } from 'node:os';
 import { join } from 'node:path';
 import { systemClock } from '../../core/clock.js';
+import { advertisedSipAddress } from '../../core/config/advertised-address.js';
 import { CallRecorder } from '../../control-api/calls/call-recorder.js';
 import { RecipeCallHandler } from '../../control-api/gateway-adapters/recipe-call-handler.js';
 import { QuickJsCodeRunner } from '../../control-api/recipes/code-sandbox/quickjs-code-runner.js';
@@ -18,15 +18,6 @@ import { MediaService } from '../../media/media-service.js';
 import { processOriginator } from '../originator-registry.js';
 import type { RoleStarter } from './role.js';
 
-/** RTP ports for call audio (no config key yet: media settings arrive with the media role). */
-
-function firstExternalIpv4(): string | undefined {
-  for (const list of Object.values(networkInterfaces())) {
-    for (const a of list ?? []) if (a.family === 'IPv4' && !a.internal) return a.address;
-  }
-  return undefined;
-}
-
 /**
  * The SIP gateway role: UDP+TCP on sip.port, TLS on sip.tlsPort, WebSocket on sip.wsPort;
  * inbound calls are routed through the store (StoreCallDirectory) and run the number's recipe
@@ -35,7 +26,7 @@ function firstExternalIpv4(): string | undefined {
 export const startGatewayRole: RoleStarter = async (ctx) => {
   const { config } = ctx;
   const logger = ctx.logger.child({ role: 'gateway' });
-  const publicAddress = config.sip.publicAddress ?? firstExternalIpv4() ?? '127.0.0.1';
+  const publicAddress = advertisedSipAddress(config.sip);
   // A start on a machine without openssl and without a configured certificate still serves
   // UDP/TCP/WS; a configured certificate that cannot be read is a configuration error.
   let tls: Awaited<ReturnType<typeof loadOrCreateTlsCredentials>> | undefined;
