@@ -96,7 +96,15 @@ export class CampaignScheduler {
     });
     this.unanswered = new GroupCommit({
       flush: async (items) => {
-        await this.outcomes.finishUnansweredMany(items);
+        try {
+          await this.outcomes.finishUnansweredMany(items);
+        } catch (error) {
+          if (items.length === 1) throw error;
+          // One attempt's value the server refuses must not leave the whole group unsettled
+          // (until its leases expire): settle each alone; only the offending one fails.
+          this.options.logger.warn({ err: error, attempts: items.length }, 'settling a group of call outcomes failed; settling them one by one');
+          await Promise.allSettled(items.map((item) => this.outcomes.finishUnansweredMany([item]).catch((e: unknown) => this.options.logger.error({ err: e, messageId: item.message.id, attempt: item.attemptNo }, 'campaign call bookkeeping failed'))));
+        }
         return items.map(() => undefined);
       },
       maxBatch: options.outcomeBatchSize ?? 500,

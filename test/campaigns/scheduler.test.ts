@@ -212,6 +212,9 @@ forEachStore('campaign scheduler', (store) => {
       const other = newScheduler('worker-b');
       const results = await Promise.all([scheduler.runMessage(id), other.runMessage(id), scheduler.runMessage(id)]);
       assert.equal(results.filter((r) => r === 'dialing').length, 1, results.join());
+      // The answered call's own bookkeeping briefly holds the row ('locked' then); once it is
+      // recorded, another look finds the message no longer scheduled.
+      for (let i = 0; i < 200 && (await attempts(id))[0]?.status !== 'answered'; i++) await new Promise((r) => setTimeout(r, 5));
       assert.equal(await other.runMessage(id), 'not-scheduled');
       call.hangUp();
       await Promise.all([scheduler.settled(), other.settled()]);
@@ -273,6 +276,25 @@ forEachStore('campaign scheduler', (store) => {
       assert.deepEqual(receiver.statuses(twice), ['scheduled#0', 'busy#1', 'rescheduled#2']);
       assert.deepEqual(receiver.statuses(settledAlready), ['scheduled#0']);
       assert.deepEqual(receiver.received.filter((r) => r.body.message_id === retried).map((r) => r.body.sequence).sort(), [1, 2, 3]);
+    });
+
+    it('settles the rest of a group of outcomes when the database refuses one of them', async () => {
+      const campaignId = await campaign({ maxRetries: 0 });
+      const ids = [];
+      for (let i = 0; i < 6; i++) ids.push(await send(campaignId, monday10));
+      let release: () => void = () => undefined;
+      const gate = new Promise<void>((r) => (release = r));
+      // All answer at the same moment; the last reason holds a NUL, which a text column refuses.
+      originator.queue(...Array.from({ length: 5 }, () => async () => (await gate, busy)), async () => (await gate, { outcome: 'failed' as const, sipStatus: 500, reason: 'bad\u0000reason' }));
+      while ((await scheduler.runDueBatch(10)) > 0);
+      release();
+      await scheduler.settled();
+      const byId = new Map(originator.requests.map((r, i) => [r.context.messageId, i] as const));
+      for (const id of ids) {
+        const [attempt] = await attempts(id);
+        if (byId.get(id) === 5) assert.equal(attempt?.status, 'dialing', 'the refused one is left to its lease');
+        else assert.deepEqual([attempt?.status, (await message(id)).status], ['busy', 'busy']);
+      }
     });
 
     it('settles an attempt whose worker died mid-ring as failed and retries it as a new attempt, never re-placing it', async () => {
