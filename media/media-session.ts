@@ -56,6 +56,7 @@ export interface MediaSessionStats {
 }
 
 const CN_PAYLOAD_TYPE = 13;
+const FRAME_MS = 20;
 
 const sends = (audio: NegotiatedAudio): boolean => audio.direction === 'sendrecv' || audio.direction === 'sendonly';
 
@@ -327,7 +328,10 @@ export class MediaSession extends TypedEmitter<MediaSessionEvents> implements Ca
     const codec = this.g711;
     if (!audio || !codec || this.closed) return;
     this.lastTick = tick;
-    this.player.tick(codec, now, this.wantsFrames(), this.onHeard);
+    // A catch-up tick after our own stall: the peer's packets of that time may still be in the
+    // socket (a peer in this process has not even sent them yet), so its silence is not yet known.
+    const catchingUp = now - this.scheduler.dueAt(tick) > FRAME_MS;
+    this.player.tick(codec, now, this.wantsFrames(), this.onHeard, !catchingUp);
     this.send(audio, codec, tick);
     this.record();
     this.dtmfIn.poll(now);

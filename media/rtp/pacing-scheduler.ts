@@ -57,7 +57,12 @@ export class PacingScheduler {
 
   /** When the next tick is due (performance.now() time). */
   get nextDueAt(): number {
-    return this.startAt + (this.tickIndex + 1) * this.intervalMs;
+    return this.dueAt(this.tickIndex + 1);
+  }
+
+  /** When tick `tick` was (or is) due: a member can tell an on-time tick from a catch-up one. */
+  dueAt(tick: number): number {
+    return this.startAt + tick * this.intervalMs;
   }
 
   get size(): number {

@@ -93,6 +93,20 @@ describe('playout (jitter buffer -> 20 ms frames, eager)', () => {
     assert.equal(jb.stats.late, 0);
   });
 
+  it('holds stand-ins back on catch-up ticks (our own stall), unless the peer has been quiet for 300 ms', () => {
+    const { jb, playout, frames, sink } = setup(1);
+    jb.push(1, 0, packet(160, 3000), 0);
+    playout.drain(pcmu, 0, true, sink);
+    playout.tick(pcmu, 150, true, sink, false);
+    assert.equal(frames.length, 1, 'no stand-in while catching up');
+    // The packets that waited in the socket during the stall arrive and play in order.
+    jb.push(2, 160, packet(160, 4000), 151);
+    playout.drain(pcmu, 151, true, sink);
+    assert.deepEqual(frames.map((f) => f.concealed), [false, false]);
+    playout.tick(pcmu, 460, true, sink, false);
+    assert.ok(frames.length > 2 && frames.slice(2).every((f) => f.concealed), 'a long silence gets stand-ins anyway');
+  });
+
   it('allocates nothing when nobody listens, but still consumes the packets', () => {
     const { jb, playout, frames, sink } = setup(1);
     jb.push(1, 0, packet(160, 3000), 0);

@@ -7,6 +7,8 @@ const FIFO_SAMPLES = FRAME_SAMPLES * 8;
 const FRAME_MS = 20;
 /** Up to this many stand-in frames before the stream resumed count as lateness, more as a pause. */
 const LATE_NOT_PAUSE_FRAMES = 5;
+/** Past this without a packet the peer is quiet whatever our own lateness (VAD must see time pass). */
+const STALL_LIMIT_MS = 300;
 
 /** Where playout hands each 20 ms frame (already a fresh copy, owned by the receiver). */
 export type FrameSink = (frame: AudioFrame) => void;
@@ -88,10 +90,15 @@ export class Playout {
     }
   }
 
-  /** The 20 ms clock: due hole waits, and stand-in frames while the peer sends nothing. */
-  tick(codec: G711Codec, now: number, wanted: boolean, sink: FrameSink): void {
+  /**
+   * The 20 ms clock: due hole waits, and stand-in frames while the peer sends nothing.
+   * `standIns` false (a catch-up tick after the process stalled) holds them back unless the peer
+   * has been quiet for long: what looks like its silence may be our own stall.
+   */
+  tick(codec: G711Codec, now: number, wanted: boolean, sink: FrameSink, standIns = true): void {
     this.drain(codec, now, wanted, sink);
     if (!this.started || this.jitter.waiting > 0) return;
+    if (!standIns && now - this.lastFrameAt < STALL_LIMIT_MS) return;
     const waitMs = Math.max(this.delay.targetMs, this.pauseGraceMs);
     // At most a few per tick: after a long stall the pause clock restarts rather than flooding.
     for (let n = 0; n < 3 && now - this.lastFrameAt >= FRAME_MS + waitMs; n++) {
