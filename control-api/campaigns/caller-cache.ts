@@ -3,8 +3,8 @@
  * seconds, so a busy API client does not cost a tenant/token lookup per request. Only successful
  * lookups are kept. The cache is never the authority for a write: the intake statement re-checks
  * tenant, timezone, token (revocation, expiry, scope) and campaign in its own snapshot and sends
- * anything that no longer matches through the uncached path (see message-intake.ts); the TTL only
- * bounds how long a revoked token can still get a validation error instead of `unauthenticated`.
+ * anything that no longer matches through the uncached path (see message-intake.ts); a request
+ * refused by validation re-checks its caller first, so a revoked token is `unauthenticated` at once.
  */
 export interface CachedCaller {
   readonly tenantId: string;

@@ -12,7 +12,7 @@ import { hashToken } from '../tenants/api-tokens.js';
 import { acceptMessage } from './accept-message.js';
 import { CallerCache, type CachedCaller } from './caller-cache.js';
 import { MessageIntake } from './message-intake.js';
-import { parseSendMessage } from './send-message-request.js';
+import { parseSendMessage, type SendMessageRequest } from './send-message-request.js';
 import { badRoute, isJsonContentType, writeTwirpError } from './twirp.js';
 
 /**
@@ -151,16 +151,30 @@ export function campaignService(deps: CampaignServiceDeps): Koa.Middleware {
       const cached = token && deps.callerCacheMs !== 0 ? callers.get(clientId, digest, now) : undefined;
       const caller = cached ?? (await resolveCaller(deps.db, clientId, token, digest, now));
       if (!cached && token) callers.set(clientId, digest, caller, now);
-      const body = await readBody(ctx, deps.bodyLimitBytes);
-      const request = parseSendMessage(body, { timezone: caller.timezone, now });
+      const recheckCaller = (): Promise<CachedCaller> => {
+        callers.forget(clientId, digest);
+        return resolveCaller(deps.db, clientId, token, digest, now);
+      };
+      const body = await readBody(ctx, deps.bodyLimitBytes).catch(async (error: unknown) => {
+        if (cached) await recheckCaller();
+        throw error;
+      });
+      let request: SendMessageRequest;
+      try {
+        request = parseSendMessage(body, { timezone: caller.timezone, now });
+      } catch (error) {
+        // A refusal is answered as the uncached path would: a token revoked since it was cached
+        // gets `unauthenticated`, not a validation message, and the timezone is the current one.
+        if (!cached) throw error;
+        request = parseSendMessage(body, { timezone: (await recheckCaller()).timezone, now });
+      }
       const key = idempotencyKey ? { idempotencyKey } : {};
       // Fast path: stored with the concurrent requests in one statement that re-checks the caller.
       let accepted = await intake.submit({ tenantId: caller.tenantId, tokenHash: digest, timezone: caller.timezone, request, ...key, now });
       if (!accepted) {
         // Not stored there: an Idempotency-Key replay, a campaign that is unknown or unpublished, or
         // a caller that changed since it was cached. The per-request path answers each exactly.
-        callers.forget(clientId, digest);
-        const fresh = await resolveCaller(deps.db, clientId, token, digest, now);
+        const fresh = await recheckCaller();
         accepted = await acceptMessage(deps.db, fresh.tenantId, parseSendMessage(body, { timezone: fresh.timezone, now }), { ...key, now });
         if (accepted.created) await jobs?.([accepted], clock.now());
       }

@@ -100,6 +100,13 @@ forEachStore('Campaign SendMessage over HTTP (Twirp)', (store) => {
       assert.equal((await call({ token: revoked.token })).status, 200);
       await revokeToken(db, acme.tenantId, revoked.id);
       await expect401(revoked.token);
+      // Cached as a good caller, then revoked: an invalid body is still answered unauthenticated.
+      const cachedThenRevoked = await issueToken(db, { tenantId: acme.tenantId, name: 'cached', scopes: ['campaign'] });
+      assert.equal((await call({ token: cachedThenRevoked.token })).status, 200);
+      await revokeToken(db, acme.tenantId, cachedThenRevoked.id);
+      const invalid = await call({ token: cachedThenRevoked.token, body: body({ To: { PhoneNumber: 'not a number' } }) });
+      assert.equal(invalid.status, 401);
+      assert.deepEqual(invalid.body, { code: 'unauthenticated', msg: 'Authentication required' });
       const sandbox = await issueToken(db, { tenantId: acme.tenantId, name: 'plants', scopes: ['sandbox'] });
       await expect401(sandbox.token);
     });
