@@ -58,9 +58,10 @@ export interface CallMediaSession {
   readonly localSdp: string;
   readonly codec: string | undefined;
   /**
-   * Received audio after the jitter buffer, one frame per 20 ms once audio has started. One
-   * consumer at a time; a later `for await` continues with live frames. A consumer that falls
-   * more than ~1 s behind loses the oldest frames. Ends when the session closes.
+   * Received audio after the jitter buffer, one frame per 20 ms once audio has started. Each
+   * `for await` is its own reader with its own queue (a bridge and the conversation never take
+   * frames from each other) and starts with live frames. A reader that falls more than ~1 s
+   * behind loses its oldest frames. Ends when the session closes.
    */
   readonly input: AsyncIterable<AudioFrame>;
   readonly output: AudioSink;
