@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { runSipp, type SippOptions, type SippResult } from '../helpers/sipp.js';
+import { expectSippSuccess, runSipp, waitFor, type SippOptions, type SippResult } from '../helpers/sipp.js';
 import { numbers, startGatewayFixture, type GatewayFixture } from './gateway-harness.js';
 
 /**
@@ -18,17 +18,7 @@ describe('gateway: inbound calls from SIPp', function () {
   });
 
   const sipp = (options: Omit<SippOptions, 'target'>): Promise<SippResult> => runSipp({ target: fx.target, ...options });
-  const ok = (r: SippResult): void => {
-    assert.equal(r.exitCode, 0, `SIPp failed (exit ${r.exitCode}):\n${r.errors}\n${r.stdout.slice(-2000)}`);
-    assert.equal(r.successful, 1);
-  };
-  const waitFor = async (cond: () => boolean, ms = 5000): Promise<void> => {
-    const end = Date.now() + ms;
-    while (!cond()) {
-      if (Date.now() > end) throw new Error('condition not met in time');
-      await new Promise((r) => setTimeout(r, 25));
-    }
-  };
+  const ok = (r: SippResult): void => expectSippSuccess(r);
 
   it('answers a trunk call to a DID with 200 and SDP, receives the caller audio, and ends on the caller BYE', async () => {
     const before = fx.handler.calls.length;

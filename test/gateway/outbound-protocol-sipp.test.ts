@@ -7,8 +7,8 @@ import type { OutboundTrunkRoute, TrunkRoutes } from '../../core/ports/trunk-rou
 import { SipOriginator, type SipOriginatorOptions } from '../../gateway/outbound/sip-originator.js';
 import { SipResolver } from '../../gateway/sip/resolve/sip-resolver.js';
 import { a, LoopbackDns, naptr, srv } from './loopback-dns.js';
-import { numbers, startGatewayFixture, type GatewayFixture } from './gateway-harness.js';
-import { startSippUas } from './outbound-sipp-uas.js';
+import { startGatewayFixture, type GatewayFixture } from './gateway-harness.js';
+import { expectSippUasSuccess, outboundRequest, startSippUas } from './outbound-sipp-uas.js';
 
 /**
  * Outbound protocol extensions carriers expect, against SIPp as the trunk: RFC 4028 session timers
@@ -47,18 +47,9 @@ describe('gateway: outbound session timers and PRACK with SIPp', function () {
     return id;
   };
 
-  const request = (trunkId: string, extra: Partial<OriginateRequest> = {}): OriginateRequest => ({
-    from: { e164: numbers.trunkDid, phoneNumberId: '00000000-0000-4000-8000-000000000001', sipTrunkId: trunkId },
-    to: '+919812345678',
-    ringTimeoutMs: 15_000,
-    startLogic: { mode: 'immediately' },
-    context: { tenantId: fx.ids.tenantId, campaignId: 'c1', messageId: 'm1', attempt: 1, recipeId: 'r1', variables: {} },
-    signal: new AbortController().signal,
-    ...extra,
-  });
+  const request = (trunkId: string, extra: Partial<OriginateRequest> = {}): OriginateRequest => outboundRequest(fx.ids.tenantId, trunkId, extra);
 
-  const sippOk = (r: { exitCode: number | null; errors: string; messages: string }): void =>
-    assert.equal(r.exitCode, 0, `SIPp UAS failed (exit ${r.exitCode}):\n${r.errors}\n${r.messages.slice(-4000)}`);
+  const sippOk = expectSippUasSuccess;
 
   it('asks for a session timer, and as refresher re-INVITEs with the same SDP at half the interval (RFC 4028 sec. 7, 10)', async () => {
     const uas = await startSippUas('uas-session-timer-reinvite.xml');

@@ -1,9 +1,12 @@
+import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { createSocket } from 'node:dgram';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import type { OriginateRequest } from '../../core/ports/originator.js';
 import { scenarioDir } from '../helpers/sipp.js';
+import { numbers } from './gateway-harness.js';
 
 /** SIPp (Debian sip-tester) as the far end of an outbound call: a UAS scenario on a loopback port. */
 export interface SippUas {
@@ -61,4 +64,22 @@ export async function startSippUas(scenario: string, options: { calls?: number; 
   // SIPp binds within a few ms; a request sent before that would be lost and retransmitted anyway.
   await new Promise((r) => setTimeout(r, 300));
   return { port, done, stop: () => child.kill('SIGTERM') };
+}
+
+/** Asserts the SIPp UAS ran its scenario to the end; the failure shows its error log and the last messages. */
+export function expectSippUasSuccess(r: { exitCode: number | null; errors: string; messages: string }): void {
+  assert.equal(r.exitCode, 0, `SIPp UAS failed (exit ${r.exitCode}):\n${r.errors}\n${r.messages.slice(-4000)}`);
+}
+
+/** An outbound call from the fixture's trunk DID through `trunkId` to a fixed callee; `extra` overrides. */
+export function outboundRequest(tenantId: string, trunkId: string, extra: Partial<OriginateRequest> = {}): OriginateRequest {
+  return {
+    from: { e164: numbers.trunkDid, phoneNumberId: '00000000-0000-4000-8000-000000000001', sipTrunkId: trunkId },
+    to: '+919812345678',
+    ringTimeoutMs: 15_000,
+    startLogic: { mode: 'immediately' },
+    context: { tenantId, campaignId: 'c1', messageId: 'm1', attempt: 1, recipeId: 'r1', variables: {} },
+    signal: new AbortController().signal,
+    ...extra,
+  };
 }

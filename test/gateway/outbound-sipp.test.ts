@@ -8,8 +8,8 @@ import { StoreTrunkRoutes } from '../../control-api/gateway-adapters/store-trunk
 import { createResourceDefinitions } from '../../control-api/resources/registry.js';
 import { testBox, trunkDoc } from '../../control-api/resources/definitions/test-fixtures.js';
 import { SipOriginator } from '../../gateway/outbound/sip-originator.js';
-import { numbers, startGatewayFixture, type GatewayFixture } from './gateway-harness.js';
-import { startSippUas } from './outbound-sipp-uas.js';
+import { startGatewayFixture, type GatewayFixture } from './gateway-harness.js';
+import { expectSippUasSuccess, outboundRequest, startSippUas } from './outbound-sipp-uas.js';
 
 /**
  * Outbound calls through a custom trunk whose far end is SIPp (Debian sip-tester) as UAS: the
@@ -50,18 +50,9 @@ describe('gateway: outbound calls to SIPp (Originator)', function () {
     return stored.id;
   }
 
-  const request = (trunkId: string, extra: Partial<OriginateRequest> = {}): OriginateRequest => ({
-    from: { e164: numbers.trunkDid, phoneNumberId: '00000000-0000-4000-8000-000000000001', sipTrunkId: trunkId },
-    to: '+919812345678',
-    ringTimeoutMs: 15_000,
-    startLogic: { mode: 'immediately' },
-    context: { tenantId: fx.ids.tenantId, campaignId: 'c1', messageId: 'm1', attempt: 1, recipeId: 'r1', variables: {} },
-    signal: new AbortController().signal,
-    ...extra,
-  });
+  const request = (trunkId: string, extra: Partial<OriginateRequest> = {}): OriginateRequest => outboundRequest(fx.ids.tenantId, trunkId, extra);
 
-  const sippOk = (r: { exitCode: number | null; errors: string; messages: string }): void =>
-    assert.equal(r.exitCode, 0, `SIPp UAS failed (exit ${r.exitCode}):\n${r.errors}\n${r.messages.slice(-3000)}`);
+  const sippOk = expectSippUasSuccess;
 
   it('INVITEs the trunk, reports ringing, ACKs the 200, and completes on the callee BYE', async () => {
     const uas = await startSippUas('uas-answer.xml');

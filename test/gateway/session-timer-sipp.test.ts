@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { runSipp, type SippOptions, type SippResult } from '../helpers/sipp.js';
+import { expectSippSuccess, runSipp, waitFor, type SippOptions, type SippResult } from '../helpers/sipp.js';
 import { numbers, startGatewayFixture, type GatewayFixture } from './gateway-harness.js';
 
 /**
@@ -19,17 +19,7 @@ describe('gateway: RFC 4028 session timers with SIPp (inbound)', function () {
   });
 
   const sipp = (options: Omit<SippOptions, 'target'>): Promise<SippResult> => runSipp({ target: fx.target, service: numbers.trunkDid, ...options });
-  const ok = (r: SippResult): void => {
-    assert.equal(r.exitCode, 0, `SIPp failed (exit ${r.exitCode}):\n${r.errors}\n${r.stdout.slice(-2000)}`);
-    assert.equal(r.successful, 1);
-  };
-  const waitFor = async (cond: () => boolean, ms = 5000): Promise<void> => {
-    const end = Date.now() + ms;
-    while (!cond()) {
-      if (Date.now() > end) throw new Error('condition not met in time');
-      await new Promise((r) => setTimeout(r, 25));
-    }
-  };
+  const ok = (r: SippResult): void => expectSippSuccess(r);
 
   it('answers Session-Expires 4;refresher=uas with Require: timer and refreshes with UPDATE at half the interval (sec. 9, 10)', async () => {
     const before = fx.handler.calls.length;

@@ -1,3 +1,4 @@
+import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { createSocket } from 'node:dgram';
 import { mkdtempSync, readFileSync, rmSync, existsSync } from 'node:fs';
@@ -110,4 +111,19 @@ export async function runSipp(options: SippOptions): Promise<SippResult> {
     stdout,
     timedOut,
   };
+}
+
+/** Asserts SIPp ran its scenario to the end (exit 0) with `calls` successful calls; the failure shows SIPp's own account. */
+export function expectSippSuccess(r: SippResult, calls = 1): void {
+  assert.equal(r.exitCode, 0, `SIPp failed (exit ${r.exitCode}):\n${r.errors}\n${r.stdout.slice(-2000)}`);
+  assert.equal(r.successful, calls);
+}
+
+/** Polls `cond` every 25 ms until it holds; throws after `ms` (a deadline, never a fixed sleep). */
+export async function waitFor(cond: () => boolean, ms = 5000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!cond()) {
+    if (Date.now() > end) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 25));
+  }
 }
