@@ -1,5 +1,5 @@
 import { PostgresBackend } from '@agendajs/postgres-backend';
-import { Agenda } from 'agenda';
+import { Agenda, type JobWithId } from 'agenda';
 import type { Logger } from '../../core/logger.js';
 
 /**
@@ -27,11 +27,19 @@ interface JobData {
   readonly messageId: string;
 }
 
+type State = 'idle' | 'connected' | 'processing' | 'draining' | 'closed';
+
 export class AgendaJobs {
   private readonly backend: PostgresBackend;
   readonly agenda: Agenda;
-  private connected = false;
-  private processing = false;
+  private state: State = 'idle';
+  // Runs of this instance between Agenda's 'start' and 'complete', and the removals of finished
+  // jobs: the pool must outlive both, or Agenda's last write of a run waits forever for a
+  // connection of the ended pool and its liveness check later fails the run ("no lockedAt date").
+  private running = 0;
+  private readonly succeeded = new Set<string>();
+  private readonly removals = new Set<Promise<unknown>>();
+  private idleWaiters: (() => void)[] = [];
 
   constructor(private readonly options: AgendaJobsOptions) {
     this.backend = new PostgresBackend({ connectionString: options.url, tableName: options.tableName ?? 'agenda_jobs', channelName: options.tableName ?? 'agenda_jobs' });
@@ -41,17 +49,39 @@ export class AgendaJobs {
       processEvery: options.processEveryMs ?? 5_000,
       maxConcurrency: (options.concurrency ?? 50) * 2,
       defaultConcurrency: options.concurrency ?? 50,
-      removeOnComplete: true,
     });
     this.agenda.on('error', (error: Error) => options.logger.error({ err: error }, 'agenda error'));
+    // Events with remote=true are other instances' runs relayed through the notification channel.
+    this.agenda.on('start', (_job: JobWithId, remote?: boolean) => {
+      if (remote !== true) this.running += 1;
+    });
+    this.agenda.on('success', (job: JobWithId, remote?: boolean) => {
+      if (remote !== true) this.succeeded.add(String(job.attrs._id));
+    });
+    this.agenda.on('complete', (job: JobWithId, remote?: boolean) => {
+      if (remote === true) return;
+      this.running -= 1;
+      // Agenda's own removeOnComplete runs after 'complete' where it cannot be awaited; a done
+      // one-off job is removed here instead, tracked so close() waits for it.
+      const id = String(job.attrs._id);
+      if (this.succeeded.delete(id) && !job.attrs.nextRunAt) {
+        const removal = this.agenda
+          .cancel({ id: job.attrs._id })
+          .catch((error: unknown) => options.logger.warn({ err: error, jobId: id }, 'could not remove a finished campaign job'))
+          .finally(() => this.removals.delete(removal));
+        this.removals.add(removal);
+      }
+      if (this.running === 0) for (const wake of this.idleWaiters.splice(0)) wake();
+    });
   }
 
   /** Connects for scheduling only. The notification channel must be connected explicitly: Agenda only does it in start(). */
   async connect(): Promise<void> {
-    if (this.connected) return;
+    if (this.state === 'closed') throw new Error('campaign jobs are closed');
+    if (this.state !== 'idle') return;
     await this.agenda.ready;
     await this.backend.notificationChannel?.connect();
-    this.connected = true;
+    this.state = 'connected';
   }
 
   /** Starts processing jobs with `handler` (the scheduler's runMessage). */
@@ -63,11 +93,31 @@ export class AgendaJobs {
       },
       // lockLimit: without it Agenda locks every due job (one query each) before running the first,
       // which for thousands of jobs due at once delays them all.
-      { concurrency: this.options.concurrency ?? 50, lockLimit: (this.options.concurrency ?? 50) * 2, lockLifetime: 60_000 },
+      { concurrency: this.options.concurrency ?? 50, lockLimit: (this.options.concurrency ?? 50) * 2, lockLifetime: 60_000, removeOnComplete: false },
     );
     await this.agenda.start();
-    this.connected = true;
-    this.processing = true;
+    this.state = 'processing';
+  }
+
+  /**
+   * Stops taking jobs (those locked here but not started are unlocked for other instances) and
+   * waits up to `waitMs` for the runs in progress to finish. Scheduling still works until close().
+   */
+  async stopProcessing(waitMs = 10_000): Promise<void> {
+    if (this.state !== 'processing') return;
+    this.state = 'draining';
+    // closeConnection false: the pool stays for the runs in progress and for enqueue().
+    await this.agenda.stop(false);
+    if (this.running > 0) {
+      let timer: NodeJS.Timeout | undefined;
+      const finished = await Promise.race([
+        new Promise<boolean>((r) => this.idleWaiters.push(() => r(true))),
+        new Promise<boolean>((r) => (timer = setTimeout(() => r(false), waitMs))),
+      ]);
+      clearTimeout(timer);
+      if (!finished) this.options.logger.warn({ running: this.running }, 'campaign jobs still running when stopping; their locks expire');
+    }
+    await Promise.allSettled([...this.removals]);
   }
 
   async enqueue(messageId: string, dueAt: number): Promise<void> {
@@ -75,14 +125,14 @@ export class AgendaJobs {
     await this.agenda.schedule<JobData>(new Date(dueAt), campaignJobName, { messageId });
   }
 
-  async close(): Promise<void> {
-    if (this.processing) {
-      await this.agenda.stop();
-    } else if (this.connected) {
-      await this.backend.notificationChannel?.disconnect();
-      await this.backend.disconnect();
-    }
-    this.connected = false;
-    this.processing = false;
+  /** Stops processing (see stopProcessing) and disconnects; enqueue() fails afterwards instead of reconnecting. */
+  async close(waitMs?: number): Promise<void> {
+    if (this.state === 'closed') return;
+    await this.stopProcessing(waitMs);
+    const connected = this.state !== 'idle';
+    this.state = 'closed';
+    if (!connected) return;
+    await this.backend.notificationChannel?.disconnect();
+    await this.backend.disconnect();
   }
 }

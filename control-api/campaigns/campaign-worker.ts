@@ -120,8 +120,11 @@ export async function startCampaignWorker(options: CampaignWorkerOptions): Promi
     ...(agenda ? { agenda } : {}),
     async stop(graceMs) {
       await poller.stop();
-      if (agenda) await agenda.close();
+      // No new jobs; the handlers in progress finish (they only claim and start calls).
+      await agenda?.stopProcessing();
+      // Calls settle with Agenda still connected, so their retries get a job.
       await scheduler.stop(graceMs);
+      await agenda?.close();
       await delivery.stop();
     },
   };
