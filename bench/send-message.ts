@@ -70,8 +70,12 @@ async function privatePostgres(fast: boolean): Promise<{ url: string; stop: () =
   return {
     url,
     stop: async () => {
-      child.kill('SIGINT');
-      await new Promise((r) => child.once('exit', r));
+      // As root the child is runuser, which ignores SIGINT (the bench then waited forever for it);
+      // pg_ctl signals the postmaster itself (fast shutdown) and waits for it.
+      const exited = new Promise((r) => child.once('exit', r));
+      const [sc, sa] = run(`${bin}/pg_ctl`, ['stop', '-D', `${root}/data`, '-m', 'fast', '-w']);
+      execFileSync(sc, sa, { stdio: 'ignore' });
+      await exited;
       rmSync(root, { recursive: true, force: true });
     },
   };
