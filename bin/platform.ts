@@ -109,10 +109,15 @@ async function main(): Promise<void> {
       () => {
         logger.info('stopped');
         logger.flush();
+        // Every role has stopped and the database is closed. Exit now rather than when the loop
+        // drains: Agenda keeps an idle 30 s liveness timer per finished run, which would hold a
+        // stopped worker for up to 30 s.
+        process.exit(process.exitCode ?? 0);
       },
       (error: unknown) => {
         logger.error({ err: error }, 'shutdown failed');
-        process.exitCode = 1;
+        logger.flush();
+        process.exit(1);
       },
     );
   };
