@@ -23,7 +23,7 @@ import { writeWav } from '../../media/wav/wav.js';
 import { startSippUas } from '../gateway/outbound-sipp-uas.js';
 import { startGatewayFixture, type GatewayFixture } from '../gateway/gateway-harness.js';
 import { runSipp, scenarioDir } from '../helpers/sipp.js';
-import { appointmentRecipe, appointmentVocabulary, fliteSpeech, transcribe } from './voice-harness.js';
+import { agentChannel, appointmentRecipe, appointmentVocabulary, fliteSpeech, transcribe } from './voice-harness.js';
 
 const run = promisify(execFile);
 /** One key for the whole suite: trunk passwords sealed on create are opened when dialling. */
@@ -32,16 +32,6 @@ const defs = () => createResourceDefinitions({ secretBox: box });
 const clinicNumber = '+914440000077';
 const deskNumber = '+914440000078';
 const brokenNumber = '+914440000079';
-
-/** The agent's side (right channel) of a stereo call recording. */
-async function agentChannel(file: string): Promise<Int16Array> {
-  const buf = await readFile(file);
-  const data = buf.indexOf('data') + 8;
-  const frames = Math.floor((buf.length - data) / 4);
-  const out = new Int16Array(frames);
-  for (let i = 0; i < frames; i++) out[i] = buf.readInt16LE(data + 4 * i + 2);
-  return out;
-}
 
 /**
  * The composition `npm start` runs: SIPp calls a number provisioned through the domain

@@ -12,7 +12,7 @@ import { PhoneConversation } from '../../media/voice/phone-conversation.js';
 import { writeWav } from '../../media/wav/wav.js';
 import { numbers, startGatewayFixture, type GatewayFixture } from '../gateway/gateway-harness.js';
 import { runSipp, scenarioDir } from '../helpers/sipp.js';
-import { appointmentRecipe, appointmentVocabulary, fliteSpeech, recipeRun, transcribe } from './voice-harness.js';
+import { agentChannel, appointmentRecipe, appointmentVocabulary, fliteSpeech, recipeRun, transcribe } from './voice-harness.js';
 
 const run = promisify(execFile);
 
@@ -44,16 +44,6 @@ class RecipeCallHandler implements CallHandler {
     this.results.push(done);
     return done.then(() => undefined);
   }
-}
-
-/** The agent's side (right channel) of a stereo call recording. */
-async function agentChannel(file: string): Promise<Int16Array> {
-  const buf = await readFile(file);
-  const data = buf.indexOf('data') + 8;
-  const frames = Math.floor((buf.length - data) / 4);
-  const out = new Int16Array(frames);
-  for (let i = 0; i < frames; i++) out[i] = buf.readInt16LE(data + 4 * i + 2);
-  return out;
 }
 
 /**

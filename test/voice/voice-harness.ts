@@ -169,3 +169,13 @@ export const appointmentVocabulary = [
   'okay your appointment is cancelled',
   'goodbye',
 ];
+
+/** The agent's side (right channel) of a stereo call recording. */
+export async function agentChannel(file: string): Promise<Int16Array> {
+  const buf = await readFile(file);
+  const data = buf.indexOf('data') + 8;
+  const frames = Math.floor((buf.length - data) / 4);
+  const out = new Int16Array(frames);
+  for (let i = 0; i < frames; i++) out[i] = buf.readInt16LE(data + 4 * i + 2);
+  return out;
+}
