@@ -21,6 +21,16 @@ describe('Code block', () => {
     assert.equal(ctx.vars.get('caller'), '+919812345678');
   });
 
+  it("gives the code the run's clock: plugins.date.today() is the caller's local date, Date.now() the run's now", async () => {
+    // 20:00 UTC on 2030-03-01 is already 2 March in Asia/Kolkata (the fake call's timezone).
+    const now = Date.UTC(2030, 2, 1, 20, 0);
+    const ctx = fakeContext({ services: { code }, now });
+    const settings = codeSettingsSchema.parse({ source: 'function main(c, v, plugins) { v.today = plugins.date.today(); v.now = Date.now(); }' });
+    assert.deepEqual(await codeBlock.run(ctx, settings, ctx.signal), { exit: 'ifSuccess' });
+    assert.equal(ctx.vars.get('today'), '2030-03-02');
+    assert.equal(ctx.vars.get('now'), now);
+  });
+
   it('routes a syntax error, a runtime error and a timeout to ifFails', async () => {
     for (const source of ['function main( {', 'function main() { null.x }', 'function main() { while (true) {} }']) {
       const ctx = fakeContext({ services: { code } });

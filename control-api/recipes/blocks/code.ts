@@ -27,6 +27,8 @@ export const codeBlock: BlockModule<CodeSettings> = {
       variables: before,
       timeoutMs: settings.timeoutMs,
       signal,
+      now: ctx.call.now(),
+      today: ctx.today(),
     });
     if (!result.ok) {
       if (result.kind === 'cancelled') throw new CallEndedError();

@@ -6,7 +6,7 @@ describe('Code block sandbox (QuickJS in a worker)', function () {
   this.timeout(30_000);
   let runner: QuickJsCodeRunner;
   before(() => {
-    runner = new QuickJsCodeRunner({ workers: 2, memoryLimitBytes: 16 * 1024 * 1024, killGraceMs: 800, clock: () => ({ now: Date.UTC(2026, 10, 21, 9), today: '2026-11-21' }) });
+    runner = new QuickJsCodeRunner({ workers: 2, memoryLimitBytes: 16 * 1024 * 1024, killGraceMs: 800 });
   });
   after(() => runner.close());
 
@@ -17,10 +17,32 @@ describe('Code block sandbox (QuickJS in a worker)', function () {
       variables: options.variables ?? {},
       timeoutMs: options.timeoutMs ?? 1000,
       signal: options.signal ?? new AbortController().signal,
+      now: Date.UTC(2026, 10, 21, 9),
+      today: '2026-11-21',
     });
   const failure = (result: CodeRunResult): string => (result.ok ? 'ok' : result.kind);
 
   describe('main(context, variables, plugins)', () => {
+    it('reads the run clock, never the host clock (Date.now, new Date, plugins.date)', async () => {
+      const result = await run(
+        `function main(context, variables, plugins) {
+           variables.now = Date.now();
+           variables.iso = new Date().toISOString();
+           variables.parsed = new Date('2020-01-02T00:00:00Z').getTime();
+           variables.isDate = new Date() instanceof Date;
+           variables.today = plugins.date.today();
+         }`,
+      );
+      assert.ok(result.ok);
+      assert.deepEqual(result.variables, {
+        now: Date.UTC(2026, 10, 21, 9),
+        iso: '2026-11-21T09:00:00.000Z',
+        parsed: Date.UTC(2020, 0, 2),
+        isDate: true,
+        today: '2026-11-21',
+      });
+    });
+
     it('reads context, writes variables and returns a value', async () => {
       const result = await run(
         `function main(context, variables, plugins) {

@@ -5,6 +5,19 @@
  */
 export const pluginsPrelude = String.raw`
 (function () {
+  // The guest's clock is the run's clock (a simulation's scenario time, a call's injected clock):
+  // Date.now() and new Date() never read the host's wall clock.
+  const HostDate = Date;
+  function RunDate(...args) {
+    if (!new.target) return new HostDate(__now).toString();
+    return args.length === 0 ? new HostDate(__now) : new HostDate(...args);
+  }
+  RunDate.prototype = HostDate.prototype;
+  Object.defineProperty(HostDate.prototype, 'constructor', { value: RunDate });
+  RunDate.now = () => __now;
+  RunDate.UTC = HostDate.UTC;
+  RunDate.parse = HostDate.parse;
+  globalThis.Date = RunDate;
   const DAY = 86400000;
   const pad = (n) => String(n).padStart(2, '0');
   const iso = (ms) => { const d = new Date(ms); return d.getUTCFullYear() + '-' + pad(d.getUTCMonth() + 1) + '-' + pad(d.getUTCDate()); };

@@ -15,8 +15,6 @@ export interface QuickJsCodeRunnerOptions {
   readonly memoryLimitBytes?: number;
   /** Extra time before the worker is killed. Default 1000 ms. */
   readonly killGraceMs?: number;
-  /** Caller's "today" / now for the date plugin. */
-  readonly clock?: () => { now: number; today: string };
 }
 
 interface Slot {
@@ -43,7 +41,6 @@ export class QuickJsCodeRunner implements CodeRunner {
 
   run(request: CodeRunRequest): Promise<CodeRunResult> {
     if (this.closed) return Promise.resolve({ ok: false, kind: 'runtime', error: 'code runner is closed' });
-    const clock = this.options.clock?.() ?? { now: Date.now(), today: new Date().toISOString().slice(0, 10) };
     const job: SandboxJob = {
       id: this.nextId++,
       source: request.source,
@@ -51,8 +48,8 @@ export class QuickJsCodeRunner implements CodeRunner {
       variables: request.variables,
       timeoutMs: request.timeoutMs,
       memoryLimitBytes: this.options.memoryLimitBytes ?? 32 * 1024 * 1024,
-      now: clock.now,
-      today: clock.today,
+      now: request.now,
+      today: request.today,
     };
     return new Promise((resolve) => {
       this.queue.push({ job, signal: request.signal, resolve });

@@ -52,6 +52,9 @@ export interface CodeRunRequest {
   readonly variables: Readonly<Record<string, unknown>>;
   readonly timeoutMs: number;
   readonly signal: AbortSignal;
+  /** The run's clock (ms since epoch) and the caller's local date: the date plugin reads these, never the host clock. */
+  readonly now: number;
+  readonly today: string;
 }
 
 export type CodeRunResult =
