@@ -6,7 +6,9 @@ import { WebSocketServer, type WebSocket } from 'ws';
  * A loopback Deepgram live-transcription server speaking the real wire protocol: WebSocket
  * upgrade on `/v1/listen` with `Authorization: Token <key>` (401 otherwise), binary audio frames,
  * interim `Results` while audio flows, a final `Results` + `Metadata` after `{"type":"CloseStream"}`,
- * then a normal close. What it "hears" is decided by the test (`transcriptFor`).
+ * then a normal close. What it "hears" is decided by the test (`transcriptFor`). It can refuse
+ * upgrades (`refuseWith`) or drop a stream mid-utterance with a WebSocket close code, as the
+ * service does (1011 for its own errors, 1008 for data it will not take; RFC 6455 sec. 7.4.1).
  */
 export interface FakeDeepgramOptions {
   readonly apiKey: string;
@@ -16,12 +18,25 @@ export interface FakeDeepgramOptions {
   readonly refuseWith?: number;
 }
 
+/** Close a stream once it has received `afterBytes` of audio, with this close code and reason. */
+export interface MidStreamFailure {
+  readonly afterBytes: number;
+  readonly code: number;
+  readonly reason: string;
+}
+
 export interface FakeDeepgram {
   readonly url: string;
   /** Query strings of accepted connections. */
   readonly connections: URLSearchParams[];
   /** Bytes of audio received per connection. */
   readonly audioBytes: number[];
+  /** Upgrade attempts with the right key, refused or not. */
+  attempts: number;
+  /** While set, upgrades with the right key are answered with this HTTP status. */
+  refuseWith: number | undefined;
+  /** While set, accepted streams are closed mid-utterance. */
+  failMidStream: MidStreamFailure | undefined;
   close(): Promise<void>;
 }
 
@@ -30,6 +45,7 @@ export async function startFakeDeepgram(options: FakeDeepgramOptions): Promise<F
   const wss = new WebSocketServer({ noServer: true });
   const connections: URLSearchParams[] = [];
   const audioBytes: number[] = [];
+  const state = { attempts: 0, refuseWith: options.refuseWith, failMidStream: undefined as MidStreamFailure | undefined };
   server.on('upgrade', (req, socket, head) => {
     const url = new URL(req.url ?? '/', 'http://fake');
     const refuse = (status: number, text: string): void => {
@@ -37,7 +53,8 @@ export async function startFakeDeepgram(options: FakeDeepgramOptions): Promise<F
     };
     if (url.pathname !== '/v1/listen') return refuse(404, 'Not Found');
     if (req.headers.authorization !== `Token ${options.apiKey}`) return refuse(401, 'Unauthorized');
-    if (options.refuseWith) return refuse(options.refuseWith, 'Refused');
+    state.attempts++;
+    if (state.refuseWith) return refuse(state.refuseWith, 'Refused');
     if (url.searchParams.get('encoding') !== 'linear16' || url.searchParams.get('sample_rate') !== '8000') return refuse(400, 'Bad Request');
     wss.handleUpgrade(req, socket, head, (ws) => serve(ws, url.searchParams));
   });
@@ -58,10 +75,15 @@ export async function startFakeDeepgram(options: FakeDeepgramOptions): Promise<F
         channel: { alternatives: [{ transcript: words, confidence: 0.98, words: [] }] },
       });
     };
+    const failure = state.failMidStream;
     ws.on('message', (data, isBinary) => {
       if (isBinary) {
         const n = (data as Buffer).length;
         audioBytes[index]! += n;
+        if (failure && audioBytes[index]! >= failure.afterBytes && ws.readyState === ws.OPEN) {
+          ws.close(failure.code, failure.reason);
+          return;
+        }
         sinceInterim += n;
         // An interim result about every 200 ms of audio, as the service does.
         if (sinceInterim >= 3200) {
@@ -81,7 +103,7 @@ export async function startFakeDeepgram(options: FakeDeepgramOptions): Promise<F
   server.listen(0, '127.0.0.1');
   await new Promise<void>((resolve) => server.once('listening', resolve));
   const { port } = server.address() as AddressInfo;
-  return {
+  return Object.assign(state, {
     url: `ws://127.0.0.1:${port}`,
     connections,
     audioBytes,
@@ -89,5 +111,5 @@ export async function startFakeDeepgram(options: FakeDeepgramOptions): Promise<F
       for (const c of wss.clients) c.terminate();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
-  };
+  });
 }

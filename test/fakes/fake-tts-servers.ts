@@ -7,6 +7,8 @@ import type { AddressInfo } from 'node:net';
  * JSON body, chunked mu-law) and Azure `POST /cognitiveservices/v1` (`Ocp-Apim-Subscription-Key`,
  * SSML body, `X-Microsoft-OutputFormat`, chunked raw PCM). The audio is a tone whose length
  * follows the text (80 ms per character), sent in 100 ms chunks with a small pause between them.
+ * `cutAfterBytes` breaks a response mid-stream (the connection is destroyed), as a proxy or a
+ * crashing synthesiser would.
  */
 export interface FakeTtsRequest {
   readonly provider: 'elevenlabs' | 'azure';
@@ -20,6 +22,8 @@ export interface FakeTtsServer {
   readonly requests: FakeTtsRequest[];
   /** Answer every request with this status (503, 429, 401 ...) while set. */
   failWith: number | undefined;
+  /** While set, every audio response is cut (socket destroyed) after this many bytes. */
+  cutAfterBytes: number | undefined;
   close(): Promise<void>;
 }
 
@@ -52,7 +56,7 @@ function toneBytes(provider: 'elevenlabs' | 'azure', ms: number): Buffer {
 }
 
 export async function startFakeTtsServer(apiKey: string): Promise<FakeTtsServer> {
-  const state: FakeTtsServer = { url: '', requests: [], failWith: undefined, close: async () => undefined };
+  const state: FakeTtsServer = { url: '', requests: [], failWith: undefined, cutAfterBytes: undefined, close: async () => undefined };
   const server: Server = createServer((req, res) => {
     void (async () => {
       const url = new URL(req.url ?? '/', 'http://fake');
@@ -81,7 +85,12 @@ export async function startFakeTtsServer(apiKey: string): Promise<FakeTtsServer>
       res.writeHead(200, { 'content-type': request.provider === 'elevenlabs' ? 'audio/basic' : 'audio/x-wav', 'transfer-encoding': 'chunked' });
       const audio = toneBytes(request.provider, request.text.length * 80);
       const chunk = request.provider === 'azure' ? 3200 : 800;
+      const cut = state.cutAfterBytes;
       for (let at = 0; at < audio.length && !res.destroyed; at += chunk) {
+        if (cut !== undefined && at >= cut) {
+          res.destroy();
+          return;
+        }
         res.write(audio.subarray(at, at + chunk));
         await new Promise((r) => setTimeout(r, 5));
       }

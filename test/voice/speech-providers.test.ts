@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { AzureTts, ElevenLabsTts } from '../../media/speech/http-tts.js';
 import { DeepgramStt } from '../../media/speech/deepgram-stt.js';
-import { FallbackStt, FallbackTts } from '../../media/speech/fallback.js';
+import { FallbackStt, FallbackTts, type ProviderFallback } from '../../media/speech/fallback.js';
+import { sttForLanguage, ttsForProfile } from '../../media/speech/provider-registry.js';
 import { SpeechProviderError, type Transcript, type TtsProvider } from '../../media/speech/speech-provider.js';
 import { startFakeDeepgram, type FakeDeepgram } from '../fakes/fake-deepgram.js';
 import { startFakeTtsServer, type FakeTtsServer } from '../fakes/fake-tts-servers.js';
@@ -117,41 +118,130 @@ describe('HTTP streaming TTS adapters (loopback fakes of ElevenLabs and Azure)',
     }
   });
 
-  it('does not fall back once audio was produced (no voice switch mid-sentence)', async () => {
-    let secondCalled = false;
+  it('a stream cut mid-sentence is spoken again from its start by the next provider, and reported', async () => {
+    const said: string[] = [];
     const broken: TtsProvider = {
       name: 'broken',
       async *synthesize() {
         yield tone(160);
-        throw new SpeechProviderError('broken', 'connection reset', true);
+        throw new SpeechProviderError('broken', 'stream broke: terminated', true);
       },
     };
     const second: TtsProvider = {
       name: 'second',
+      async *synthesize({ text }) {
+        said.push(text);
+        yield tone(320);
+      },
+    };
+    const events: ProviderFallback[] = [];
+    const chunks = await collect(new FallbackTts([broken, second], { onFallback: (e) => events.push(e) }).synthesize({ text: 'Your order is 123456.', voice: 'v', language: 'en', signal: new AbortController().signal }));
+    assert.deepEqual(said, ['Your order is 123456.'], 'the whole sentence, not its unknown rest');
+    assert.equal(samplesOf(chunks), 160 + 320);
+    assert.deepEqual(events, [{ kind: 'tts', from: 'broken', to: 'second', reason: 'broken: stream broke: terminated', forRestOfCall: false, noneLeft: false, midStream: true }]);
+  });
+
+  it('a non-transient failure (401) drops the provider for the rest of the call; a transient one only for that sentence', async () => {
+    const offline: TtsProvider = {
+      name: 'offline',
       async *synthesize() {
-        secondCalled = true;
         yield tone(160);
       },
     };
-    await assert.rejects(collect(new FallbackTts([broken, second]).synthesize({ text: 'a', voice: 'v', language: 'en', signal: new AbortController().signal })), /connection reset/);
-    assert.equal(secondCalled, false);
+    const say = (tts: FallbackTts) => collect(tts.synthesize({ text: 'hello', voice: 'v', language: 'en', signal: new AbortController().signal }));
+    fake.failWith = 401;
+    const events: ProviderFallback[] = [];
+    const refused = new FallbackTts([new ElevenLabsTts({ apiKey: 'tts-key', baseUrl: fake.url }), offline], { onFallback: (e) => events.push(e) });
+    for (let i = 0; i < 3; i++) assert.equal(samplesOf(await say(refused)), 160);
+    assert.equal(fake.requests.length, 1, 'the refused provider was asked once');
+    assert.equal(events.length, 1);
+    assert.equal(events[0]!.forRestOfCall, true);
+    assert.match(events[0]!.reason, /HTTP 401/);
+
+    fake.failWith = 503;
+    const busy = new FallbackTts([new ElevenLabsTts({ apiKey: 'tts-key', baseUrl: fake.url }), offline]);
+    await say(busy);
+    fake.failWith = undefined;
+    await say(busy);
+    assert.equal(fake.requests.length, 3, 'after a 503 the next sentence tries the cloud again');
+
+    fake.failWith = 503;
+    const flapping = new FallbackTts([new ElevenLabsTts({ apiKey: 'tts-key', baseUrl: fake.url }), offline]);
+    for (let i = 0; i < 5; i++) await say(flapping);
+    assert.equal(fake.requests.length, 6, 'three transient failures in a row drop it too');
+  });
+});
+
+describe('Deepgram failing mid-call (FallbackStt)', () => {
+  let cloud: FakeDeepgram;
+  let backup: FakeDeepgram;
+  const events: ProviderFallback[] = [];
+  beforeEach(async () => {
+    events.length = 0;
+    cloud = await startFakeDeepgram({ apiKey: 'dg-key', transcriptFor: () => 'from the cloud' });
+    backup = await startFakeDeepgram({ apiKey: 'backup', transcriptFor: () => 'from the backup' });
+  });
+  afterEach(async () => {
+    await cloud.close();
+    await backup.close();
+  });
+  const chain = () => new FallbackStt([new DeepgramStt({ apiKey: 'dg-key', baseUrl: cloud.url }), new DeepgramStt({ apiKey: 'backup', baseUrl: backup.url })], { onFallback: (e) => events.push(e) });
+  async function utterance(stt: FallbackStt): Promise<string> {
+    const stream = await stt.open({ language: 'en', keywords: [], signal: new AbortController().signal });
+    for (let i = 0; i < 20; i++) stream.push(tone(160));
+    return stream.finish();
+  }
+
+  it('a stream closed 1011 mid-utterance replays the audio into the next provider; the next utterance tries the cloud again', async () => {
+    cloud.failMidStream = { afterBytes: 2000, code: 1011, reason: 'NET-0001' };
+    const stt = chain();
+    assert.equal(await utterance(stt), 'from the backup');
+    assert.equal(backup.audioBytes[0], 20 * 160 * 2, 'the whole utterance reached the backup');
+    assert.deepEqual(events.map((e) => [e.from, e.to, e.forRestOfCall, e.reason]), [['deepgram', 'deepgram', false, 'deepgram: closed 1011 NET-0001']]);
+    cloud.failMidStream = undefined;
+    assert.equal(await utterance(stt), 'from the cloud');
+  });
+
+  it('a stream closed 1008 (or a refused key) drops the provider for the call; with none left the event says so', async () => {
+    cloud.failMidStream = { afterBytes: 2000, code: 1008, reason: 'DATA-0000' };
+    const stt = chain();
+    assert.equal(await utterance(stt), 'from the backup');
+    cloud.failMidStream = undefined;
+    assert.equal(await utterance(stt), 'from the backup');
+    assert.equal(cloud.attempts, 1, 'the dropped provider was not asked again');
+    assert.equal(events[0]?.forRestOfCall, true);
+
+    backup.refuseWith = 401;
+    await assert.rejects(utterance(stt), /401/);
+    assert.deepEqual(events.at(-1), { kind: 'stt', from: 'deepgram', to: undefined, reason: 'deepgram: handshake refused with HTTP 401', forRestOfCall: true, noneLeft: true });
   });
 });
 
 describe('speech profile -> provider', () => {
   it('uses the profile cloud provider when configured, espeak-ng behind it and otherwise', async () => {
-    const { ttsForProfile, sttFor } = await import('../../media/speech/provider-registry.js');
     assert.equal(ttsForProfile({ provider: 'elevenlabs', voiceName: 'v1', language: 'en-IN' }, { elevenlabs: { apiKey: 'k' } }).tts.name, 'elevenlabs>espeak-ng');
     assert.equal(ttsForProfile({ provider: 'azure', voiceName: 'en-IN-NeerjaNeural', language: 'en-IN' }, { azure: { apiKey: 'k' } }).voice, 'en-IN-NeerjaNeural');
     const noKey = ttsForProfile({ provider: 'elevenlabs', voiceName: 'v1', language: 'en-IN' });
     assert.equal(noKey.tts.name, 'espeak-ng');
     assert.equal(noKey.voice, '', 'a cloud voice id is not passed to espeak-ng');
-    assert.equal(sttFor({ deepgram: { apiKey: 'k' } }).name, 'deepgram>pocketsphinx');
-    assert.equal(sttFor().name, 'pocketsphinx');
+    assert.match(noKey.offlineReason ?? '', /no elevenlabs credentials/);
+  });
+
+  it("STT per the number's language: routes first, Deepgram when configured, offline for English, else unsupported", async () => {
+    const deepgram = { deepgram: { apiKey: 'k' } };
+    assert.equal(sttForLanguage('en-US').stt.name, 'pocketsphinx');
+    assert.equal(sttForLanguage('en-IN', { credentials: deepgram }).stt.name, 'deepgram>pocketsphinx');
+    assert.equal(sttForLanguage('hi-IN', { credentials: deepgram }).stt.name, 'deepgram', 'no offline model behind it for Hindi');
+    const routed = { credentials: deepgram, sttRoutes: [{ languages: ['hi', 'ta-IN'], provider: 'deepgram' as const }, { languages: ['*'], provider: 'offline' as const }] };
+    assert.equal(sttForLanguage('hi-IN', routed).stt.name, 'deepgram');
+    assert.equal(sttForLanguage('en-US', routed).stt.name, 'pocketsphinx', 'English kept offline by the catch-all route');
+    const tamil = sttForLanguage('ta-IN', { credentials: {} });
+    assert.match(tamil.unsupported ?? '', /no speech-to-text for ta-IN/);
+    await assert.rejects(tamil.stt.open({ language: 'ta-IN', keywords: [], signal: new AbortController().signal }), (e: unknown) => e instanceof SpeechProviderError && !e.retryable);
+    assert.equal(sttForLanguage('bn-IN', routed).unsupported?.includes('bn-IN'), true, 'the catch-all offline route cannot serve Bengali');
   });
 
   it('a speech profile on a failing cloud still speaks through espeak-ng', async () => {
-    const { ttsForProfile } = await import('../../media/speech/provider-registry.js');
     const down = await startFakeTtsServer('k');
     down.failWith = 503;
     try {
