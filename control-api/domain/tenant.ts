@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { httpUrl, ianaTimezone, requiredText } from './common.js';
 import { maskedSecret, secret } from './secret.js';
 import { strictDeep } from './strict.js';
+import { tenantSpeechSchema } from './tenant-speech.js';
 
 /**
  * A tenant is one dashboard: its client ID is the subdomain of `{base_url}` (spec: Address
@@ -58,6 +59,8 @@ export const tenantSettingsSchema = z.object({
     .optional(),
   ssrfAllowlist: z.array(allowlistEntry).max(100, { error: 'settings.ssrfAllowlist must have at most 100 entries' }).default([]),
   llm: tenantLlmSchema.optional(),
+  /** Cloud speech for phone calls (control-api/domain/tenant-speech.ts); absent: offline speech. */
+  speech: tenantSpeechSchema.optional(),
 });
 export type TenantSettings = z.infer<typeof tenantSettingsSchema>;
 

@@ -3,7 +3,8 @@ import { isDeepStrictEqual } from 'node:util';
 import type { Kysely, Selectable } from 'kysely';
 import { alreadyExists, invalidArgument, notFound } from '../../core/errors.js';
 import type { SecretBox } from '../crypto/secret-box.js';
-import { maskSecrets, openSecrets, sealSecrets, secretsUnchanged, withoutSecrets } from '../crypto/secret-fields.js';
+import { maskSecrets, missingSecrets, openSecrets, sealSecrets, secretsUnchanged, withoutSecrets } from '../crypto/secret-fields.js';
+import { speechSecretPaths } from '../domain/tenant-speech.js';
 import { tenantSchema, tenantUpdateSchema, type TenantSettings, type TenantSpec, type TenantUpdate } from '../domain/tenant.js';
 import { parseOrThrow } from '../domain/validation.js';
 import type { TenantAdmin } from '../management/tenant-admin.js';
@@ -14,15 +15,23 @@ import type { Database, TenantsTable } from '../store/schema.js';
  * Tenants are operator-level (not inside a tenant): create, read by id or client ID, list,
  * update, delete. Deleting a tenant removes everything it owns (foreign keys cascade).
  */
-const settingsSecretPaths = ['settings.webhookSecret', 'settings.llm.apiKey'] as const;
+const settingsSecretPaths = ['settings.webhookSecret', 'settings.llm.apiKey', ...speechSecretPaths] as const;
 const secretKind = 'Tenant';
 
 type Row = Selectable<TenantsTable>;
 
 export interface TenantsRepository extends TenantAdmin {
   get(db: Kysely<Database>, id: string): Promise<StoredResource<TenantSpec> | undefined>;
-  /** Settings with the webhook secret and LLM key in clear, for the webhook sender and the model client. Never serve them. */
+  /** Settings with the webhook secret and the LLM and speech keys in clear, for the clients that use them. Never serve them. */
   settingsWithSecrets(db: Kysely<Database>, id: string): Promise<TenantSpec['settings'] | undefined>;
+}
+
+/** A speech provider block needs its key: given now, or kept from the stored settings. */
+function refuseMissingKeys(sealed: TenantSpec | TenantUpdate): void {
+  const missing = missingSecrets(sealed, speechSecretPaths);
+  if (missing.length > 0) {
+    throw invalidArgument(`invalid tenant: ${missing[0]} is required`, missing.map((path) => ({ path, message: `${path} is required` })));
+  }
 }
 
 const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -86,6 +95,7 @@ export function createTenantsRepository(box: SecretBox): TenantsRepository {
       // transaction of our own (apply runs every write inside its transaction).
       const id = randomUUID();
       const sealed = sealSecrets(spec, undefined, options(id));
+      refuseMissingKeys(sealed);
       try {
         const row = await db
           .insertInto('tenants')
@@ -104,6 +114,7 @@ export function createTenantsRepository(box: SecretBox): TenantsRepository {
       const previous = await byId(db, id);
       if (!previous) throw notFound(`tenant ${id}`);
       const sealed = sealSecrets(spec, { settings: previous.settings }, options(id));
+      refuseMissingKeys(sealed);
       const row = await db
         .updateTable('tenants')
         .set({ name: spec.name, timezone: spec.timezone, settings: JSON.stringify(sealed.settings), updated_at: new Date() })
