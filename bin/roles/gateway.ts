@@ -8,6 +8,8 @@ import { platformServices } from '../../control-api/recipes/platform-services.js
 import { StoreCallDirectory } from '../../control-api/gateway-adapters/store-call-directory.js';
 import { StoreTrunkRoutes } from '../../control-api/gateway-adapters/store-trunk-routes.js';
 import { createSecretBox } from '../../control-api/crypto/secret-box.js';
+import { tenantCallSpeech } from '../../control-api/tenants/tenant-speech.js';
+import { createTenantsRepository } from '../../control-api/tenants/tenants-repository.js';
 import { SipGateway } from '../../gateway/inbound/sip-gateway.js';
 import { SipOriginator } from '../../gateway/outbound/sip-originator.js';
 import { SipResolver } from '../../gateway/sip/resolve/sip-resolver.js';
@@ -21,7 +23,8 @@ import type { RoleStarter } from './role.js';
 /**
  * The SIP gateway role: UDP+TCP on sip.port, TLS on sip.tlsPort, WebSocket on sip.wsPort;
  * inbound calls are routed through the store (StoreCallDirectory) and run the number's recipe
- * through the voice pipeline (RecipeCallHandler), recorded for post-call insights.
+ * through the voice pipeline (RecipeCallHandler) with the tenant's speech providers, recorded for
+ * post-call insights.
  */
 export const startGatewayRole: RoleStarter = async (ctx) => {
   const { config } = ctx;
@@ -62,6 +65,8 @@ export const startGatewayRole: RoleStarter = async (ctx) => {
     services: platformServices({ db: ctx.store.db, box: secretBox, code, logger: logger.child({ part: 'recipes' }) }),
     logger: logger.child({ part: 'calls' }),
     recordingsDir: join(config.dataDir, 'recordings'),
+    // Each call reads its tenant's settings.speech (keys opened per call, never logged).
+    speech: tenantCallSpeech(ctx.store.db, createTenantsRepository(secretBox)),
     transfer: {
       transfer: (callId, target, signal) => transferSlot.impl?.transfer(callId, target, signal) ?? Promise.resolve({ ok: false, reason: 'the gateway is not ready to transfer' }),
     },

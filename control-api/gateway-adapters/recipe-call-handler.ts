@@ -6,11 +6,11 @@ import type { ActiveCall, CallHandler } from '../../core/ports/call-handler.js';
 import type { CallTransfer } from '../../core/ports/call-transfer.js';
 import type { TransferResult } from '../../core/ports/conversation.js';
 import type { OriginateRequest } from '../../core/ports/originator.js';
-import { sttFor, ttsForProfile, type SpeechCredentials } from '../../media/speech/provider-registry.js';
 import { PronunciationLexicon, type PronunciationRule } from '../../media/speech/pronunciation.js';
 import { applyStartLogic, screenForVoicemail, type ScreeningOutcome, type StartLogic } from '../../media/voice/call-start.js';
 import { PhoneConversation, type TurnSettings } from '../../media/voice/phone-conversation.js';
 import type { CallRecorder } from '../calls/call-recorder.js';
+import type { CallEnd, TranscriptLine } from '../calls/call-types.js';
 import { isUuid } from '../calls/call-repository.js';
 import { callEndFromRun, transcriptLines } from '../calls/run-record.js';
 import type { PronunciationEntrySpec } from '../domain/pronunciation-entry.js';
@@ -21,6 +21,8 @@ import { RecipeRun, type RunResult } from '../recipes/runtime/recipe-run.js';
 import type { RuntimeServices } from '../recipes/runtime/services.js';
 import { findNumberByE164, findRecipeById, findSpeechProfileByName } from '../resources/definitions/lookups.js';
 import type { Database } from '../store/schema.js';
+import { offlineSpeech, type TenantCallSpeech } from '../tenants/tenant-speech.js';
+import { callSpeech, recipeListens, sayUnsupportedLanguage, type CallSpeech } from './call-speech.js';
 
 export interface RecipeCallHandlerOptions {
   readonly db: Kysely<Database>;
@@ -32,8 +34,8 @@ export interface RecipeCallHandlerOptions {
   readonly recordingsDir?: string;
   /** The gateway's Transfer action; without it a Transfer block takes its `failed` exit. */
   readonly transfer?: CallTransfer;
-  /** Cloud speech credentials; without them speech is offline (espeak-ng, pocketsphinx). */
-  readonly speechCredentials?: SpeechCredentials;
+  /** The tenant's speech settings, read per call (tenant-speech.ts); none: offline speech (espeak-ng, pocketsphinx). */
+  readonly speech?: (tenantId: string) => Promise<TenantCallSpeech>;
   /** Turn-taking overrides (tests use a shorter endpointing silence). */
   readonly turn?: TurnSettings;
 }
@@ -47,6 +49,19 @@ interface CallSetup {
   readonly rules: readonly PronunciationRule[];
   readonly timezone: string;
   readonly tenantName?: string;
+  readonly speech: TenantCallSpeech;
+}
+
+/** What one call's run left for its record. */
+interface CallState {
+  run?: RecipeRun;
+  result?: RunResult;
+  voicemail?: ScreeningOutcome;
+  /** Set when the call ended because nothing could understand its language (no recipe outcome). */
+  speechEnd?: { readonly reason: 'unsupported_language' | 'speech_unavailable'; readonly line: TranscriptLine };
+  /** Every speech-to-text provider of the call was dropped (fallback.ts): the recipe is stopped. */
+  sttLost: boolean;
+  readonly stopRecipe: AbortController;
 }
 
 /** How long hang-up may take to settle before the record is written anyway. */
@@ -89,69 +104,60 @@ export class RecipeCallHandler implements CallHandler {
     }
     call.on('dtmf', (e) => log.debug({ digit: e.digit, via: e.via }, 'DTMF received'));
 
-    let run: RecipeRun | undefined;
-    let result: RunResult | undefined;
-    const stopRecipe = new AbortController();
+    const state: CallState = { sttLost: false, stopRecipe: new AbortController() };
     let recordingRef: string | undefined;
     let failure: string | undefined;
-    let voicemail: ScreeningOutcome | undefined;
     try {
       const setup = await this.load(call, ours);
       if (!setup) throw new Error(`recipe ${info.recipeId} of number ${ours} was not found`);
       recordingRef = await this.startRecording(call, recordId, log);
-      const conversation = this.conversation(call, setup, log);
-      run = new RecipeRun({
-        recipe: setup.recipe,
-        conversation,
-        context: {
-          callId: recordId ?? info.id,
-          tenantId: info.tenantId,
-          ...(setup.tenantName ? { tenantName: setup.tenantName } : {}),
-          timezone: setup.timezone,
-          callerNumber: info.caller,
-          calledNumber: info.dialled,
-          direction: outbound ? 'outbound' : 'inbound',
-          language: setup.language,
-          campaignVariables: scalarVariables(outbound?.context.variables ?? {}),
-          now: () => Date.now(),
+      const speech = callSpeech({
+        language: setup.language,
+        keywords: setup.keywords,
+        ...(setup.profile ? { profile: setup.profile } : {}),
+        settings: setup.speech,
+        log,
+        onSttLost: () => {
+          state.sttLost = true;
+          state.stopRecipe.abort();
         },
-        services: await this.o.services(info.tenantId),
-        blocks: defaultBlocks,
       });
-      run.on('error', (e) => log.warn({ blockId: e.blockId, err: e.message }, 'recipe run error'));
-      // Outbound: the answering-machine detector listens beside the recipe and, on a machine,
-      // stops it and applies the recipe's voicemail handling (spec: recipe global settings).
-      const recipeSignal = AbortSignal.any([call.signal, stopRecipe.signal]);
-      const screening = outbound
-        ? screenForVoicemail(conversation, setup.recipe.globalSettings.voicemail, setup.language, call.signal, () => stopRecipe.abort())
-        : undefined;
-      screening?.catch(() => undefined);
-      if (outbound) await applyStartLogic(conversation, startLogicOf(outbound), recipeSignal).catch(ignoreIfStopped(stopRecipe.signal));
-      result = await run.run(recipeSignal);
-      if (stopRecipe.signal.aborted && screening) {
-        // The machine may hang up before the beep: detected, but no message left.
-        voicemail = await screening.catch((error: unknown): ScreeningOutcome => {
-          log.info({ err: errorText(error) }, 'voicemail handling ended early');
-          return 'disconnected';
-        });
-        log.info({ voicemail }, 'answering machine: voicemail handled');
+      // A recipe that waits for the caller's words cannot run in a language nothing recognises:
+      // say so at once and end, instead of greeting and then waiting on words nobody can hear.
+      if (speech.unsupported && recipeListens(setup.recipe)) {
+        log.warn({ language: setup.language, reason: speech.unsupported }, 'unsupported language: telling the caller and ending the call');
+        state.speechEnd = { reason: 'unsupported_language', line: await sayUnsupportedLanguage(call, speech, setup.language, setup.speech.unsupportedLanguageMessages) };
+      } else {
+        await this.runRecipe(call, outbound, setup, speech, recordId, log, state);
       }
-      log.info({ reason: result.reason, disposition: result.disposition, path: result.path }, 'recipe run ended');
-      // A B2BUA transfer keeps the caller's leg up, bridged: the call ends when either leg does.
-      if (result.reason === 'transferred' && !voicemail) await call.ended;
-      else await conversation.hangup();
     } catch (error) {
       failure = errorText(error);
       log.error({ err: failure }, 'recipe call failed: ending the call');
     } finally {
       if (recordingRef) await call.media.stopRecording().catch((error: unknown) => log.warn({ err: errorText(error) }, 'could not stop the recording'));
-      if (!call.signal.aborted) await call.hangup(failure ? 'handler-error' : 'recipe-ended').catch(() => undefined);
+      const why = failure ? 'handler-error' : state.speechEnd ? state.speechEnd.reason.replace('_', '-') : 'recipe-ended';
+      if (!call.signal.aborted) await call.hangup(why).catch(() => undefined);
     }
     const end = await settled(call, END_SETTLE_MS);
     if (!recordId) return;
     const endedAt = new Date(end?.endedAt ?? Date.now());
+    const { run, result, voicemail, speechEnd } = state;
     try {
-      if (result) {
+      if (speechEnd) {
+        // Nothing could understand the caller: no recipe outcome, so no disposition either.
+        const ran = result ? callEndFromRun(result, { endedAt, answeredAt }) : undefined;
+        const callEnd: CallEnd = {
+          endedAt,
+          answeredAt,
+          outcome: 'completed',
+          sipStatus: 200,
+          endReason: speechEnd.reason,
+          transcript: [...(ran?.transcript ?? []), speechEnd.line],
+          ...(ran?.variables ? { variables: ran.variables } : {}),
+          ...(recordingRef ? { recordingRef } : {}),
+        };
+        await this.o.recorder.completeCall(recordId, callEnd);
+      } else if (result) {
         // A REFER transfer hangs our leg up before the Transfer block returns, which the run sees as a hang-up.
         const ran = end?.reason === 'transferred' && result.reason === 'callerHangup' ? { ...result, reason: 'transferred' as const } : result;
         const callEnd = callEndFromRun(ran, { endedAt, answeredAt, ...(recordingRef ? { recordingRef } : {}) });
@@ -174,13 +180,72 @@ export class RecipeCallHandler implements CallHandler {
     }
   }
 
+  /** Runs the recipe on the call, then hangs up (or waits for a bridged transfer to end). */
+  private async runRecipe(call: ActiveCall, outbound: OriginateRequest | undefined, setup: CallSetup, speech: CallSpeech, recordId: string | undefined, log: Logger, state: CallState): Promise<void> {
+    const { info } = call;
+    const { stopRecipe } = state;
+    const conversation = this.conversation(call, setup, speech, log);
+    const run = new RecipeRun({
+      recipe: setup.recipe,
+      conversation,
+      context: {
+        callId: recordId ?? info.id,
+        tenantId: info.tenantId,
+        ...(setup.tenantName ? { tenantName: setup.tenantName } : {}),
+        timezone: setup.timezone,
+        callerNumber: info.caller,
+        calledNumber: info.dialled,
+        direction: outbound ? 'outbound' : 'inbound',
+        language: setup.language,
+        campaignVariables: scalarVariables(outbound?.context.variables ?? {}),
+        now: () => Date.now(),
+      },
+      services: await this.o.services(info.tenantId),
+      blocks: defaultBlocks,
+    });
+    state.run = run;
+    run.on('error', (e) => log.warn({ blockId: e.blockId, err: e.message }, 'recipe run error'));
+    // Outbound: the answering-machine detector listens beside the recipe and, on a machine,
+    // stops it and applies the recipe's voicemail handling (spec: recipe global settings).
+    const recipeSignal = AbortSignal.any([call.signal, stopRecipe.signal]);
+    const screening = outbound
+      ? screenForVoicemail(conversation, setup.recipe.globalSettings.voicemail, setup.language, call.signal, () => stopRecipe.abort())
+      : undefined;
+    screening?.catch(() => undefined);
+    if (outbound) await applyStartLogic(conversation, startLogicOf(outbound), recipeSignal).catch(ignoreIfStopped(stopRecipe.signal));
+    const result = await run.run(recipeSignal);
+    state.result = result;
+    if (stopRecipe.signal.aborted && screening && !state.sttLost) {
+      // The machine may hang up before the beep: detected, but no message left.
+      state.voicemail = await screening.catch((error: unknown): ScreeningOutcome => {
+        log.info({ err: errorText(error) }, 'voicemail handling ended early');
+        return 'disconnected';
+      });
+      log.info({ voicemail: state.voicemail }, 'answering machine: voicemail handled');
+    }
+    log.info({ reason: result.reason, disposition: result.disposition, path: result.path }, 'recipe run ended');
+    if (state.sttLost && !state.voicemail && !call.signal.aborted) {
+      // Mid-call, every speech-to-text provider failed for good (fallback.ts): the recipe was
+      // stopped, and the caller is told rather than left talking to nobody.
+      log.warn({ language: setup.language }, 'speech-to-text lost for the rest of the call: telling the caller and ending the call');
+      state.speechEnd = { reason: 'speech_unavailable', line: await sayUnsupportedLanguage(call, speech, setup.language, setup.speech.unsupportedLanguageMessages) };
+      await conversation.hangup();
+    } else if (result.reason === 'transferred' && !state.voicemail) {
+      // A B2BUA transfer keeps the caller's leg up, bridged: the call ends when either leg does.
+      await call.ended;
+    } else {
+      await conversation.hangup();
+    }
+  }
+
   private async load(call: ActiveCall, ours: string): Promise<CallSetup | undefined> {
     const { db } = this.o;
     const { info } = call;
-    const [recipe, number, tenant] = await Promise.all([
+    const [recipe, number, tenant, speech] = await Promise.all([
       findRecipeById(db, info.tenantId, info.recipeId),
       findNumberByE164(db, ours, info.tenantId),
       db.selectFrom('tenants').select(['name', 'timezone']).where('id', '=', info.tenantId).executeTakeFirst(),
+      this.o.speech ? this.o.speech(info.tenantId) : offlineSpeech,
     ]);
     if (!recipe) return undefined;
     const spec = number?.spec;
@@ -202,6 +267,7 @@ export class RecipeCallHandler implements CallHandler {
       rules,
       timezone: tenant?.timezone ?? 'UTC',
       ...(tenant?.name ? { tenantName: tenant.name } : {}),
+      speech,
     };
   }
 
@@ -220,19 +286,16 @@ export class RecipeCallHandler implements CallHandler {
     }
   }
 
-  private conversation(call: ActiveCall, setup: CallSetup, log: Logger): PhoneConversation {
+  private conversation(call: ActiveCall, setup: CallSetup, { tts, stt, voice, ttsLanguage }: CallSpeech, log: Logger): PhoneConversation {
     const global = setup.recipe.globalSettings;
-    const { tts, voice } = setup.profile
-      ? ttsForProfile({ provider: setup.profile.spec.provider, voiceName: setup.profile.spec.voiceName, language: setup.profile.spec.language }, this.o.speechCredentials)
-      : ttsForProfile({ provider: 'espeak-ng', voiceName: '', language: setup.language });
     const transfer = this.o.transfer;
     const conversation = new PhoneConversation({
       media: call.media,
-      stt: sttFor(this.o.speechCredentials, setup.keywords),
+      stt,
       tts,
       speech: {
         voice,
-        language: setup.profile?.spec.language ?? setup.language,
+        language: ttsLanguage,
         ...(setup.profile ? { profileName: setup.profile.name } : {}),
         sttLanguage: setup.language,
         keywords: setup.keywords,
