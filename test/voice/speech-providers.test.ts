@@ -38,6 +38,7 @@ describe('Deepgram live STT adapter (loopback fake speaking the WebSocket protoc
     assert.equal(fake.audioBytes[0], 60 * 160 * 2);
     assert.ok(seen.some((t) => !t.final), 'an interim transcript arrived');
     assert.ok(seen.some((t) => t.final && t.text === 'yes I will come tomorrow'));
+    assert.ok(seen.every((t) => t.confidence === 0.98), 'the first alternative\'s confidence travels on each Transcript');
   });
 
   it('maps a refused handshake to a provider error: 401 final, 503 retryable', async () => {
