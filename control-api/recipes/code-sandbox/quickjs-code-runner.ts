@@ -31,6 +31,9 @@ interface Pending {
 
 const workerUrl = new URL('./sandbox-worker.ts', import.meta.url);
 
+/** A worker that has not loaded by then is used anyway: the job's own limit then ends it. */
+const WORKER_START_LIMIT_MS = 30_000;
+
 export class QuickJsCodeRunner implements CodeRunner {
   private readonly slots: Slot[] = [];
   private readonly queue: Pending[] = [];
@@ -90,13 +93,31 @@ export class QuickJsCodeRunner implements CodeRunner {
     const bootstrap = `import('tsx/esm/api').then((m) => { m.register(); return import(${JSON.stringify(workerUrl.href)}); });`;
     const worker = new Worker(bootstrap, { eval: true, resourceLimits: { maxOldGenerationSizeMb: 64, maxYoungGenerationSizeMb: 16 } });
     worker.unref();
-    const ready = Promise.resolve();
+    // A job's time limit is the code's time, not the worker's start-up (loading QuickJS's wasm
+    // takes seconds on a loaded host): the clock starts once the worker says it is ready.
+    const ready = new Promise<void>((resolve) => {
+      const done = (): void => {
+        clearTimeout(bound);
+        worker.off('message', onMessage);
+        worker.off('error', done);
+        worker.off('exit', done);
+        resolve();
+      };
+      const onMessage = (message: unknown): void => {
+        if (typeof message === 'object' && message !== null && 'ready' in message) done();
+      };
+      const bound = setTimeout(done, WORKER_START_LIMIT_MS);
+      worker.on('message', onMessage);
+      worker.once('error', done);
+      worker.once('exit', done);
+    });
     return { worker, ready, busy: false };
   }
 
   private async dispatch(slot: Slot, pending: Pending): Promise<void> {
     slot.busy = true;
     const { job } = pending;
+    await slot.ready;
     const result = await new Promise<CodeRunResult>((resolve) => {
       let settled = false;
       const finish = (outcome: CodeRunResult, kill: boolean): void => {

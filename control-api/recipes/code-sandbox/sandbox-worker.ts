@@ -19,6 +19,8 @@ parentPort?.on('message', (job: SandboxJob) => {
   }
   parentPort?.postMessage(reply);
 });
+// Loaded (the wasm module above took its time): the pool starts a job's clock only now.
+parentPort?.postMessage({ ready: true });
 
 function runJob(job: SandboxJob): SandboxReply {
   const runtime = quickjs.newRuntime();
