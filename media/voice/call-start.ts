@@ -1,6 +1,7 @@
 import { CallEndedError } from '../../core/ports/conversation.js';
 import type { PhoneConversation } from './phone-conversation.js';
-import { AnsweringMachineDetector, BeepDetector, type AmdOptions, type AmdVerdict } from './voicemail-detector.js';
+import { counter, histogram } from '../../core/metrics.js';
+import { AnsweringMachineDetector, GreetingEndWatch, type AmdDecision, type AmdOptions, type GreetingEndOptions } from './voicemail-detector.js';
 
 /** Campaign "Start logic". */
 export type StartLogic = { readonly kind: 'immediately' } | { readonly kind: 'waitForGreeting'; readonly maxWaitMs?: number } | { readonly kind: 'waitSeconds'; readonly seconds: number };
@@ -31,46 +32,76 @@ export async function applyStartLogic(conversation: PhoneConversation, logic: St
   await conversation.waitForGreeting(logic.maxWaitMs ?? 5000, signal);
 }
 
-/** Runs the answering-machine detector on the call's audio until it decides (or `maxMs`: human). */
-export function detectAnsweringMachine(conversation: PhoneConversation, signal: AbortSignal, options: AmdOptions & { readonly maxMs?: number } = {}): Promise<AmdVerdict> {
+/** The caller's audio, frame by frame (PhoneConversation.tap). */
+export type CallerAudio = Pick<PhoneConversation, 'tap'>;
+
+/**
+ * Taps the caller's audio until `onFrame` returns a result. Rejects with CallEndedError when
+ * `signal` aborts; `onTimeout` (wall clock, for a line that sends no audio at all, where no
+ * frame would ever come) may settle it too.
+ */
+function listenUntil<T>(audio: CallerAudio, signal: AbortSignal, onFrame: (samples: Int16Array) => T | undefined, timeout?: { readonly ms: number; readonly onTimeout: () => T | undefined }): Promise<T> {
   return new Promise((resolve, reject) => {
-    const amd = new AnsweringMachineDetector(options);
-    let elapsed = 0;
-    const finish = (outcome: AmdVerdict | Error): void => {
+    let timer: NodeJS.Timeout | undefined;
+    const finish = (outcome: T | Error): void => {
       untap();
+      clearTimeout(timer);
       signal.removeEventListener('abort', onAbort);
       if (outcome instanceof Error) reject(outcome);
       else resolve(outcome);
     };
     const onAbort = (): void => finish(new CallEndedError());
-    const untap = conversation.tap((samples) => {
-      elapsed += 20;
-      const verdict = amd.feed(samples) ?? (elapsed >= (options.maxMs ?? 8000) ? 'human' : undefined);
-      if (verdict) finish(verdict);
+    if (signal.aborted) return reject(new CallEndedError());
+    const untap = audio.tap((samples) => {
+      const result = onFrame(samples);
+      if (result !== undefined) finish(result);
     });
     signal.addEventListener('abort', onAbort, { once: true });
+    if (timeout) {
+      timer = setTimeout(() => {
+        const result = timeout.onTimeout();
+        if (result !== undefined) finish(result);
+      }, timeout.ms);
+    }
   });
 }
 
-/** Resolves true at the end of the voicemail beep, false when none came within `timeoutMs`. */
-export function waitForBeep(conversation: PhoneConversation, signal: AbortSignal, timeoutMs = 15_000): Promise<boolean> {
-  return new Promise((resolve, reject) => {
-    const beep = new BeepDetector();
-    let elapsed = 0;
-    const finish = (outcome: boolean | Error): void => {
-      untap();
-      signal.removeEventListener('abort', onAbort);
-      if (outcome instanceof Error) reject(outcome);
-      else resolve(outcome);
-    };
-    const onAbort = (): void => finish(new CallEndedError());
-    const untap = conversation.tap((samples) => {
-      elapsed += 20;
-      if (beep.feed(samples)) finish(true);
-      else if (elapsed >= timeoutMs) finish(false);
-    });
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
+/** Runs the answering-machine detector on the call's audio until it decides (see voicemail-detector.ts). */
+export function detectAnsweringMachine(audio: CallerAudio, signal: AbortSignal, options: AmdOptions = {}): Promise<AmdDecision> {
+  const amd = new AnsweringMachineDetector(options);
+  // No frame at all (a callee that sends no RTP) never reaches the detector's silence rule.
+  const noAudio = { ms: options.silenceMs ?? 5000, onTimeout: (): AmdDecision | undefined => (amd.heardMs === 0 ? { verdict: 'unknown', reason: 'silence', afterMs: 0 } : undefined) };
+  return listenUntil(audio, signal, (samples) => amd.feed(samples), noAudio);
+}
+
+export interface GreetingWaitOptions extends GreetingEndOptions {
+  /** A watch already fed from answer (screening), so a beep that began before the verdict is seen. */
+  readonly watch?: GreetingEndWatch;
+  /** Longest wait for the beep or the end of the greeting; then the message is spoken anyway. Default 20 s. */
+  readonly maxWaitMs?: number;
+}
+
+/**
+ * Resolves when a machine is ready to record: 'beep' at the end of its beep, 'silence' when its
+ * greeting ended without one, 'timeout' after `maxWaitMs` of caller audio (or wall time, for a
+ * line that stopped sending audio).
+ */
+export function waitForGreetingEnd(audio: CallerAudio, signal: AbortSignal, options: GreetingWaitOptions = {}): Promise<'beep' | 'silence' | 'timeout'> {
+  const watch = options.watch ?? new GreetingEndWatch(options);
+  const maxWaitMs = options.maxWaitMs ?? 20_000;
+  const ready = watch.state;
+  if (ready) return Promise.resolve(ready);
+  const startedAt = watch.heardMs;
+  return listenUntil(
+    audio,
+    signal,
+    (samples) => {
+      // A watch of its own is fed here; a shared one is fed by its owner's tap.
+      if (!options.watch) watch.feed(samples);
+      return watch.state ?? (watch.heardMs - startedAt >= maxWaitMs ? 'timeout' : undefined);
+    },
+    { ms: maxWaitMs + 1000, onTimeout: () => 'timeout' },
+  );
 }
 
 export interface VoicemailHandling {
@@ -92,30 +123,48 @@ export function voicemailMessageFor(messages: Readonly<Record<string, string>>, 
 }
 
 /**
- * The recipe's voicemail handling once a machine answered: hang up, or wait for the beep (the
- * message must not be spoken over the greeting) and leave the message in the call's language.
+ * The recipe's voicemail handling once a machine answered: hang up, or wait until the machine
+ * records (its beep, or the end of a greeting without one; bounded) and leave the message in the
+ * call's language, so the message is never spoken over the greeting.
  */
-export async function handleVoicemail(conversation: PhoneConversation, handling: VoicemailHandling, language: string, signal: AbortSignal): Promise<'disconnected' | 'messageLeft'> {
+export async function handleVoicemail(
+  conversation: PhoneConversation,
+  handling: VoicemailHandling,
+  language: string,
+  signal: AbortSignal,
+  wait: GreetingWaitOptions = {},
+): Promise<'disconnected' | 'messageLeft'> {
   const message = handling.action === 'leaveMessage' ? voicemailMessageFor(handling.messages, language) : undefined;
   if (!message) {
     await conversation.hangup();
     return 'disconnected';
   }
-  await waitForBeep(conversation, signal);
+  await waitForGreetingEnd(conversation, signal, wait);
   await conversation.say(message, { bargeIn: false, signal });
   await conversation.hangup();
   return 'messageLeft';
 }
 
-export type ScreeningOutcome = 'human' | 'disconnected' | 'messageLeft';
+export type ScreeningOutcome = 'human' | 'unknown' | 'disconnected' | 'messageLeft';
+
+export interface ScreeningOptions extends AmdOptions {
+  /** How the message waits for the machine to record. */
+  readonly greeting?: Omit<GreetingWaitOptions, 'watch'>;
+  /** Told the verdict once (also `unknown`/`call-ended` when the call ends first), for the call record. */
+  readonly onVerdict?: (decision: AmdDecision) => void;
+}
+
+const verdicts = counter('amd_verdicts_total', 'Answering-machine detection verdicts on outbound calls, by verdict and the rule that decided', ['verdict', 'reason']);
+const decisionTime = histogram('amd_decision_seconds', 'Caller audio heard from answer until the answering-machine verdict', ['verdict'], [0.5, 1, 1.5, 2, 2.5, 3, 3.5, 4, 5, 6]);
 
 /**
  * Outbound answering-machine screening beside the recipe (a 200 OK looks the same for a person
  * and a machine). The detector listens to the first seconds of the call while the start logic
  * and the recipe go on, so a person waits for nothing; on `machine` it calls `stopRecipe` (the
  * agent stops talking over the greeting) and applies the recipe's voicemail handling: hang up, or
- * wait for the beep and leave the message. Resolves `human` as soon as a person is detected.
- * Rejects with CallEndedError when the call ends first.
+ * wait for the beep (or the greeting's end) and leave the message. Resolves `human` or `unknown`
+ * (treated as a person) as soon as the detector says so. Rejects with CallEndedError when the
+ * call ends first.
  */
 export async function screenForVoicemail(
   conversation: PhoneConversation,
@@ -123,10 +172,29 @@ export async function screenForVoicemail(
   language: string,
   signal: AbortSignal,
   stopRecipe: () => void,
-  options: AmdOptions & { readonly maxMs?: number } = {},
+  options: ScreeningOptions = {},
 ): Promise<ScreeningOutcome> {
-  const verdict = await detectAnsweringMachine(conversation, signal, options);
-  if (verdict === 'human') return 'human';
-  stopRecipe();
-  return handleVoicemail(conversation, handling, language, signal);
+  // Fed from answer beside the detector: a beep-only machine's beep is under way at the verdict.
+  const watch = new GreetingEndWatch(options.greeting);
+  const untap = conversation.tap((samples) => watch.feed(samples));
+  const report = (decision: AmdDecision): void => {
+    verdicts.inc({ verdict: decision.verdict, reason: decision.reason });
+    decisionTime.observe({ verdict: decision.verdict }, decision.afterMs / 1000);
+    options.onVerdict?.(decision);
+  };
+  try {
+    let decision: AmdDecision;
+    try {
+      decision = await detectAnsweringMachine(conversation, signal, options);
+    } catch (error) {
+      if (error instanceof CallEndedError) report({ verdict: 'unknown', reason: 'call-ended', afterMs: watch.heardMs });
+      throw error;
+    }
+    report(decision);
+    if (decision.verdict !== 'machine') return decision.verdict;
+    stopRecipe();
+    return await handleVoicemail(conversation, handling, language, signal, { ...options.greeting, watch });
+  } finally {
+    untap();
+  }
 }

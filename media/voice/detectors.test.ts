@@ -1,12 +1,20 @@
 import assert from 'node:assert/strict';
 import { EspeakTts } from '../speech/espeak-tts.js';
+import { waitForGreetingEnd } from './call-start.js';
 import { Endpointer, EnergyVad } from './vad.js';
-import { AnsweringMachineDetector, BeepDetector } from './voicemail-detector.js';
+import { AnsweringMachineDetector, BeepDetector, GreetingEndWatch, type AmdDecision } from './voicemail-detector.js';
 
+/** espeak-ng speech with its leading and trailing silence cut, so the pauses a test puts in are exact. */
 async function speech(text: string): Promise<Int16Array> {
   const parts: number[] = [];
   for await (const c of new EspeakTts().synthesize({ text, voice: '', language: 'en-US', signal: new AbortController().signal })) parts.push(...c);
-  return Int16Array.from(parts);
+  const pcm = Int16Array.from(parts);
+  const loud = (i: number): boolean => Math.abs(pcm[i]!) > 300;
+  let from = 0;
+  while (from < pcm.length && !loud(from)) from++;
+  let to = pcm.length;
+  while (to > from && !loud(to - 1)) to--;
+  return pcm.slice(from, to);
 }
 const silence = (ms: number): Int16Array => new Int16Array(ms * 8);
 const tone = (hz: number, ms: number, amp = 8000): Int16Array => Int16Array.from({ length: ms * 8 }, (_, i) => Math.round(amp * Math.sin((2 * Math.PI * hz * i) / 8000)));
@@ -53,24 +61,56 @@ describe('voice activity detection and endpointing', function () {
 });
 
 describe('voicemail detection (audio only)', function () {
-  this.timeout(10_000);
+  this.timeout(20_000);
 
-  const verdict = (pcm: Int16Array): string | undefined => {
+  const decide = (pcm: Int16Array): AmdDecision | undefined => {
     const amd = new AnsweringMachineDetector();
     for (const f of frames(pcm)) {
-      const v = amd.feed(f);
-      if (v) return v;
+      const d = amd.feed(f);
+      if (d) return d;
     }
     return undefined;
   };
 
-  it('a long greeting without pauses is a machine', async () => {
+  it('a long greeting without pauses is a machine, within 3 s', async () => {
     const greeting = await speech('Hi, you have reached Asha. I cannot take your call right now, please leave your name and number after the tone.');
-    assert.equal(verdict(concat(silence(400), greeting, silence(500))), 'machine');
+    const d = decide(concat(silence(400), greeting, silence(500)));
+    assert.equal(d?.verdict, 'machine');
+    assert.ok(d.afterMs <= 3000, `decided after ${d.afterMs} ms`);
   });
 
   it('a short hello followed by a pause is a person', async () => {
-    assert.equal(verdict(concat(silence(300), await speech('Hello?'), silence(1500))), 'human');
+    assert.deepEqual(decide(concat(silence(300), await speech('Hello?'), silence(2500)))?.verdict, 'human');
+  });
+
+  it('a greeting that opens with "Hello," and a pause of up to 900 ms is a machine, not a person', async () => {
+    // The case length rules miss: the pause after "Hello," looks like a person waiting.
+    for (const pauseMs of [500, 750, 900]) {
+      const d = decide(concat(silence(200), await speech('Hello,'), silence(pauseMs), await speech('you have reached the Sharma family, please leave a message.'), silence(500)));
+      assert.equal(d?.verdict, 'machine', `pause ${pauseMs} ms: ${JSON.stringify(d)}`);
+      assert.equal(d.reason, 'greeting-span');
+    }
+  });
+
+  it('"Hello? ... Hello?" with a person waiting in between is a person, decided in the first wait', async () => {
+    const hello = await speech('Hello?');
+    const d = decide(concat(silence(300), hello, silence(1500), hello, silence(2000)));
+    assert.equal(d?.verdict, 'human');
+    assert.ok(d.afterMs < 300 + hello.length / 8 + 1500, `decided after ${d.afterMs} ms, before the second hello`);
+  });
+
+  it('a beep with no greeting is a machine, at any pitch, while the beep still sounds', () => {
+    for (const hz of [440, 850, 1000, 1400]) {
+      const d = decide(concat(silence(800), tone(hz, 500), silence(1000)));
+      assert.equal(d?.verdict, 'machine', `${hz} Hz`);
+      assert.equal(d.reason, 'beep');
+      assert.ok(d.afterMs <= 800 + 260, `${hz} Hz: decided after ${d.afterMs} ms`);
+    }
+  });
+
+  it('nothing heard is unknown, never a machine (and never a person it did not hear)', () => {
+    assert.deepEqual(decide(concat(silence(6000))), { verdict: 'unknown', reason: 'silence', afterMs: 5000 });
+    assert.equal(decide(noise(6000, 1500))?.verdict, 'unknown');
   });
 
   it('finds the beep after the greeting, not in the speech', async () => {
@@ -86,5 +126,56 @@ describe('voicemail detection (audio only)', function () {
     assert.ok(endedAt >= toneEnd && endedAt <= toneEnd + 60, `beep end reported at ${endedAt} ms, tone ended at ${toneEnd} ms`);
     const speechOnly = new BeepDetector();
     assert.ok(![...frames(concat(greeting, await speech('Thank you for calling, goodbye.')))].some((f) => speechOnly.feed(f)));
+  });
+});
+
+describe('when a machine is ready to record (GreetingEndWatch)', function () {
+  this.timeout(10_000);
+
+  const readyAt = (pcm: Int16Array, watch = new GreetingEndWatch()): { state: string; at: number } | undefined => {
+    let t = 0;
+    for (const f of frames(pcm)) {
+      t += 20;
+      watch.feed(f);
+      if (watch.state) return { state: watch.state, at: t };
+    }
+    return undefined;
+  };
+
+  it('at the end of the beep that follows the greeting', async () => {
+    const greeting = await speech('Hello, you have reached Ravi. Please leave a message.');
+    const toneEnd = greeting.length / 8 + 400 + 500;
+    const ready = readyAt(concat(greeting, silence(400), tone(850, 500), silence(3000)));
+    assert.equal(ready?.state, 'beep');
+    assert.ok(ready.at >= toneEnd && ready.at <= toneEnd + 60, `ready at ${ready.at} ms, beep ended at ${toneEnd} ms`);
+  });
+
+  it('without a beep: once the greeting has been followed by 2.5 s of silence, not in its pauses', async () => {
+    const greeting = concat(await speech('Hello,'), silence(900), await speech('you have reached Ravi. Please leave a message.'));
+    const ready = readyAt(concat(silence(300), greeting, silence(4000)));
+    assert.equal(ready?.state, 'silence');
+    const end = 300 + greeting.length / 8;
+    // The VAD hears the greeting's last, quiet syllable end a little early.
+    assert.ok(ready.at >= end + 2300 && ready.at <= end + 2700, `ready at ${ready.at} ms, greeting ended at ${end} ms`);
+  });
+
+  it('waitForGreetingEnd gives up after maxWaitMs of audio when the greeting never ends (bounded)', async () => {
+    const taps = new Set<(samples: Int16Array) => void>();
+    const audio = { tap: (l: (samples: Int16Array) => void) => (taps.add(l), () => taps.delete(l)) };
+    const phrase = concat(await speech('Thank you for calling, all our lines are busy, please stay on the line.'), silence(500));
+    const waiting = waitForGreetingEnd(audio, new AbortController().signal, { maxWaitMs: 5000 });
+    let fed = 0;
+    let outcome: string | undefined;
+    void waiting.then((o) => (outcome = o));
+    for (let i = 0; i < 4 && outcome === undefined; i++) {
+      for (const f of frames(phrase)) {
+        for (const l of [...taps]) l(f);
+        fed += 20;
+      }
+      await Promise.resolve();
+    }
+    assert.equal(await waiting, 'timeout');
+    assert.ok(fed >= 5000, `gave up after ${fed} ms of audio`);
+    assert.equal(taps.size, 0, 'untapped');
   });
 });

@@ -1,114 +1,170 @@
+import { BeepDetector } from './beep-detector.js';
+import { HighPassFilter } from './high-pass.js';
 import { EnergyVad } from './vad.js';
 
+export { BeepDetector } from './beep-detector.js';
+
 /**
- * Answering-machine detection from audio (a 200 OK looks the same for a person and a machine).
- * The classic cues: a person answers with a short greeting ("Hello?") and then waits; a machine
- * talks on ("Hi, you have reached ... please leave a message") without leaving a gap.
+ * Answering-machine detection from the callee's first seconds of audio (a 200 OK looks the same
+ * for a person and a machine). Not a length rule on the first phrase: voicemail greetings that
+ * open with a short phrase and a pause ("Hello, [pause] you have reached ...", "Hi, this is Sam.
+ * [pause] I can't ...") look exactly like a person's "Hello?" until the pause ends. So the
+ * detector keeps listening through the first pause and decides on what follows it:
+ *
+ * - a beep (a steady tone held `beepMs`) anywhere: machine (this also catches beep-only machines);
+ * - silence of `humanPauseMs` after speech: a person who answered and now waits for us (a
+ *   machine's pauses between phrases are shorter: it resumes);
+ * - speech whose span from its first onset, pauses shorter than `humanPauseMs` included, reaches
+ *   `machineSpanMs`: a greeting being read on (a person says a short phrase, or two, and waits);
+ * - nothing heard (no speech, no tone) for `silenceMs`: `unknown` (a silent listener, or a line
+ *   without audio).
+ *
+ * Once speech has begun one of the first two always fires, by onset + span + pause at the latest.
+ * `unknown` is treated like a person by the call: hanging up on a person (or leaving them a
+ * voicemail message) is worse than talking to a machine for a while. Thresholds and the figures
+ * behind them: docs/voice-pipeline.md, Voicemail.
  */
 export interface AmdOptions {
-  /** Continuous greeting longer than this is a machine. Default 2400 ms. */
-  readonly machineGreetingMs?: number;
-  /** A pause this long after a short greeting means a person is waiting for us. Default 700 ms. */
+  /** Silence this long after speech means a person waiting for us. Default 1000 ms. */
   readonly humanPauseMs?: number;
-  /** Gaps shorter than this inside a greeting are between words, not a pause. Default 350 ms. */
+  /** Speech spanning this long from its onset (shorter pauses included) is a greeting. Default 2200 ms. */
+  readonly machineSpanMs?: number;
+  /** A tone held this long is a voicemail beep. Default 200 ms. */
+  readonly beepMs?: number;
+  /** Gaps shorter than this are between words: they do not end a speech segment. Default 300 ms. */
   readonly wordGapMs?: number;
-  /** Nobody spoke for this long: treat as a person who is listening. Default 4000 ms. */
-  readonly initialSilenceMs?: number;
+  /** Nothing heard (no speech, no tone) for this long: unknown. Default 5000 ms. */
+  readonly silenceMs?: number;
 }
 
-export type AmdVerdict = 'human' | 'machine';
+export type AmdVerdict = 'human' | 'machine' | 'unknown';
+
+/** Which rule decided (logs, metrics, the bench's table). */
+export type AmdReason = 'beep' | 'greeting-span' | 'waiting-after-answer' | 'silence' | 'call-ended';
+
+export interface AmdDecision {
+  readonly verdict: AmdVerdict;
+  readonly reason: AmdReason;
+  /** Caller audio heard until the verdict (20 ms frames since the detector started, at answer). */
+  readonly afterMs: number;
+}
+
+const FRAME_MS = 20;
+/** Voiced frames (leaky count) that open a speech segment: a click or a noise burst does not. */
+const ONSET_FRAMES = 3;
+
+interface Segment {
+  readonly startMs: number;
+  endMs: number;
+}
+
+/** Below this the detector's VAD hears no voice (see HighPassFilter). */
+const VOICE_LOW_HZ = 250;
 
 export class AnsweringMachineDetector {
   private readonly vad = new EnergyVad();
-  private elapsed = 0;
-  private speechMs = 0;
-  private pauseMs = 0;
-  private started = false;
+  private readonly highPass = new HighPassFilter(VOICE_LOW_HZ);
+  private readonly beep = new BeepDetector();
   private readonly o: Required<AmdOptions>;
+  private elapsed = 0;
+  private leaky = 0;
+  private readonly segments: Segment[] = [];
+  private open: Segment | undefined;
+  private decided: AmdDecision | undefined;
 
   constructor(options: AmdOptions = {}) {
-    this.o = { machineGreetingMs: 2400, humanPauseMs: 700, wordGapMs: 350, initialSilenceMs: 4000, ...options };
+    this.o = { humanPauseMs: 1000, machineSpanMs: 2200, beepMs: 200, wordGapMs: 300, silenceMs: 5000, ...options };
   }
 
-  /** Feeds one 20 ms frame; returns the verdict once it is known. */
-  feed(samples: Int16Array): AmdVerdict | undefined {
-    this.elapsed += 20;
-    const { voiced } = this.vad.classify(samples);
-    if (!this.started) {
-      if (voiced) this.started = true;
-      else return this.elapsed >= this.o.initialSilenceMs ? 'human' : undefined;
+  /** Caller audio heard so far. */
+  get heardMs(): number {
+    return this.elapsed;
+  }
+
+  /** Feeds one 20 ms frame; returns the decision once it is made (and the same one after). */
+  feed(samples: Int16Array): AmdDecision | undefined {
+    if (this.decided) return this.decided;
+    this.elapsed += FRAME_MS;
+    this.beep.feed(samples);
+    if (this.beep.toneMs >= this.o.beepMs) return this.decide('machine', 'beep');
+    // A tone is not speech: it must not stretch the greeting span while it is being confirmed.
+    const voiced = this.vad.classify(this.highPass.process(samples)).voiced && this.beep.toneMs === 0;
+    this.track(voiced);
+    return this.rules();
+  }
+
+  private track(voiced: boolean): void {
+    const now = this.elapsed;
+    if (this.open) {
+      if (voiced) this.open.endMs = now;
+      else if (now - this.open.endMs >= this.o.wordGapMs) this.open = undefined;
+      return;
     }
-    if (voiced) {
-      this.speechMs += 20 + (this.pauseMs < this.o.wordGapMs ? this.pauseMs : 0);
-      this.pauseMs = 0;
-      if (this.speechMs >= this.o.machineGreetingMs) return 'machine';
-      return undefined;
+    this.leaky = voiced ? this.leaky + 1 : Math.max(0, this.leaky - 1);
+    if (this.leaky >= ONSET_FRAMES) {
+      this.leaky = 0;
+      this.open = { startMs: now - (ONSET_FRAMES - 1) * FRAME_MS - FRAME_MS, endMs: now };
+      this.segments.push(this.open);
     }
-    this.pauseMs += 20;
-    if (this.pauseMs >= this.o.humanPauseMs) return 'human';
+  }
+
+  private rules(): AmdDecision | undefined {
+    const now = this.elapsed;
+    const first = this.segments[0];
+    if (!first) return now >= this.o.silenceMs ? this.decide('unknown', 'silence') : undefined;
+    const last = this.segments[this.segments.length - 1]!;
+    if (!this.open && now - last.endMs >= this.o.humanPauseMs) return this.decide('human', 'waiting-after-answer');
+    // The span counts pauses shorter than humanPauseMs as part of the greeting: a machine's
+    // "Hello, [pause] you have reached" is one stretch of talk, a person's "Hello?" is not.
+    if (last.endMs - first.startMs >= this.o.machineSpanMs) return this.decide('machine', 'greeting-span');
     return undefined;
+  }
+
+  private decide(verdict: AmdVerdict, reason: AmdReason): AmdDecision {
+    this.decided = { verdict, reason, afterMs: this.elapsed };
+    return this.decided;
   }
 }
 
-const TONE_LOW_HZ = 350;
-const TONE_HIGH_HZ = 2500;
-const TONE_STEP_HZ = 25;
-
-/** Share of a frame's energy at one frequency (Goertzel), 1.0 for a pure tone on the bin. */
-function tonality(samples: Int16Array, hz: number): number {
-  const n = samples.length;
-  const k = (2 * Math.PI * hz) / 8000;
-  const coeff = 2 * Math.cos(k);
-  let s1 = 0;
-  let s2 = 0;
-  let energy = 0;
-  for (let i = 0; i < n; i++) {
-    const x = samples[i]!;
-    energy += x * x;
-    const s0 = x + coeff * s1 - s2;
-    s2 = s1;
-    s1 = s0;
-  }
-  if (energy === 0) return 0;
-  const power = s1 * s1 + s2 * s2 - coeff * s1 * s2;
-  return power / ((n / 2) * energy);
+export interface GreetingEndOptions {
+  /** Silence after the greeting that ends it when no beep comes. Default 2500 ms. */
+  readonly endSilenceMs?: number;
 }
 
 /**
- * The voicemail beep: a steady single tone (any pitch in 350-2500 Hz, as machines differ) of at
- * least `minMs`, reported when it ends so the message starts after it, not over it.
+ * When a machine is ready to record: at the end of its beep, or, for machines without a beep,
+ * once its greeting has been followed by `endSilenceMs` of silence (longer than the pauses
+ * inside a greeting). Fed from answer, so a beep that started before the verdict (beep-only
+ * machines) is still seen to its end.
  */
-export class BeepDetector {
-  private toneHz = 0;
-  private toneMs = 0;
+export class GreetingEndWatch {
+  private readonly vad = new EnergyVad();
+  private readonly highPass = new HighPassFilter(VOICE_LOW_HZ);
+  private readonly beep = new BeepDetector();
+  private elapsed = 0;
+  private lastVoicedMs = -1;
+  private beepEndedMs = -1;
+  private readonly endSilenceMs: number;
 
-  constructor(private readonly options: { readonly minMs?: number; readonly minLevelDb?: number } = {}) {}
+  constructor(options: GreetingEndOptions = {}) {
+    this.endSilenceMs = options.endSilenceMs ?? 2500;
+  }
 
-  /** True on the first frame after a beep that lasted long enough. */
-  feed(samples: Int16Array): boolean {
-    let sum = 0;
-    for (let i = 0; i < samples.length; i++) sum += samples[i]! * samples[i]!;
-    const levelDb = 10 * Math.log10(sum / samples.length / (32768 * 32768) + 1e-12);
-    let bestHz = 0;
-    let best = 0;
-    if (levelDb > (this.options.minLevelDb ?? -40)) {
-      for (let hz = TONE_LOW_HZ; hz <= TONE_HIGH_HZ; hz += TONE_STEP_HZ) {
-        const t = tonality(samples, hz);
-        if (t > best) {
-          best = t;
-          bestHz = hz;
-        }
-      }
-    }
-    const isTone = best > 0.6;
-    if (isTone && (this.toneMs === 0 || Math.abs(bestHz - this.toneHz) <= 50)) {
-      this.toneHz = this.toneMs === 0 ? bestHz : this.toneHz;
-      this.toneMs += 20;
-      return false;
-    }
-    const ended = this.toneMs >= (this.options.minMs ?? 160);
-    this.toneMs = isTone ? 20 : 0;
-    this.toneHz = isTone ? bestHz : 0;
-    return ended;
+  get heardMs(): number {
+    return this.elapsed;
+  }
+
+  feed(samples: Int16Array): void {
+    this.elapsed += FRAME_MS;
+    if (this.beep.feed(samples)) this.beepEndedMs = this.elapsed;
+    if (this.vad.classify(this.highPass.process(samples)).voiced && this.beep.toneMs === 0) this.lastVoicedMs = this.elapsed;
+  }
+
+  /** 'beep': a beep ended after the last speech; 'silence': the greeting is over without one. */
+  get state(): 'beep' | 'silence' | undefined {
+    // The beep's own frames may read as voiced until it is recognised: allow them.
+    if (this.beepEndedMs >= 0 && this.beepEndedMs >= this.lastVoicedMs) return 'beep';
+    if (this.lastVoicedMs >= 0 && this.elapsed - this.lastVoicedMs >= this.endSilenceMs) return 'silence';
+    return undefined;
   }
 }

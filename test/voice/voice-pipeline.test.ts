@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { MediaService } from '../../media/media-service.js';
 import { EspeakTts } from '../../media/speech/espeak-tts.js';
 import { PocketsphinxStt } from '../../media/speech/pocketsphinx-stt.js';
-import { handleVoicemail, detectAnsweringMachine } from '../../media/voice/call-start.js';
+import { handleVoicemail, detectAnsweringMachine, screenForVoicemail } from '../../media/voice/call-start.js';
+import type { AmdDecision } from '../../media/voice/voicemail-detector.js';
 import { PhoneConversation } from '../../media/voice/phone-conversation.js';
 import { appointmentRecipe, appointmentVocabulary, FarEnd, fliteSpeech, mediaPair, recipeRun, transcribe } from './voice-harness.js';
 
@@ -167,7 +168,7 @@ describe('voice pipeline over RTP (offline providers)', function () {
       await machine.speak(beep);
       return performance.now();
     });
-    assert.equal(await verdict, 'machine');
+    assert.equal((await verdict).verdict, 'machine');
     const outcome = await handleVoicemail(
       conversation,
       { action: 'leaveMessage', messages: { hi: 'नमस्ते', en: 'Hello, this is the clinic. Please call us back about your appointment.' } },
@@ -183,6 +184,43 @@ describe('voice pipeline over RTP (offline providers)', function () {
     assert.ok(firstAgentAudio && firstAgentAudio.at >= beepSentAt - 20, 'the message started after the beep, not over the greeting');
     const message = await transcribe(machine.audioSince(beepSentAt), ['hello this is the clinic', 'please call us back about your appointment', 'goodbye']);
     assert.match(message, /clinic|appointment|call/);
+  });
+
+  it('a beep-only machine: screening decides on the beep while it sounds, and the message follows the beep\'s end', async () => {
+    const { caller, agent } = await mediaPair(service);
+    const machine = new FarEnd(caller);
+    const ended = new AbortController();
+    const conversation = new PhoneConversation({
+      media: agent,
+      stt: new PocketsphinxStt(),
+      tts: new EspeakTts(),
+      speech: { voice: '', language: 'en-US', sttLanguage: 'en-US', keywords: [] },
+      signal: ended.signal,
+      hangup: async () => ended.abort(),
+    });
+    // Some comfort noise first, so the RTP stream (and the detector's frames) start at answer.
+    const hiss = Int16Array.from({ length: 8 * 600 }, (_, i) => ((i * 7919) % 61) - 30);
+    const beep = Int16Array.from({ length: 8 * 800 }, (_, i) => Math.round(9000 * Math.sin((2 * Math.PI * 850 * i) / 8000)));
+    let stopped = false;
+    let decision: AmdDecision | undefined;
+    const screening = screenForVoicemail(conversation, { action: 'leaveMessage', messages: { en: 'Please call the clinic back about your appointment.' } }, 'en-US', ended.signal, () => (stopped = true), {
+      onVerdict: (d) => (decision = d),
+    });
+    const playing = machine.speak(hiss).then(async () => {
+      await machine.speak(beep);
+      return performance.now();
+    });
+    assert.equal(await screening, 'messageLeft');
+    const beepSentAt = await playing;
+    assert.ok(stopped, 'the recipe was stopped');
+    assert.equal(decision?.verdict, 'machine');
+    assert.equal(decision.reason, 'beep');
+    assert.ok(decision.afterMs < 600 + 800, `decided after ${decision.afterMs} ms, while the beep sounded`);
+    await new Promise((r) => setTimeout(r, 200));
+    machine.stop();
+    const firstAgentAudio = machine.heard.find((f) => Math.max(...f.samples.map(Math.abs)) > 2000);
+    assert.ok(firstAgentAudio && firstAgentAudio.at >= beepSentAt - 20, 'the message started after the beep, not over it');
+    assert.match(await transcribe(machine.audioSince(beepSentAt), ['please call the clinic back about your appointment', 'goodbye']), /clinic|appointment|call/);
   });
 
   it('hanging up cancels everything: listen rejects and no agent audio follows', async () => {
