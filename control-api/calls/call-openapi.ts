@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { clientIdParam, type OpenApiBuilder } from '../management/openapi/builder.js';
 import type { JsonSchema } from '../management/openapi/json-schema.js';
 import { errorResponses, ok, operation, pageOf, pageParams, pathParam, ref } from '../management/openapi/operations.js';
-import { analysisStates, callOutcomes } from './call-types.js';
+import { amdVerdicts, analysisStates, callOutcomes } from './call-types.js';
 
 /**
  * The calls and Master Report routes' part of `/v1/openapi.json`. Response schemas mirror
@@ -33,6 +33,13 @@ export const callViewSchema = z.object({
   disposition: nullableText,
   variables: z.record(z.string(), z.unknown()),
   recording: z.object({ url: z.string() }).nullable(),
+  answeringMachine: z
+    .object({
+      verdict: z.enum(amdVerdicts).describe('`unknown` (nothing heard, or the call ended first) is treated as a person'),
+      decidedAfterMs: z.number().int().describe('callee audio heard from answer until the verdict'),
+    })
+    .nullable()
+    .describe('answering-machine detection of an outbound call; null when the call was not screened'),
   analysis: z.object({
     status: z.enum(analysisStates),
     error: nullableText,

@@ -96,6 +96,8 @@ export class CallRecorder {
         disposition: end.disposition ?? null,
         ...(end.variables ? { variables: JSON.stringify(end.variables) } : {}),
         recording_ref: end.recordingRef ?? null,
+        amd_verdict: end.answeringMachine?.verdict ?? null,
+        amd_ms: end.answeringMachine ? Math.max(0, Math.round(end.answeringMachine.afterMs)) : null,
         analysis_status: analyse ? 'analyzing' : 'skipped',
         updated_at: new Date(this.clock.now()),
       })

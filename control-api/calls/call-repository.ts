@@ -31,6 +31,7 @@ export function toCallRecord(row: CallRow): CallRecord {
     disposition: row.disposition,
     variables: (row.variables ?? {}) as Record<string, unknown>,
     recordingRef: row.recording_ref,
+    answeringMachine: row.amd_verdict ? { verdict: row.amd_verdict, afterMs: row.amd_ms ?? 0 } : null,
     analysis: {
       status: row.analysis_status as AnalysisState,
       error: row.analysis_error,

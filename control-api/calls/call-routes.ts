@@ -60,6 +60,7 @@ export function renderCall(tenant: TenantRef, call: CallRecord, basePath: string
     disposition: call.disposition,
     variables: call.variables,
     recording: call.recordingRef ? { url: `${basePath}/${call.id}/recording` } : null,
+    answeringMachine: call.answeringMachine ? { verdict: call.answeringMachine.verdict, decidedAfterMs: call.answeringMachine.afterMs } : null,
     analysis: {
       status: call.analysis.status,
       error: call.analysis.error,

@@ -30,6 +30,16 @@ export interface TranscriptLine {
   readonly unspoken?: string;
 }
 
+/** Answering-machine detection on an outbound call: `unknown` is treated as a person. */
+export const amdVerdicts = ['human', 'machine', 'unknown'] as const;
+export type AmdVerdict = (typeof amdVerdicts)[number];
+
+export interface AnsweringMachineResult {
+  readonly verdict: AmdVerdict;
+  /** Callee audio heard from answer until the verdict. */
+  readonly afterMs: number;
+}
+
 export type InsightValue = string | number | boolean;
 
 /** Extracted values by parameter name; null when the transcript did not give one. */
@@ -67,6 +77,8 @@ export interface CallEnd {
   readonly transcript?: readonly TranscriptLine[];
   /** Where the recording is, relative to the recordings directory (media/ writes it). */
   readonly recordingRef?: string;
+  /** Answering-machine detection (screened outbound calls only). */
+  readonly answeringMachine?: AnsweringMachineResult;
   /**
    * The insight parameters to extract. Default: the recipe's `globalSettings.insights` as stored
    * at hang-up (a snapshot, so editing the recipe later does not change a running analysis).
@@ -96,6 +108,7 @@ export interface CallRecord {
   readonly disposition: string | null;
   readonly variables: Readonly<Record<string, unknown>>;
   readonly recordingRef: string | null;
+  readonly answeringMachine: AnsweringMachineResult | null;
   readonly analysis: {
     readonly status: AnalysisState;
     readonly error: string | null;

@@ -10,7 +10,7 @@ import { PronunciationLexicon, type PronunciationRule } from '../../media/speech
 import { applyStartLogic, screenForVoicemail, type ScreeningOutcome, type StartLogic } from '../../media/voice/call-start.js';
 import { PhoneConversation, type TurnSettings } from '../../media/voice/phone-conversation.js';
 import type { CallRecorder } from '../calls/call-recorder.js';
-import type { CallEnd, TranscriptLine } from '../calls/call-types.js';
+import type { AnsweringMachineResult, CallEnd, TranscriptLine } from '../calls/call-types.js';
 import { isUuid } from '../calls/call-repository.js';
 import { callEndFromRun, transcriptLines } from '../calls/run-record.js';
 import type { PronunciationEntrySpec } from '../domain/pronunciation-entry.js';
@@ -57,6 +57,8 @@ interface CallState {
   run?: RecipeRun;
   result?: RunResult;
   voicemail?: ScreeningOutcome;
+  /** The answering-machine verdict of a screened (outbound) call. */
+  answeringMachine?: AnsweringMachineResult;
   /** Set when the call ended because nothing could understand its language (no recipe outcome). */
   speechEnd?: { readonly reason: 'unsupported_language' | 'speech_unavailable'; readonly line: TranscriptLine };
   /** Every speech-to-text provider of the call was dropped (fallback.ts): the recipe is stopped. */
@@ -142,6 +144,7 @@ export class RecipeCallHandler implements CallHandler {
     if (!recordId) return;
     const endedAt = new Date(end?.endedAt ?? Date.now());
     const { run, result, voicemail, speechEnd } = state;
+    const amd = state.answeringMachine ? { answeringMachine: state.answeringMachine } : {};
     try {
       if (speechEnd) {
         // Nothing could understand the caller: no recipe outcome, so no disposition either.
@@ -155,12 +158,13 @@ export class RecipeCallHandler implements CallHandler {
           transcript: [...(ran?.transcript ?? []), speechEnd.line],
           ...(ran?.variables ? { variables: ran.variables } : {}),
           ...(recordingRef ? { recordingRef } : {}),
+          ...amd,
         };
         await this.o.recorder.completeCall(recordId, callEnd);
       } else if (result) {
         // A REFER transfer hangs our leg up before the Transfer block returns, which the run sees as a hang-up.
         const ran = end?.reason === 'transferred' && result.reason === 'callerHangup' ? { ...result, reason: 'transferred' as const } : result;
-        const callEnd = callEndFromRun(ran, { endedAt, answeredAt, ...(recordingRef ? { recordingRef } : {}) });
+        const callEnd = { ...callEndFromRun(ran, { endedAt, answeredAt, ...(recordingRef ? { recordingRef } : {}) }), ...amd };
         // A machine answered: the record says so instead of "the caller hung up".
         await this.o.recorder.completeCall(recordId, voicemail ? { ...callEnd, endReason: 'voicemail', disposition: `voicemail_${voicemail === 'messageLeft' ? 'message_left' : 'disconnected'}` } : callEnd);
       } else {
@@ -173,6 +177,7 @@ export class RecipeCallHandler implements CallHandler {
           transcript: transcriptLines(run?.transcript ?? []),
           ...(run ? { variables: run.variables() } : {}),
           ...(recordingRef ? { recordingRef } : {}),
+          ...amd,
         });
       }
     } catch (error) {
@@ -209,7 +214,12 @@ export class RecipeCallHandler implements CallHandler {
     // stops it and applies the recipe's voicemail handling (spec: recipe global settings).
     const recipeSignal = AbortSignal.any([call.signal, stopRecipe.signal]);
     const screening = outbound
-      ? screenForVoicemail(conversation, setup.recipe.globalSettings.voicemail, setup.language, call.signal, () => stopRecipe.abort())
+      ? screenForVoicemail(conversation, setup.recipe.globalSettings.voicemail, setup.language, call.signal, () => stopRecipe.abort(), {
+          onVerdict: (d) => {
+            state.answeringMachine = { verdict: d.verdict, afterMs: d.afterMs };
+            log.info({ verdict: d.verdict, reason: d.reason, afterMs: d.afterMs }, 'answering-machine verdict');
+          },
+        })
       : undefined;
     screening?.catch(() => undefined);
     if (outbound) await applyStartLogic(conversation, startLogicOf(outbound), recipeSignal).catch(ignoreIfStopped(stopRecipe.signal));

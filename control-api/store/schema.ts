@@ -182,6 +182,10 @@ export interface CallsTable {
   duration_ms: number | null;
   end_reason: string | null;
   disposition: string | null;
+  /** Answering-machine verdict of a screened outbound call (migration 0301). */
+  amd_verdict: 'human' | 'machine' | 'unknown' | null;
+  /** Caller audio heard until that verdict. */
+  amd_ms: number | null;
   variables: JsonColumnWithDefault;
   recording_ref: string | null;
   analysis_status: 'pending' | 'analyzing' | 'completed' | 'failed' | 'skipped';

@@ -43,7 +43,7 @@ forEachStore('call records API: list, filter, get, recording', (getStore) => {
       ids[key] = record.id;
     };
     // 20:00 UTC on 1 Nov is 01:30 on 2 Nov in Kolkata: the tenant's day decides date filters.
-    await call('c1', { startedAt: new Date('2026-11-01T20:00:00Z'), campaignId, messageId: '6b0f6a8e-1111-4c1e-9d55-000000000001' }, { disposition: 'promise_to_pay', recordingRef: 'north/c1.wav' });
+    await call('c1', { startedAt: new Date('2026-11-01T20:00:00Z'), campaignId, messageId: '6b0f6a8e-1111-4c1e-9d55-000000000001' }, { disposition: 'promise_to_pay', recordingRef: 'north/c1.wav', answeringMachine: { verdict: 'human', afterMs: 1740 } });
     await call('c2', { startedAt: new Date('2026-11-02T05:00:00Z'), campaignId, remoteNumber: '+919800000002' }, { outcome: 'busy', sipStatus: 486 });
     await call('c3', { startedAt: new Date('2026-11-03T05:00:00Z'), direction: 'inbound' }, { disposition: 'callback', recordingRef: '../../../etc/passwd' });
     await call('c4', { startedAt: new Date('2026-11-04T05:00:00Z') }, { outcome: 'no_answer' });
@@ -74,6 +74,11 @@ forEachStore('call records API: list, filter, get, recording', (getStore) => {
     assert.deepEqual(keys((await list('?outcome=busy&outcome=no_answer')).items), ['c2', 'c4']);
     assert.deepEqual(keys((await list('?disposition=callback')).items), ['c3']);
     assert.deepEqual(keys((await list('?direction=inbound&analysis=analyzing')).items), ['c3']);
+  });
+
+  it('shows the answering-machine verdict of screened calls and null on the others', async () => {
+    const items = (await list('')).items as unknown as Array<{ answeringMachine: unknown }>;
+    assert.deepEqual(items.map((i) => i.answeringMachine), [{ verdict: 'human', decidedAfterMs: 1740 }, null, null, null]);
   });
 
   it('pages with an opaque cursor and no overlap', async () => {
@@ -115,6 +120,7 @@ forEachStore('call records API: list, filter, get, recording', (getStore) => {
     assert.equal(body.sipStatus, null);
     assert.deepEqual(body.recording, { url: `/v1/tenants/north/calls/${ids.c1}/recording` });
     assert.equal(body.analysis.status, 'analyzing');
+    assert.deepEqual(body.answeringMachine, { verdict: 'human', decidedAfterMs: 1740 });
     assert.deepEqual(body.transcript, [{ at: '2026-11-01T20:00:00.000Z', speaker: 'agent', text: 'hello c1' }]);
   });
 

@@ -45,6 +45,7 @@ forEachStore('Master Report (CSV)', (getStore) => {
         sipStatus: 200,
         disposition: i === 0 ? 'promise, "maybe"' : 'done',
         variables: i === 0 ? { name: 'रवि', city: 'دبي' } : {},
+        ...(i === 0 ? { answeringMachine: { verdict: 'machine' as const, afterMs: 2460 } } : {}),
         insightParameters: [],
       });
       ids.push(record.id);
@@ -93,6 +94,9 @@ forEachStore('Master Report (CSV)', (getStore) => {
     assert.equal(first['analysis.agreed_to_pay'], 'true');
     assert.equal(first['analysis.amount'], '2500');
     assert.equal(first.disposition, 'promise, "maybe"');
+    assert.equal(first.amd_verdict, 'machine');
+    assert.equal(first.amd_ms, '2460');
+    assert.equal(rows.find((r) => r.call_id !== trickyId)?.amd_verdict, '');
     assert.deepEqual(JSON.parse(first.variables ?? ''), { name: 'रवि', city: 'دبي' });
     assert.equal(first.campaign_name, 'Loan reminders');
     assert.equal(first.duration_seconds, '91');
