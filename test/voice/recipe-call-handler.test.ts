@@ -23,7 +23,8 @@ import { writeWav } from '../../media/wav/wav.js';
 import { startSippUas } from '../gateway/outbound-sipp-uas.js';
 import { startGatewayFixture, type GatewayFixture } from '../gateway/gateway-harness.js';
 import { runSipp, scenarioDir } from '../helpers/sipp.js';
-import { agentChannel, appointmentRecipe, appointmentVocabulary, fliteSpeech, transcribe } from './voice-harness.js';
+import { beepEnd, calleeScenario, concat, machineAudio, silence, trimmedFlite, verdictCount, voicedRuns } from './callee-audio.js';
+import { agentChannel, appointmentRecipe, callerChannel, appointmentVocabulary, fliteSpeech, transcribe } from './voice-harness.js';
 
 const run = promisify(execFile);
 /** One key for the whole suite: trunk passwords sealed on create are opened when dialling. */
@@ -137,6 +138,7 @@ describe('RecipeCallHandler: an inbound SIP call runs the number\'s recipe and i
     assert.equal(row.status, 'ended');
     assert.equal(row.direction, 'inbound');
     assert.equal(row.remote_number, '+919800000001');
+    assert.equal(row.amd_verdict, null, 'inbound calls are not screened for answering machines');
     assert.equal(row.end_reason, 'closed');
     assert.equal(row.disposition, 'confirmed');
     assert.ok(['analyzing', 'completed', 'failed'].includes(row.analysis_status), row.analysis_status);
@@ -238,31 +240,15 @@ describe('RecipeCallHandler: an inbound SIP call runs the number\'s recipe and i
     assert.equal(row.remote_number, '+919812345678');
     assert.equal(row.campaign_id, campaignId);
     assert.equal(row.disposition, 'reminded');
+    // This callee sends no audio at all: nothing heard is no evidence either way.
+    assert.equal(row.amd_verdict, 'unknown');
     const transcript = await fx.store.db.selectFrom('call_transcripts').select('entries').where('call_id', '=', row.id).executeTakeFirstOrThrow();
     const agent = (transcript.entries as TranscriptLine[]).filter((l) => l.speaker === 'agent').map((l) => l.text);
     assert.deepEqual(agent, ['Hello Asha, your order ships today.', 'Goodbye.']);
   });
 
-  /** A callee whose answering machine picks up: a long greeting, a beep, then it records. */
-  async function machineScenario(): Promise<{ scenario: string; beepEndsAtMs: number }> {
-    const greeting = await fliteSpeech('Hi, you have reached the Sharma family. We cannot take your call right now. Please leave your name and number after the tone.');
-    const beep = Int16Array.from({ length: 8 * 600 }, (_, i) => Math.round(9000 * Math.sin((2 * Math.PI * 1000 * i) / 8000)));
-    const pcm = new Int16Array(greeting.length + 8 * 300 + beep.length + 8000 * 12);
-    pcm.set(greeting, 0);
-    pcm.set(beep, greeting.length + 8 * 300);
-    await writeWav(path.join(dir, 'machine-pcm.wav'), pcm);
-    const wav = path.join(dir, 'machine.wav');
-    await run('sox', [path.join(dir, 'machine-pcm.wav'), '-r', '8000', '-c', '1', '-e', 'u-law', wav]);
-    const template = await readFile(path.join(scenarioDir, 'uas-answer-expect-bye.xml'), 'utf8');
-    const scenario = template.replace('<recv request="ACK" rtd="true" crlf="true"/>', `<recv request="ACK" rtd="true" crlf="true"/>\n  <nop><action><exec rtp_stream="${wav},1,0"/></action></nop>`);
-    assert.notEqual(scenario, template);
-    const file = path.join(dir, 'machine.xml');
-    await writeFile(file, scenario);
-    return { scenario: path.relative(scenarioDir, file), beepEndsAtMs: (greeting.length + 8 * 300 + beep.length) / 8 };
-  }
-
-  async function dialMachine(e164: string, voicemail: Record<string, unknown>): Promise<{ row: NonNullable<Awaited<ReturnType<typeof callRow>>>; beepEndsAtMs: number }> {
-    const name = `Machine ${e164.slice(1)}`;
+  async function dialCallee(e164: string, voicemail: Record<string, unknown>, scenario: string): Promise<NonNullable<Awaited<ReturnType<typeof callRow>>>> {
+    const name = `Campaign ${e164.slice(1)}`;
     await defs().recipe.repository.create(fx.store.db, fx.ids.tenantId, {
       name,
       startBlockId: 'say',
@@ -273,9 +259,8 @@ describe('RecipeCallHandler: an inbound SIP call runs the number\'s recipe and i
       ],
       connections: [{ from: 'say', exit: 'next', to: 'bye' }],
     } as never);
-    const { scenario, beepEndsAtMs } = await machineScenario();
     const uas = await startSippUas(scenario, { timeoutMs: 60_000 });
-    const trunkName = `machine-${e164.slice(-2)}`;
+    const trunkName = `callee-${e164.slice(-2)}`;
     const trunk = await defs().sipTrunk.repository.create(fx.store.db, fx.ids.tenantId, trunkDoc(trunkName, {
       inbound: { terminationAddresses: ['127.0.0.32'], dids: [e164] },
       outbound: { address: '127.0.0.1', port: uas.port, transport: 'udp', username: 'acme-out', password: 'trunk-secret-1' },
@@ -295,33 +280,61 @@ describe('RecipeCallHandler: an inbound SIP call runs the number\'s recipe and i
     });
     assert.equal(result.outcome, 'answered');
     const t = await uas.done;
-    assert.equal(t.exitCode, 0, `the machine got our BYE:\n${t.errors}\n${t.messages.slice(-2000)}`);
-    return { row: await ended(e164), beepEndsAtMs };
+    assert.equal(t.exitCode, 0, `the callee got our BYE:\n${t.errors}\n${t.messages.slice(-2000)}`);
+    return ended(e164);
   }
 
-  it('an answering machine on a campaign call: the recipe stops, the message is left after the beep, recorded as voicemail', async () => {
+  it('an answering machine ("Hello, [pause] you have reached ...", beep) on a campaign call: verdict machine within 3 s, the recipe stops, the message is left after the beep', async () => {
     const message = 'Please call the clinic back about your appointment.';
-    const { row, beepEndsAtMs } = await dialMachine('+914440000081', { action: 'leaveMessage', messages: { hi: 'कृपया क्लिनिक को वापस कॉल करें', en: message } });
+    const machinesBefore = await verdictCount('machine');
+    const row = await dialCallee('+914440000081', { action: 'leaveMessage', messages: { hi: 'कृपया क्लिनिक को वापस कॉल करें', en: message } }, await calleeScenario(dir, 'machine-pause', await machineAudio()));
+    assert.equal(row.amd_verdict, 'machine');
+    assert.ok(row.amd_ms !== null && row.amd_ms <= 3000, `verdict after ${row.amd_ms} ms`);
+    assert.equal(await verdictCount('machine'), machinesBefore + 1, 'counted in vap_amd_verdicts_total');
     assert.equal(row.end_reason, 'voicemail');
     assert.equal(row.disposition, 'voicemail_message_left');
     const transcript = await fx.store.db.selectFrom('call_transcripts').select('entries').where('call_id', '=', row.id).executeTakeFirstOrThrow();
     const agent = (transcript.entries as TranscriptLine[]).filter((l) => l.speaker === 'agent').map((l) => l.text);
     assert.ok(!agent.includes('Goodbye.'), `the recipe went on: ${agent.join(' | ')}`);
-    // The recording starts at answer: after the beep, the agent channel carries the message.
+    // The recording starts at answer. The agent's opening line is cut at the verdict; from then
+    // on the agent channel is silent through the greeting and the beep, and the message follows.
     assert.ok(row.recording_ref, 'recorded');
-    const agentPcm = await agentChannel(path.join(dir, 'recordings', row.recording_ref));
-    const afterBeep = agentPcm.subarray(Math.round(beepEndsAtMs * 8));
-    const heard = await transcribe(afterBeep, ['please call the clinic back about your appointment', 'hello this is a reminder from the clinic', 'goodbye']);
+    const file = path.join(dir, 'recordings', row.recording_ref);
+    const agentPcm = await agentChannel(file);
+    // The beep as recorded on the caller channel: the recording's own timeline, which keeps the
+    // two sides in step on the media tick (it may drop caller frames that arrive in bursts, so
+    // the sent audio's times are not the recording's).
+    const beepEndsAtMs = beepEnd(await callerChannel(file));
+    assert.ok(beepEndsAtMs > 0, 'the beep is on the caller channel of the recording');
+    const runs = voicedRuns(agentPcm);
+    const overGreeting = runs.filter(([from, to]) => to > row.amd_ms! + 600 && from < beepEndsAtMs - 100);
+    assert.deepEqual(overGreeting, [], `agent audio over the greeting after the verdict at ${row.amd_ms} ms (beep ends ${beepEndsAtMs} ms): ${JSON.stringify(runs)}`);
+    const messageRun = runs.find(([from]) => from >= beepEndsAtMs - 100);
+    assert.ok(messageRun && messageRun[0] <= beepEndsAtMs + 1500, `message starts at ${messageRun?.[0]} ms, beep ends at ${beepEndsAtMs} ms: ${JSON.stringify(runs)}`);
+    const heard = await transcribe(agentPcm.subarray(Math.round(beepEndsAtMs * 8)), ['please call the clinic back about your appointment', 'hello this is a reminder from the clinic', 'goodbye']);
     assert.match(heard, /clinic|appointment|call/);
     assert.doesNotMatch(heard, /goodbye/);
   });
 
   it('an answering machine on a campaign call with voicemail handling "disconnect": we hang up without speaking on', async () => {
-    const { row } = await dialMachine('+914440000082', { action: 'disconnect' });
+    const row = await dialCallee('+914440000082', { action: 'disconnect' }, await calleeScenario(dir, 'machine-disconnect', await machineAudio()));
+    assert.equal(row.amd_verdict, 'machine');
     assert.equal(row.end_reason, 'voicemail');
     assert.equal(row.disposition, 'voicemail_disconnected');
     assert.ok(row.duration_ms !== null, 'duration recorded');
-    // Machine detected after ~2.4 s of continuous greeting: we hang up long before the beep (~8 s).
-    assert.ok(row.duration_ms < 7_000, `hung up ${row.duration_ms} ms after answer`);
+    // Machine detected within 3 s: we hang up long before the beep (~9 s).
+    assert.ok(row.duration_ms < 6_000, `hung up ${row.duration_ms} ms after answer`);
+  });
+
+  it('a person answering "Hello?" on a campaign call: verdict human, the recipe runs to its end', async () => {
+    const hello = await trimmedFlite('Hello?');
+    const row = await dialCallee('+914440000083', { action: 'leaveMessage', messages: { en: 'Please call the clinic back.' } }, await calleeScenario(dir, 'person-hello', concat(silence(400), hello, silence(15_000))));
+    assert.equal(row.amd_verdict, 'human');
+    assert.ok(row.amd_ms !== null && row.amd_ms <= 3000, `verdict after ${row.amd_ms} ms`);
+    assert.equal(row.end_reason, 'closed');
+    assert.equal(row.disposition, 'reminded');
+    const transcript = await fx.store.db.selectFrom('call_transcripts').select('entries').where('call_id', '=', row.id).executeTakeFirstOrThrow();
+    const agent = (transcript.entries as TranscriptLine[]).filter((l) => l.speaker === 'agent').map((l) => l.text);
+    assert.deepEqual(agent, ['Hello, this is a reminder from the clinic about your appointment tomorrow morning at ten.', 'Goodbye.']);
   });
 });

@@ -171,11 +171,20 @@ export const appointmentVocabulary = [
 ];
 
 /** The agent's side (right channel) of a stereo call recording. */
-export async function agentChannel(file: string): Promise<Int16Array> {
+export function agentChannel(file: string): Promise<Int16Array> {
+  return recordingChannel(file, 1);
+}
+
+/** The caller's side (left channel) of a stereo call recording. */
+export function callerChannel(file: string): Promise<Int16Array> {
+  return recordingChannel(file, 0);
+}
+
+async function recordingChannel(file: string, channel: 0 | 1): Promise<Int16Array> {
   const buf = await readFile(file);
   const data = buf.indexOf('data') + 8;
   const frames = Math.floor((buf.length - data) / 4);
   const out = new Int16Array(frames);
-  for (let i = 0; i < frames; i++) out[i] = buf.readInt16LE(data + 4 * i + 2);
+  for (let i = 0; i < frames; i++) out[i] = buf.readInt16LE(data + 4 * i + 2 * channel);
   return out;
 }
