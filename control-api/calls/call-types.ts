@@ -68,7 +68,7 @@ export interface CallEnd {
   readonly answeredAt?: Date;
   /** Final SIP response status of the INVITE (200 for answered calls, 486 busy, ...). */
   readonly sipStatus?: number;
-  /** Why the conversation ended (RecipeRun end reason: closed, callerHangup, transferred, ...). */
+  /** Why the conversation ended (RecipeRun end reason: closed, callerHangup, transferred, ..., or a gateway limit: silenceTimeout, maxDuration, ...). */
   readonly endReason?: string;
   /** Close block disposition tag. */
   readonly disposition?: string;

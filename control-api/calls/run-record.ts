@@ -18,16 +18,48 @@ export function transcriptLines(entries: readonly TranscriptEntry[]): Transcript
   }));
 }
 
+/**
+ * Call ends the gateway decides, by the gateway's completion reason (`gateway/call/call.ts`,
+ * session timer), and the end reason the record shows. A recipe run only sees its signal abort
+ * and reports `callerHangup`; the record must say the platform ended the call, and why.
+ */
+const gatewayEnds: Readonly<Record<string, string>> = {
+  'caller-silence': 'silenceTimeout', // phone number: End Call on Silence
+  'max-duration': 'maxDuration', // phone number: Max call duration with AI
+  'media-timeout': 'mediaTimeout', // no RTP from the caller (media timeout policy)
+  'session-expired': 'sessionExpired', // RFC 4028 sec. 10: no session refresh in time
+  'session-refresh-failed': 'sessionExpired',
+  // A REFER transfer hangs our leg up before the Transfer block returns.
+  transferred: 'transferred',
+};
+
+/** The record's end reason for a call the gateway reports as ended with `callEndReason`. */
+export function gatewayEndReason(callEndReason: string | undefined): string | undefined {
+  return callEndReason === undefined ? undefined : gatewayEnds[callEndReason];
+}
+
+/** A run that ended because the call did (`callerHangup`) takes the gateway's reason when it ended the call. */
+export function recordedEndReason(runReason: string, callEndReason: string | undefined): string {
+  return runReason === 'callerHangup' ? (gatewayEndReason(callEndReason) ?? runReason) : runReason;
+}
+
 export function callEndFromRun(
   result: RunResult,
-  timing: { readonly endedAt: Date; readonly answeredAt?: Date; readonly sipStatus?: number; readonly recordingRef?: string },
+  timing: {
+    readonly endedAt: Date;
+    readonly answeredAt?: Date;
+    readonly sipStatus?: number;
+    readonly recordingRef?: string;
+    /** The gateway's completion reason of the call, when it settled. */
+    readonly callEndReason?: string;
+  },
 ): CallEnd {
   return {
     endedAt: timing.endedAt,
     outcome: 'completed',
     ...(timing.answeredAt ? { answeredAt: timing.answeredAt } : {}),
     sipStatus: timing.sipStatus ?? 200,
-    endReason: result.reason,
+    endReason: recordedEndReason(result.reason, timing.callEndReason),
     ...(result.disposition ? { disposition: result.disposition } : {}),
     variables: result.variables,
     transcript: transcriptLines(result.transcript),

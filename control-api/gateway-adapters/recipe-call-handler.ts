@@ -12,7 +12,7 @@ import { PhoneConversation, type TurnSettings } from '../../media/voice/phone-co
 import type { CallRecorder } from '../calls/call-recorder.js';
 import type { AnsweringMachineResult, CallEnd, TranscriptLine } from '../calls/call-types.js';
 import { isUuid } from '../calls/call-repository.js';
-import { callEndFromRun, transcriptLines } from '../calls/run-record.js';
+import { callEndFromRun, gatewayEndReason, transcriptLines } from '../calls/run-record.js';
 import type { PronunciationEntrySpec } from '../domain/pronunciation-entry.js';
 import type { SpeechProfileSpec } from '../domain/speech-profile.js';
 import { defaultBlocks } from '../recipes/blocks/index.js';
@@ -162,9 +162,9 @@ export class RecipeCallHandler implements CallHandler {
         };
         await this.o.recorder.completeCall(recordId, callEnd);
       } else if (result) {
-        // A REFER transfer hangs our leg up before the Transfer block returns, which the run sees as a hang-up.
-        const ran = end?.reason === 'transferred' && result.reason === 'callerHangup' ? { ...result, reason: 'transferred' as const } : result;
-        const callEnd = { ...callEndFromRun(ran, { endedAt, answeredAt, ...(recordingRef ? { recordingRef } : {}) }), ...amd };
+        // The run sees any end of the call as a hang-up; the gateway knows whether a limit, a
+        // transfer or the caller ended it.
+        const callEnd = { ...callEndFromRun(result, { endedAt, answeredAt, ...(end ? { callEndReason: end.reason } : {}), ...(recordingRef ? { recordingRef } : {}) }), ...amd };
         // A machine answered: the record says so instead of "the caller hung up".
         await this.o.recorder.completeCall(recordId, voicemail ? { ...callEnd, endReason: 'voicemail', disposition: `voicemail_${voicemail === 'messageLeft' ? 'message_left' : 'disconnected'}` } : callEnd);
       } else {
@@ -173,7 +173,7 @@ export class RecipeCallHandler implements CallHandler {
           answeredAt,
           outcome: 'completed',
           sipStatus: 200,
-          endReason: failure ? 'error' : (end?.reason ?? 'error'),
+          endReason: failure ? 'error' : (gatewayEndReason(end?.reason) ?? end?.reason ?? 'error'),
           transcript: transcriptLines(run?.transcript ?? []),
           ...(run ? { variables: run.variables() } : {}),
           ...(recordingRef ? { recordingRef } : {}),

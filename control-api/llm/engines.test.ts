@@ -62,6 +62,26 @@ describe('OfflineEngine', () => {
     assert.equal(result.intent, undefined);
     assert.equal(result.reply, 'Please say yes, no or reschedule.');
   });
+  describe('AnswerFlow: answers from the single best passage', () => {
+    const support: TurnRequest = { ...base, intents: [], variables: [], replies: { reprompt: 'I do not know that one.' } };
+    const knowledge = [
+      // Retrieval order is lexical: the first passage shares only "plants" with the question.
+      'Our plants are grown in Pune. Orders ship within 24 hours. Gift cards never expire.',
+      'We do not ship live plants to Hawaii or Alaska. Pots ship everywhere. Delivery takes 2 to 4 days.',
+    ];
+    it('the most relevant sentence of the best-matching passage, not the first sentences of the first passage', async () => {
+      const result = await engine.turn({ ...support, userText: 'Can you ship plants to Alaska?', knowledge });
+      assert.equal(result.reply, 'We do not ship live plants to Hawaii or Alaska. Pots ship everywhere.');
+    });
+    it('one sentence when its neighbours do not belong to the answer', async () => {
+      const result = await engine.turn({ ...support, userText: 'how long does delivery take', knowledge });
+      assert.equal(result.reply, 'Delivery takes 2 to 4 days.');
+    });
+    it('says it does not know (the reprompt) when passages only share a word with the question', async () => {
+      const result = await engine.turn({ ...support, userText: 'Do gift card refunds need a manager approval?', knowledge: ['Gift cards never expire. Orders ship within 24 hours.'] });
+      assert.equal(result.reply, 'I do not know that one.');
+    });
+  });
 });
 
 describe('LlmEngine over the chat-completions wire', () => {

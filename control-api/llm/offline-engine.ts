@@ -1,5 +1,6 @@
 import type { AgentEngine, IntentSpec, TurnRequest, TurnResult, VariableValue } from './agent-engine.js';
 import { extractBoolean, extractValue, normalize, tokens } from './extract.js';
+import { answerFromPassages } from './knowledge-answer.js';
 
 /**
  * The engine that needs no API key: keyword/example intent matching and typed value extraction,
@@ -34,8 +35,9 @@ export class OfflineEngine implements AgentEngine {
     if (intent) return emit(request, replies.intents?.[intent] ?? '', intent, values);
     const capturedAll = request.variables.length > 0 && request.variables.every((v) => v.name in values);
     if (capturedAll) return emit(request, '', undefined, values);
-    const passage = request.knowledge?.[0];
-    if (passage) return emit(request, firstSentences(passage, 2), undefined, values);
+    // AnswerFlow: the relevant sentences of the best passage, or the reprompt when none fits.
+    const answer = request.knowledge ? answerFromPassages(text, request.knowledge) : undefined;
+    if (answer) return emit(request, answer, undefined, values);
     return emit(request, replies.reprompt ?? fallbackReprompt, undefined, values);
   }
 }
@@ -76,9 +78,4 @@ function isKeyword(word: string): boolean {
 function sameStem(a: string, b: string): boolean {
   const [short, long] = a.length <= b.length ? [a, b] : [b, a];
   return long.startsWith(short) && short.length >= Math.min(4, long.length);
-}
-
-function firstSentences(text: string, count: number): string {
-  const sentences = text.replace(/\s+/g, ' ').trim().match(/[^.!?]+[.!?]+|[^.!?]+$/g) ?? [];
-  return sentences.slice(0, count).join(' ').trim();
 }

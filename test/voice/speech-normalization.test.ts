@@ -94,7 +94,7 @@ describe('speech normalisation rules from blocks to the voice pipeline', functio
 
   it('a Message block (no rules setting) gets every rule: its date is spoken in words', async () => {
     const spoken = await speak(['currency']);
-    assert.ok(spoken.some((t) => /December first/.test(t)), `TTS got: ${spoken.join(' | ')}`);
+    assert.ok(spoken.some((t) => /the first of December twenty twenty-six/.test(t)), `TTS got: ${spoken.join(' | ')}`);
     assert.ok(!spoken.some((t) => t.includes('2026-12-01')));
   });
 });

@@ -1,15 +1,22 @@
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../store/schema.js';
 import type { KnowledgePassage, KnowledgeSearch } from '../runtime/services.js';
+import { documentPassages, type Passage } from './passages.js';
 
 /**
  * AnswerFlow retrieval with PostgreSQL full-text search (works the same on PGlite). Documents
  * are pre-filtered with the GIN-indexed `simple` vector (language-neutral, so Hindi, Arabic and
- * code-switched text match word for word), then split into paragraphs ranked with both the
- * `english` (stemmed) and `simple` configurations. Query words are OR-ed: a spoken question
- * rarely contains every word of the passage that answers it.
+ * code-switched text match word for word; query words as prefixes, so "refund" finds
+ * "Refunds"), then cut into passages along their markdown structure (`passages.ts`: headings
+ * apart, marks removed) and the passages ranked with both the `english` (stemmed) and `simple`
+ * configurations. Query words are OR-ed: a spoken question rarely contains every word of the
+ * passage that answers it.
  */
 const maxQueryWords = 16;
+/** Documents cut into passages per search: the best-ranked ones of the pre-filter. */
+const maxCandidateDocuments = 20;
+/** Passages sent to PostgreSQL for ranking per search, after the cheap word check. */
+const maxCandidatePassages = 400;
 
 // The `simple` configuration keeps every word, so English function words would match every
 // paragraph; they are dropped here (the `english` configuration drops them by itself).
@@ -19,40 +26,76 @@ const functionWords = new Set(
     'it its they them their this that these those there here not no yes please tell much many any some').split(' '),
 );
 
-export function orQuery(text: string): string | undefined {
-  const words = [...new Set(text.normalize('NFKC').toLowerCase().match(/[\p{L}\p{M}\p{N}]+/gu) ?? [])]
+function queryWords(text: string): string[] {
+  return [...new Set(text.normalize('NFKC').toLowerCase().match(/[\p{L}\p{M}\p{N}]+/gu) ?? [])]
     .filter((w) => w.length > 1 && !functionWords.has(w))
     .slice(0, maxQueryWords);
+}
+
+export function orQuery(text: string): string | undefined {
+  const words = queryWords(text);
   return words.length > 0 ? words.join(' | ') : undefined;
+}
+
+/** English inflections off a Latin-script word, for prefix matching ("processed" -> "process"). */
+export function wordStem(word: string): string {
+  if (!/^[a-z]+$/.test(word)) return word;
+  const stem = word.replace(/(?:ing|ed|es|s|ly)$/, '');
+  return stem.length >= 3 ? stem : word;
+}
+
+interface Candidate extends Passage {
+  readonly documentId: string;
+  readonly title: string;
 }
 
 export class PgKnowledgeSearch implements KnowledgeSearch {
   constructor(private readonly db: Kysely<Database>) {}
 
   async search(tenantId: string, query: string, tags: readonly string[], limit: number): Promise<readonly KnowledgePassage[]> {
-    const terms = orQuery(query);
-    if (!terms) return [];
-    const tagFilter = tags.length > 0 ? sql`and d.tags && ${sql.val([...tags])}::text[]` : sql``;
-    const result = await sql<{ id: string; title: string; text: string; rank: number }>`
+    const words = queryWords(query);
+    if (words.length === 0) return [];
+    const stems = [...new Set(words.map(wordStem))];
+    const candidates = (await this.documents(tenantId, stems, tags))
+      .flatMap((doc) => documentPassages(doc.content).map((p): Candidate => ({ ...p, documentId: doc.id, title: doc.title })))
+      .filter((p) => {
+        const haystack = `${p.section} ${p.text}`.normalize('NFKC').toLowerCase();
+        return stems.some((s) => haystack.includes(s));
+      })
+      .slice(0, maxCandidatePassages);
+    if (candidates.length === 0) return [];
+    // The section heading counts for the match ("## Refunds" over "We pay back in 5 days") but
+    // is not part of the passage text that is spoken.
+    const terms = words.join(' | ');
+    const ranked = await sql<{ i: number; rank: number }>`
       with q as (select to_tsquery('simple', ${terms}) as simple_q, to_tsquery('english', ${terms}) as english_q),
-      docs as (
-        select d.id, coalesce(d.spec->>'title', d.name) as title, d.spec->>'content' as content
-        from knowledge_documents d, q
-        where d.tenant_id = ${tenantId}::uuid ${tagFilter}
-          and to_tsvector('simple', coalesce(d.spec->>'title', '') || ' ' || (d.spec->>'content')) @@ q.simple_q
-      ),
-      paragraphs as (
-        select docs.id, docs.title, trim(p) as text
-        from docs, regexp_split_to_table(docs.content, E'\\n\\s*\\n') as p
-        where length(trim(p)) > 0
-      )
-      select paragraphs.id, paragraphs.title, paragraphs.text,
-             (ts_rank_cd(to_tsvector('english', paragraphs.text), q.english_q) + ts_rank_cd(to_tsvector('simple', paragraphs.text), q.simple_q))::float8 as rank
-      from paragraphs, q
-      where to_tsvector('english', paragraphs.text) @@ q.english_q or to_tsvector('simple', paragraphs.text) @@ q.simple_q
-      order by rank desc, length(paragraphs.text) asc
+      p as (select x.t, x.i from unnest(${sql.val(candidates.map((c) => `${c.section} ${c.text}`))}::text[]) with ordinality as x(t, i))
+      select p.i::int as i,
+             (ts_rank_cd(to_tsvector('english', p.t), q.english_q) + ts_rank_cd(to_tsvector('simple', p.t), q.simple_q))::float8 as rank
+      from p, q
+      where to_tsvector('english', p.t) @@ q.english_q or to_tsvector('simple', p.t) @@ q.simple_q
+      order by rank desc, length(p.t) asc, p.i asc
       limit ${Math.max(1, Math.min(limit, 20))}
     `.execute(this.db);
-    return result.rows.map((row) => ({ documentId: row.id, title: row.title, text: row.text, rank: Number(row.rank) }));
+    return ranked.rows.map((row) => {
+      const c = candidates[row.i - 1]!;
+      return { documentId: c.documentId, title: c.title, ...(c.section ? { section: c.section } : {}), text: c.text, rank: Number(row.rank) };
+    });
+  }
+
+  private async documents(tenantId: string, stems: readonly string[], tags: readonly string[]): Promise<{ id: string; title: string; content: string }[]> {
+    const prefixes = stems.map((s) => `${s}:*`).join(' | ');
+    const tagFilter = tags.length > 0 ? sql`and d.tags && ${sql.val([...tags])}::text[]` : sql``;
+    // The vector expression must stay identical to migration 0050's GIN index.
+    const result = await sql<{ id: string; title: string; content: string }>`
+      with q as (select to_tsquery('simple', ${prefixes}) as simple_q)
+      select d.id, coalesce(d.spec->>'title', d.name) as title, d.spec->>'content' as content
+      from knowledge_documents d, q
+      where d.tenant_id = ${tenantId}::uuid ${tagFilter}
+        and to_tsvector('simple', coalesce(d.spec->>'title', '') || ' ' || (d.spec->>'content')) @@ q.simple_q
+      order by ts_rank(to_tsvector('simple', coalesce(d.spec->>'title', '') || ' ' || (d.spec->>'content')), q.simple_q) desc, d.id
+      limit ${maxCandidateDocuments}
+    `.execute(this.db);
+    return result.rows;
   }
 }

@@ -8,6 +8,9 @@ import type { AgentEngine } from '../../llm/agent-engine.js';
 export interface KnowledgePassage {
   readonly documentId: string;
   readonly title: string;
+  /** Headings above the passage ("Orders > Refunds"), kept out of `text`. */
+  readonly section?: string;
+  /** Plain sentences, markdown removed: safe to speak and to put in a prompt. */
   readonly text: string;
   readonly rank: number;
 }
