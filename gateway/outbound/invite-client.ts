@@ -8,6 +8,7 @@ import { newTag } from '../sip/message/response.js';
 import { createCancel, newBranch } from '../sip/transaction/keys.js';
 import type { Flow } from '../sip/transport/types.js';
 import { ALLOWED_METHODS, type SipStack } from '../sip/ua/sip-stack.js';
+import { initialState, transition, type CancelCause, type InviteAction, type InviteEvent, type InviteState } from './invite-state.js';
 
 /** One outgoing INVITE as the UAC core sends it (RFC 3261 sec. 8.1.1, 13.2.1). */
 export interface InviteAttempt {
@@ -37,7 +38,7 @@ export interface InviteAttempt {
   readonly previous?: SipRequest;
 }
 
-export type CancelCause = 'ring-timeout' | 'aborted';
+export type { CancelCause };
 
 /** "After several INVITE/422 iterations" the request reaches the UAS (RFC 4028 sec. 3); shared with refreshes. */
 export { MAX_422_RETRIES };
@@ -50,8 +51,8 @@ export type InviteOutcome =
       readonly response: SipResponse;
       /** The SDP answer of the 2xx, or of a reliable-enough 18x when the 2xx repeats none. */
       readonly answerSdp: string | undefined;
-      /** A CANCEL was wanted but the 2xx won the race (sec. 9.1): the call is up anyway. */
-      readonly cancelled: CancelCause | undefined;
+      /** Our ring-timeout CANCEL lost the race to the 2xx (sec. 9.1): the call is up anyway. */
+      readonly cancelled: 'ring-timeout' | undefined;
       /** The session timer the 2xx set up (RFC 4028 sec. 7.2); undefined when it carried no Session-Expires. */
       readonly sessionTimer: { readonly seconds: number; readonly weRefresh: boolean } | undefined;
     }
@@ -79,121 +80,129 @@ export function reliableSeq(res: SipResponse): number | undefined {
 }
 
 /**
- * Sends an INVITE and follows it to a final answer: answers one 401/407 digest challenge with
- * the trunk credentials (sec. 22.2, a fresh CSeq and branch on the same Call-ID and From tag,
- * sec. 8.1.3.5), CANCELs on ring timeout or abort only after a provisional response (sec. 9.1),
- * ACKs the 2xx outside the transaction (sec. 13.2.2.4) and every 2xx retransmission, and ACKs
- * then BYEs a 2xx from a second fork (sec. 13.2.2.4, last paragraph). Reliable provisionals are
- * PRACKed in their early dialog (RFC 3262 sec. 4), which the 2xx of that fork then confirms, so the
- * dialog's CSeq continues past the PRACK. A 422 is retried with its Min-SE while each one raises
- * it, up to MAX_422_RETRIES times (RFC 4028 sec. 3, 7.4).
+ * Sends an INVITE and follows it to a final answer, driving the state machine of invite-state.ts
+ * (RFC 3261 sec. 17.1.1, 9.1, 22.2/22.3; RFC 4028 sec. 7.4) and performing its actions: answers a
+ * 401/407 digest challenge once per realm with the trunk credentials (a fresh CSeq and branch on the
+ * same Call-ID and From tag, sec. 8.1.3.5), CANCELs on ring timeout or abort only after a
+ * provisional response (sec. 9.1), ACKs the 2xx outside the transaction (sec. 13.2.2.4) and every
+ * 2xx retransmission, BYEs a 2xx that overtook the CANCEL of an abort, and ACKs then BYEs a 2xx
+ * from a second fork (sec. 13.2.2.4, last paragraph). Reliable provisionals are PRACKed in their
+ * early dialog (RFC 3262 sec. 4), which the 2xx of that fork then confirms, so the dialog's CSeq
+ * continues past the PRACK. A 422 is retried with its Min-SE while each one raises it, up to
+ * MAX_422_RETRIES times (RFC 4028 sec. 3, 7.4).
  */
 export async function sendInvite(stack: SipStack, a: InviteAttempt): Promise<InviteOutcome> {
   const p = a.previous;
   const callId = p?.callId ?? `${randomBytes(12).toString('hex')}@${stack.contactUri(a.flow).replace(/^sips?:[^@]*@/, '').replace(/[;:].*$/, '')}`;
   const fromTag = p?.from.tag ?? newTag();
   const digest = a.credentials ? new DigestClient(a.credentials) : undefined;
-  let cseq = p?.cseq.seq ?? 1;
-  let auth: Array<readonly [string, string]> = p ? credentialsOf(p) : [];
-  let challenged = false;
-  let cancelWanted: CancelCause | undefined;
-  let current: SipRequest | undefined;
-  let provisional = false;
-  let cancelSent = false;
-  let earlySdp: string | undefined;
-  let timer = a.sessionTimer && a.sessionTimer.intervalSeconds > 0 ? { seconds: a.sessionTimer.intervalSeconds, minSe: a.sessionTimer.minSeSeconds } : undefined;
+  /** A failover request carries the previous target's credentials unchanged until it is challenged itself. */
+  const carried: Array<readonly [string, string]> = p ? credentialsOf(p) : [];
+  /** The challenges answered in this attempt: every INVITE after one answers all of them again (sec. 22.3). */
+  const challenges: SipResponse[] = [];
+  let interval = a.sessionTimer && a.sessionTimer.intervalSeconds > 0 ? { seconds: a.sessionTimer.intervalSeconds, minSe: a.sessionTimer.minSeSeconds } : undefined;
   // A previous target's 422s raised the interval: the failover request keeps it (the same request).
   const previousSe = p ? parseSessionExpires(p.headers.get('session-expires'))?.seconds : undefined;
-  if (timer && previousSe !== undefined && previousSe > timer.seconds) timer = { seconds: previousSe, minSe: parseMinSe(p?.headers.get('min-se')) ?? previousSe };
-  let retries422 = 0;
+  if (interval && previousSe !== undefined && previousSe > interval.seconds) interval = { seconds: previousSe, minSe: parseMinSe(p?.headers.get('min-se')) ?? previousSe };
+  const policy = { credentials: digest !== undefined };
+  let state = initialState({ cseq: p?.cseq.seq ?? 1, realms: [], interval, retries422: 0 });
+  let current: SipRequest | undefined;
+  let earlySdp: string | undefined;
   /** Early dialogs by the callee's To tag, with the last RSeq acknowledged (RFC 3262 sec. 4). */
   const early = new Map<string, { dialog: Dialog; rseq: number }>();
   const endEarly = (keep?: Dialog): void => {
     for (const e of early.values()) if (e.dialog !== keep) e.dialog.end('rejected');
     early.clear();
   };
+  /** Feeds one event to the machine; the CANCEL it may ask for is the only one this attempt sends. */
+  const step = (event: InviteEvent): readonly InviteAction[] => {
+    const next = transition(state, event, policy);
+    state = next.state;
+    if (next.actions.includes('send-cancel') && current) void stack.request(createCancel(current), a.flow);
+    return next.actions;
+  };
 
-  const sendCancel = (): void => {
-    if (!current || cancelSent || !provisional || !cancelWanted) return;
-    cancelSent = true;
-    void stack.request(createCancel(current), a.flow);
-  };
-  const wantCancel = (why: CancelCause): void => {
-    if (cancelWanted) return;
-    cancelWanted = why;
-    sendCancel();
-  };
   if (a.signal.aborted) return { kind: 'rejected', status: 0, reason: 'aborted before the INVITE was sent', cancelled: 'aborted', challenge: false };
-  const ringTimer = stack.clock.setTimeout(() => wantCancel('ring-timeout'), a.ringTimeoutMs);
-  const onAbort = (): void => wantCancel('aborted');
+  const ringTimer = stack.clock.setTimeout(() => step({ kind: 'cancel', cause: 'ring-timeout' }), a.ringTimeoutMs);
+  const onAbort = (): void => void step({ kind: 'cancel', cause: 'aborted' });
   a.signal.addEventListener('abort', onAbort);
   try {
     for (;;) {
-      const invite = buildInvite(stack, a, { callId, fromTag, cseq, auth, timer });
+      if (state.name === 'done') throw new Error('INVITE attempt already ended');
+      const m = state.memory;
+      const auth = challenges.length > 0 && digest ? answersTo(digest, a, challenges) : carried;
+      const invite = buildInvite(stack, a, { callId, fromTag, cseq: m.cseq, auth, timer: m.interval });
       current = invite;
       endEarly();
-      provisional = false;
-      cancelSent = false;
-      let dialog: Dialog | undefined;
+      step({ kind: 'resent' });
+      /** The dialog this INVITE's 2xx made: retransmissions of that 2xx (or another fork's) come after we return. */
+      const answered: { dialog?: Dialog } = {};
       const res = await stack.request(
         invite,
         a.flow,
         (r) => {
-          provisional = true;
-          if (!acknowledgeReliable(stack, invite, r, a.flow, early)) return;
-          if (r.status > 100) {
+          const reliable = acknowledgeReliable(stack, invite, r, a.flow, early);
+          if (reliable && r.status > 100) {
             earlySdp = sdpOf(r) ?? earlySdp;
             a.onProvisional?.(r);
           }
-          sendCancel();
+          step({ kind: 'provisional', status: r.status });
         },
         (retransmit) => {
-          if (dialog && retransmit.to.tag === dialog.remoteTag) dialog.ackFor(retransmit, invite, a.flow);
-          else if (dialog) dropFork(stack, invite, retransmit, a.flow);
+          const kept = answered.dialog;
+          if (kept && retransmit.to.tag === kept.remoteTag) kept.ackFor(retransmit, invite, a.flow);
+          else if (kept) dropFork(stack, invite, retransmit, a.flow);
         },
       );
-      const isChallenge = res.status === 401 || res.status === 407;
-      if (isChallenge && digest && !challenged && !cancelWanted) {
-        const answer = digest.answer(invite, res);
-        if (answer) {
-          challenged = true;
-          auth = answer.values.map((v) => [answer.name, v] as const);
-          cseq += 1;
-          continue;
-        }
+      const actions = step({ kind: 'final', response: res });
+      const s = state as InviteState;
+      if (s.name === 'challenged') {
+        challenges.push(s.challenge);
+        continue;
       }
-      if (res.status === 422 && timer && retries422 < MAX_422_RETRIES && !cancelWanted) {
-        const wanted = parseMinSe(res.headers.get('min-se'));
-        if (wanted !== undefined && wanted > timer.seconds) {
-          retries422 += 1;
-          timer = { seconds: wanted, minSe: wanted };
-          cseq += 1;
-          continue;
-        }
+      if (s.name === 'interval-too-small') continue;
+      if (s.name !== 'done') throw new Error(`INVITE attempt left in state ${s.name} by a final response`);
+      const end = s.end;
+      if (end.kind === 'rejected') {
+        endEarly();
+        return { kind: 'rejected', status: end.status, reason: end.reason, cancelled: end.cancelled, challenge: end.challenge, silent: end.silent, invite };
       }
-      if (res.status >= 200 && res.status < 300) {
-        dialog = confirmEarly(early.get(res.to.tag ?? '')?.dialog, res) ?? Dialog.fromResponse(stack, invite, res, a.flow);
-        endEarly(dialog);
-        dialog.ackFor(res, invite, a.flow);
-        const negotiated = a.sessionTimer ? negotiatedByResponse(res) : undefined;
-        return {
-          kind: 'answered',
-          dialog,
-          invite,
-          response: res,
-          answerSdp: sdpOf(res) ?? earlySdp,
-          cancelled: cancelWanted,
-          // We were the UAC of the INVITE: refresher=uac means us (RFC 4028 sec. 7.2).
-          sessionTimer: negotiated ? { seconds: negotiated.seconds, weRefresh: negotiated.refresher === 'uac' } : undefined,
-        };
+      const dialog = confirmEarly(early.get(res.to.tag ?? '')?.dialog, res) ?? Dialog.fromResponse(stack, invite, res, a.flow);
+      answered.dialog = dialog;
+      endEarly(dialog);
+      if (actions.includes('ack')) dialog.ackFor(res, invite, a.flow);
+      if (actions.includes('bye')) {
+        await dialog.bye('cancelled');
+        return { kind: 'rejected', status: res.status, reason: 'answered after our CANCEL: ended with BYE', cancelled: 'aborted', challenge: false, silent: false, invite };
       }
-      endEarly();
-      return { kind: 'rejected', status: res.status, reason: res.reason, cancelled: cancelWanted, challenge: isChallenge, silent: !provisional, invite };
+      const negotiated = a.sessionTimer ? negotiatedByResponse(res) : undefined;
+      return {
+        kind: 'answered',
+        dialog,
+        invite,
+        response: res,
+        answerSdp: sdpOf(res) ?? earlySdp,
+        cancelled: end.kind === 'answered' ? end.cancelled : undefined,
+        // We were the UAC of the INVITE: refresher=uac means us (RFC 4028 sec. 7.2).
+        sessionTimer: negotiated ? { seconds: negotiated.seconds, weRefresh: negotiated.refresher === 'uac' } : undefined,
+      };
     }
   } finally {
     stack.clock.clearTimeout(ringTimer);
     a.signal.removeEventListener('abort', onAbort);
   }
+}
+
+/** Credentials for every challenge answered so far, computed for this INVITE (RFC 7616 sec. 3.4: a fresh nc each). */
+function answersTo(digest: DigestClient, a: InviteAttempt, challenges: readonly SipResponse[]): Array<readonly [string, string]> {
+  const out: Array<readonly [string, string]> = [];
+  // The method, Request-URI and body are the same for every INVITE of the attempt.
+  const request = new SipRequest('INVITE', a.requestUri, new Headers(), Buffer.from(a.sdp, 'utf8'));
+  for (const c of challenges) {
+    const answer = digest.answer(request, c);
+    if (answer) for (const v of answer.values) out.push([answer.name, v]);
+  }
+  return out;
 }
 
 function buildInvite(

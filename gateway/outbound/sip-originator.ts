@@ -178,7 +178,8 @@ export class SipOriginator implements Originator {
       await session.close();
       return { outcome: 'failed', ...(sipStatus ? { sipStatus } : {}), reason };
     };
-    if (outcome.cancelled === 'aborted' || request.signal.aborted) return fail('aborted before an answer');
+    // A 2xx that overtook the CANCEL of an abort was already ended by sendInvite; this is an abort just after the 2xx.
+    if (request.signal.aborted) return fail('aborted before an answer');
     if (outcome.answerSdp === undefined) return fail('2xx without an SDP answer', 488);
     if (outcome.answerSdp !== earlyApplied) {
       const applied = session.applyAnswer(outcome.answerSdp);

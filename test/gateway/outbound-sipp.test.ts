@@ -99,6 +99,17 @@ describe('gateway: outbound calls to SIPp (Originator)', function () {
     sippOk(await uas.done);
   });
 
+  it('answers a challenge from each realm once: a proxy 407, then the callee 401, and the third INVITE carries both (RFC 3261 sec. 22.3)', async () => {
+    const uas = await startSippUas('uas-407-then-401-then-200.xml', { keys: { username: 'acme-out', password: 'trunk-secret-1' } });
+    const result = await originator.originate(request(await trunkTo(uas.port)));
+    if (result.outcome !== 'answered') uas.stop();
+    assert.equal(result.outcome, 'answered', JSON.stringify(result));
+    await (result as Extract<OriginateResult, { outcome: 'answered' }>).completion;
+    const sipp = await uas.done;
+    sippOk(sipp);
+    assert.equal(sipp.messages.match(/^INVITE /gm)?.length, 3);
+  });
+
   it('a second challenge after our credentials fails the call with the status kept', async () => {
     const uas = await startSippUas('uas-401-then-200.xml', { keys: { username: 'acme-out', password: 'trunk-secret-1' } });
     const result = await originator.originate(request(await trunkTo(uas.port, 'wrong-password')));
