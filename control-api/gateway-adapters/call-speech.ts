@@ -47,7 +47,7 @@ export function callSpeech({ language, keywords, profile, settings, log, onSttLo
   const voiceOf = profile ? { provider: profile.spec.provider, voiceName: profile.spec.voiceName, language: profile.spec.language } : { provider: 'espeak-ng', voiceName: '', language };
   const tts = ttsForProfile(voiceOf, settings.credentials, { onFallback });
   if (tts.offlineReason) log.info({ profile: profile?.name, provider: voiceOf.provider, reason: tts.offlineReason }, 'speech profile speaks with espeak-ng');
-  const stt = sttForLanguage(language, settings, { vocabulary: keywords, fallback: { onFallback } });
+  const stt = sttForLanguage(language, settings, { vocabulary: keywords, fallback: { onFallback }, logger: log });
   return { tts: tts.tts, voice: tts.voice, ttsLanguage: voiceOf.language, stt: stt.stt, ...(stt.unsupported ? { unsupported: stt.unsupported } : {}) };
 }
 

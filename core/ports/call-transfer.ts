@@ -8,7 +8,13 @@ export type CallTransferOutcome =
   /** `refer`: the peer took the call over (RFC 3515) and our leg was hung up; `bridge`: both legs relayed by us. */
   | { readonly ok: true; readonly method: 'refer' | 'bridge' }
   /** The target did not take the call (busy, no answer, refused); the caller is still on the line. */
-  | { readonly ok: false; readonly reason: string; readonly sipStatus?: number };
+  | {
+      readonly ok: false;
+      readonly reason: string;
+      readonly sipStatus?: number;
+      /** The error behind the failure, when one was thrown; the gateway has logged it once. */
+      readonly cause?: unknown;
+    };
 
 export interface CallTransfer {
   /** `callId` is ActiveCall.info.id; `target` a sip:/sips: URI or an E.164 number (`+` and digits). */

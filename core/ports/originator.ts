@@ -64,7 +64,7 @@ export type OriginateResult =
   /** Rang out: CANCELled after the ring timeout (the 487 is kept as sipStatus), or 408/480 from the far end. */
   | { readonly outcome: 'no-answer'; readonly sipStatus?: number; readonly reason?: string }
   /** Anything else: 4xx-6xx finals, transport errors, no route, aborted before an answer. */
-  | { readonly outcome: 'failed'; readonly sipStatus?: number; readonly reason: string };
+  | { readonly outcome: 'failed'; readonly sipStatus?: number; readonly reason: string; readonly cause?: unknown };
 
 export type OriginateOutcome = OriginateResult['outcome'];
 

@@ -3,7 +3,7 @@ import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import type { Clock } from '../../core/clock.js';
 import type { Logger } from '../../core/logger.js';
-import type { CallDirectory } from '../../core/ports/call-directory.js';
+import type { CallDirectory, DirectoryNumber } from '../../core/ports/call-directory.js';
 import type { InboundCallInfo } from '../../core/ports/call-handler.js';
 import type { CallMediaSession, MediaPort } from '../../core/ports/media.js';
 import type { OriginateRequest, OriginateResult, Originator } from '../../core/ports/originator.js';
@@ -109,7 +109,7 @@ export class SipOriginator implements Originator {
       flows = await this.flowsFor(route);
     } catch (error) {
       log.warn({ err: error, host: route.host }, 'outbound route unreachable');
-      return { outcome: 'failed', sipStatus: 503, reason: `no route to ${route.host}` };
+      return { outcome: 'failed', sipStatus: 503, reason: `no route to ${route.host}`, cause: error };
     }
     if (flows.length === 0) return { outcome: 'failed', sipStatus: 503, reason: `no route to ${route.host} (no DNS records)` };
     let session: CallMediaSession;
@@ -117,7 +117,7 @@ export class SipOriginator implements Originator {
       session = await o.media.offer({ callId: request.context.messageId });
     } catch (error) {
       log.warn({ err: error }, 'no media session for an outbound call');
-      return { outcome: 'failed', sipStatus: 503, reason: 'no media capacity' };
+      return { outcome: 'failed', sipStatus: 503, reason: 'no media capacity', cause: error };
     }
     const hostPart = route.host.includes(':') ? `[${route.host}]` : route.host;
     const scheme = route.transport === 'tls' ? 'sips' : 'sip';
@@ -185,7 +185,7 @@ export class SipOriginator implements Originator {
       const applied = session.applyAnswer(outcome.answerSdp);
       if (!applied.ok) return fail(`SDP answer refused: ${applied.message}`, applied.sipStatus);
     }
-    const call = await this.callFor(request, route, dialog, session, flow);
+    const call = await this.callFor(request, route, dialog, session, flow, log);
     // RFC 4028 sec. 7.2, 10: refresh (re-INVITE or UPDATE) or watch for the callee's refreshes.
     startSessionTimer(call, outcome.sessionTimer, { clock: o.clock, logger: o.logger, sessionTimer: o.sessionTimer ?? DEFAULT_SESSION_TIMER });
     log.info({ callId: call.info.id, sipCallId: dialog.callId }, 'outbound call answered');
@@ -232,9 +232,15 @@ export class SipOriginator implements Originator {
     return targets.map((t) => flowTo(o.stack, t));
   }
 
-  private async callFor(request: OriginateRequest, route: OutboundRoute, dialog: Call['leg'], session: CallMediaSession, flow: Flow): Promise<Call> {
+  private async callFor(request: OriginateRequest, route: OutboundRoute, dialog: Call['leg'], session: CallMediaSession, flow: Flow, log: Logger): Promise<Call> {
     const o = this.options;
-    const number = await o.directory?.numberByE164(request.from.e164).catch(() => undefined);
+    let number: DirectoryNumber | undefined;
+    try {
+      number = await o.directory?.numberByE164(request.from.e164);
+    } catch (error) {
+      // The callee already answered: the call goes on with the defaults rather than being dropped.
+      log.warn({ err: error, number: request.from.e164 }, 'number settings lookup failed: the answered call runs with the defaults (en, 30 min, no silence limit)');
+    }
     // Outbound calls reuse the inbound call shape: `dialled` is the callee, `caller` our number.
     const info: InboundCallInfo = {
       id: randomUUID(),

@@ -44,7 +44,11 @@ export class GatewayCallTransfer implements CallTransfer {
     const call = this.o.registry.get(callId);
     if (!call || call.state !== 'active') return { ok: false, reason: 'the call has ended' };
     const resolved = await this.targetOf(call, target);
-    if ('reason' in resolved) return { ok: false, reason: resolved.reason };
+    if ('reason' in resolved) {
+      // A recipe's bad target is the recipe's error, not the gateway's: info, with the parser's words.
+      if (resolved.cause !== undefined) this.o.logger.info({ callId, err: resolved.cause }, 'transfer target refused');
+      return { ok: false, reason: resolved.reason, ...(resolved.cause !== undefined ? { cause: resolved.cause } : {}) };
+    }
     const log = this.o.logger.child({ callId, target: resolved.uri });
     if (call.leg.remoteAllow?.includes('REFER')) {
       const result = await referTransfer(call.leg, resolved.uri, {
@@ -67,7 +71,7 @@ export class GatewayCallTransfer implements CallTransfer {
   }
 
   /** A sip:/sips: URI as given, or an E.164 number through the call's trunk (or the native stack). */
-  private async targetOf(call: Call, target: string): Promise<{ uri: string; route: OutboundRoute } | { reason: string }> {
+  private async targetOf(call: Call, target: string): Promise<{ uri: string; route: OutboundRoute } | { reason: string; cause?: unknown }> {
     const t = target.trim();
     if (E164.test(t)) {
       const route = await this.o.originator.routeForTrunk(call.info.trunkId);
@@ -77,8 +81,8 @@ export class GatewayCallTransfer implements CallTransfer {
     let uri;
     try {
       uri = parseUri(t);
-    } catch {
-      return { reason: `not a SIP URI or E.164 number: ${t.slice(0, 80)}` };
+    } catch (error) {
+      return { reason: `not a SIP URI or E.164 number: ${t.slice(0, 80)}`, cause: error };
     }
     if (!isSipUri(uri)) return { reason: `unsupported transfer target scheme: ${uri.scheme}` };
     const param = uri.params.get('transport')?.toLowerCase();
@@ -88,17 +92,20 @@ export class GatewayCallTransfer implements CallTransfer {
 
   private async bridge(call: Call, target: { uri: string; route: OutboundRoute }, signal: AbortSignal): Promise<CallTransferOutcome> {
     const o = this.o;
+    const log = o.logger.child({ callId: call.info.id, target: target.uri });
     let flow;
     try {
       flow = await routeFlow(o.stack, target.route);
-    } catch {
-      return { ok: false, reason: `no route to ${target.route.host}`, sipStatus: 503 };
+    } catch (error) {
+      log.warn({ err: error, host: target.route.host }, 'transfer target unreachable: no route');
+      return { ok: false, reason: `no route to ${target.route.host}`, sipStatus: 503, cause: error };
     }
     let session;
     try {
       session = await o.media.offer({ callId: `${call.info.id}-transfer` });
-    } catch {
-      return { ok: false, reason: 'no media capacity', sipStatus: 503 };
+    } catch (error) {
+      log.warn({ err: error }, 'no media session for the transfer leg');
+      return { ok: false, reason: 'no media capacity', sipStatus: 503, cause: error };
     }
     // Aborting the transfer or losing the caller CANCELs the second leg.
     const stop = new AbortController();
@@ -136,14 +143,14 @@ export class GatewayCallTransfer implements CallTransfer {
       if (!r.ok) throw new Error(r.message);
       return r.sdp;
     };
-    const stats = relayAudio(call.media, session, call.signal, () => call.noteCallerSpeech());
+    const stats = relayAudio(call.media, session, call.signal, () => call.noteCallerSpeech(), log);
     this.bridges.set(call.info.id, stats);
     leg.on('destroy', () => void call.hangup('transfer-target-bye'));
     call.signal.addEventListener('abort', () => {
       this.bridges.delete(call.info.id);
       void leg.bye('local-bye').finally(() => session.close());
     }, { once: true });
-    o.logger.info({ callId: call.info.id, target: target.uri }, 'call bridged to the transfer target (B2BUA)');
+    log.info('call bridged to the transfer target (B2BUA)');
     return { ok: true, method: 'bridge' };
   }
 }

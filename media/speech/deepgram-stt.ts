@@ -1,4 +1,6 @@
+import type { IncomingMessage } from 'node:http';
 import WebSocket from 'ws';
+import type { Logger } from '../../core/logger.js';
 import { retryableStatus, SpeechProviderError, type SttOptions, type SttProvider, type SttStream, type Transcript } from './speech-provider.js';
 
 export interface DeepgramOptions {
@@ -7,7 +9,23 @@ export interface DeepgramOptions {
   readonly baseUrl?: string;
   readonly model?: string;
   readonly connectTimeoutMs?: number;
+  /** Where problems that do not end the stream are reported (a malformed message); errors that do are thrown with their cause. */
+  readonly logger?: Logger;
 }
+
+/** Deepgram's own words for a refused handshake (its JSON `err_code`/`err_msg`), kept as the error's cause. */
+export class DeepgramRefusal extends Error {
+  constructor(
+    readonly status: number,
+    readonly detail: string,
+  ) {
+    super(detail || 'no reason given');
+    this.name = 'DeepgramRefusal';
+  }
+}
+
+/** At most this much of a refusal body is read: Deepgram's error JSON is a few hundred bytes. */
+const MAX_REFUSAL_BYTES = 2048;
 
 interface DeepgramResults {
   readonly type: 'Results';
@@ -52,17 +70,58 @@ export class DeepgramStt implements SttProvider {
       ws.once('unexpected-response', (_req, res) => {
         signal.removeEventListener('abort', onAbort);
         const status = res.statusCode ?? 0;
-        res.resume();
-        ws.terminate();
-        reject(new SpeechProviderError(this.name, `handshake refused with HTTP ${status}`, retryableStatus(status)));
+        void refusalDetail(res).then((detail) => {
+          ws.terminate();
+          // The detail goes in the message too: provider fallbacks log the message of the error they skip.
+          reject(new SpeechProviderError(this.name, `handshake refused with HTTP ${status}${detail ? ` (${detail})` : ''}`, retryableStatus(status), new DeepgramRefusal(status, detail)));
+        });
       });
       ws.once('error', (error) => {
         signal.removeEventListener('abort', onAbort);
         reject(new SpeechProviderError(this.name, `connection failed: ${error.message}`, true, error));
       });
     });
-    return new DeepgramStream(ws, signal);
+    return new DeepgramStream(ws, signal, this.options.logger);
   }
+}
+
+/**
+ * The reason in a refusal body: Deepgram answers `{"err_code": ..., "err_msg": ...}`; anything else
+ * is cut to a line of printable text. The body is the server's words, never our key.
+ */
+function refusalDetail(res: IncomingMessage): Promise<string> {
+  return new Promise((resolve) => {
+    let body = '';
+    let settled = false;
+    const done = (): void => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      res.destroy();
+      resolve(summarise(body));
+    };
+    // A server that never ends its refusal body must not hold the caller's turn.
+    const timer = setTimeout(done, 1000);
+    res.setEncoding('utf8');
+    res.on('data', (chunk: string) => {
+      body += chunk;
+      if (body.length >= MAX_REFUSAL_BYTES) done();
+    });
+    res.once('end', done);
+    res.once('error', done);
+    res.once('close', done);
+  });
+}
+
+function summarise(body: string): string {
+  try {
+    const parsed = JSON.parse(body) as { err_code?: unknown; err_msg?: unknown; reason?: unknown };
+    const parts = [parsed.err_code, parsed.err_msg ?? parsed.reason].filter((p): p is string => typeof p === 'string' && p.length > 0);
+    if (parts.length > 0) return parts.join(': ').slice(0, 300);
+  } catch {
+    // Not JSON: fall back to the text itself.
+  }
+  return body.replace(/[^\x20-\x7e]+/g, ' ').trim().slice(0, 300);
 }
 
 class DeepgramStream implements SttStream {
@@ -71,9 +130,13 @@ class DeepgramStream implements SttStream {
   private readonly closed: Promise<{ code: number; reason: string }>;
   private failure: SpeechProviderError | undefined;
 
+  /** A malformed message is reported once per stream: a broken server would otherwise flood the log. */
+  private malformedReported = false;
+
   constructor(
     private readonly ws: WebSocket,
     private readonly signal: AbortSignal,
+    private readonly logger: Logger | undefined,
   ) {
     this.closed = new Promise((resolve) => ws.on('close', (code, reason) => resolve({ code, reason: reason.toString() })));
     ws.on('error', (error) => (this.failure = new SpeechProviderError('deepgram', error.message, true, error)));
@@ -82,7 +145,12 @@ class DeepgramStream implements SttStream {
       let msg: DeepgramResults | { type?: string };
       try {
         msg = JSON.parse(data.toString()) as DeepgramResults | { type?: string };
-      } catch {
+      } catch (error) {
+        // One unreadable message loses at most an interim result: report it, keep the stream.
+        if (!this.malformedReported) {
+          this.malformedReported = true;
+          this.logger?.warn({ err: error, provider: 'deepgram', bytes: Buffer.isBuffer(data) ? data.length : undefined }, 'speech-to-text message is not JSON: ignored');
+        }
         return;
       }
       if (msg.type !== 'Results') return;

@@ -1,3 +1,4 @@
+import type { Logger } from '../../core/logger.js';
 import { AzureTts, ElevenLabsTts } from './http-tts.js';
 import { DeepgramStt } from './deepgram-stt.js';
 import { EspeakTts } from './espeak-tts.js';
@@ -93,14 +94,16 @@ export function languageMatches(pattern: string, language: string): boolean {
 export function sttForLanguage(
   language: string,
   settings: CallSpeechSettings = { credentials: {} },
-  options: { readonly vocabulary?: readonly string[]; readonly fallback?: FallbackOptions } = {},
+  options: { readonly vocabulary?: readonly string[]; readonly fallback?: FallbackOptions; readonly logger?: Logger } = {},
 ): ResolvedStt {
   const { deepgram } = settings.credentials;
   const route = settings.sttRoutes?.find((r) => r.languages.some((p) => languageMatches(p, language)));
   const provider = route?.provider ?? (deepgram ? 'deepgram' : 'offline');
   const offline = offlineSttSupports(language) ? new PocketsphinxStt({ vocabulary: options.vocabulary ?? [] }) : undefined;
   if (provider === 'deepgram' && deepgram) {
-    return { stt: new FallbackStt(offline ? [new DeepgramStt(deepgram), offline] : [new DeepgramStt(deepgram)], options.fallback) };
+    // The call's logger: the adapter reports what does not end a stream (a malformed message) itself.
+    const cloud = new DeepgramStt({ ...deepgram, ...(options.logger ? { logger: options.logger } : {}) });
+    return { stt: new FallbackStt(offline ? [cloud, offline] : [cloud], options.fallback) };
   }
   if (offline) return { stt: offline };
   const reason =

@@ -16,6 +16,8 @@ export interface FakeDeepgramOptions {
   readonly transcriptFor: (bytes: number, query: URLSearchParams) => string;
   /** Answer the upgrade with this HTTP status instead (429, 503 ... to test fallback). */
   readonly refuseWith?: number;
+  /** Before the final results, send this many text frames that are not JSON (a broken service). */
+  readonly malformedFrames?: number;
 }
 
 /** Close a stream once it has received `afterBytes` of audio, with this close code and reason. */
@@ -94,6 +96,7 @@ export async function startFakeDeepgram(options: FakeDeepgramOptions): Promise<F
       }
       const msg = JSON.parse(data.toString()) as { type?: string };
       if (msg.type === 'CloseStream') {
+        for (let i = 0; i < (options.malformedFrames ?? 0); i++) ws.send('<html>502 Bad Gateway</html>');
         ws.send(results(true));
         ws.send(JSON.stringify({ type: 'Metadata', request_id: `fake-${index}`, duration: audioBytes[index]! / 16000, channels: 1 }));
         ws.close(1000);

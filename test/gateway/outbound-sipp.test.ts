@@ -8,6 +8,8 @@ import { StoreTrunkRoutes } from '../../control-api/gateway-adapters/store-trunk
 import { createResourceDefinitions } from '../../control-api/resources/registry.js';
 import { testBox, trunkDoc } from '../../control-api/resources/definitions/test-fixtures.js';
 import { SipOriginator } from '../../gateway/outbound/sip-originator.js';
+import { captureLogs } from '../helpers/log-capture.js';
+import { freshStore } from '../helpers/stores.js';
 import { startGatewayFixture, type GatewayFixture } from './gateway-harness.js';
 import { expectSippUasSuccess, outboundRequest, startSippUas } from './outbound-sipp-uas.js';
 
@@ -160,6 +162,34 @@ describe('gateway: outbound calls to SIPp (Originator)', function () {
     const completion = await (result as Extract<OriginateResult, { outcome: 'answered' }>).completion;
     assert.equal(completion.reason, 'aborted');
     sippOk(await uas.done);
+  });
+
+  it('a failed number-settings lookup does not drop the answered call: it runs with the defaults and the cause is logged once as a warning', async () => {
+    // A directory whose database is gone: the lookup throws a real pg error.
+    const gone = await freshStore('postgres');
+    await gone.close();
+    const logs = captureLogs();
+    const blind = new SipOriginator({
+      stack: fx.gateway.stack,
+      media: fx.media,
+      trunks: new StoreTrunkRoutes({ db: fx.store.db, secretBox: box }),
+      directory: new StoreCallDirectory({ db: gone.db }),
+      registry: fx.gateway.registry,
+      clock: systemClock,
+      logger: logs.logger,
+    });
+    const uas = await startSippUas('uas-answer.xml');
+    const result = await blind.originate(request(await trunkTo(uas.port)));
+    assert.equal(result.outcome, 'answered', JSON.stringify(result));
+    const call = fx.gateway.registry.get((result as Extract<OriginateResult, { outcome: 'answered' }>).callId);
+    assert.equal(call?.info.language, 'en', 'the default language');
+    await (result as Extract<OriginateResult, { outcome: 'answered' }>).completion;
+    sippOk(await uas.done);
+    const warned = logs.find('number settings lookup failed');
+    assert.equal(warned.length, 1, JSON.stringify(logs.lines));
+    assert.equal(warned[0]?.level, 'warn');
+    assert.match(String((warned[0]?.err as { message?: string } | undefined)?.message), /driver has already been destroyed/);
+    assert.doesNotMatch(logs.text(), /trunk-secret-1/);
   });
 
   it('a trunk that no longer exists fails without sending anything', async () => {

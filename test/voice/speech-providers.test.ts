@@ -214,7 +214,7 @@ describe('Deepgram failing mid-call (FallbackStt)', () => {
 
     backup.refuseWith = 401;
     await assert.rejects(utterance(stt), /401/);
-    assert.deepEqual(events.at(-1), { kind: 'stt', from: 'deepgram', to: undefined, reason: 'deepgram: handshake refused with HTTP 401', forRestOfCall: true, noneLeft: true });
+    assert.deepEqual(events.at(-1), { kind: 'stt', from: 'deepgram', to: undefined, reason: 'deepgram: handshake refused with HTTP 401 (Refused)', forRestOfCall: true, noneLeft: true });
   });
 });
 
