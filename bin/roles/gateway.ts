@@ -119,6 +119,7 @@ export const startGatewayRole: RoleStarter = async (ctx) => {
     originator,
     clock: systemClock,
     logger: logger.child({ part: 'transfer' }),
+    ...(config.sip.referNotifyWaitMs !== undefined ? { referTimeoutMs: config.sip.referNotifyWaitMs } : {}),
   });
   return {
     name: 'gateway',

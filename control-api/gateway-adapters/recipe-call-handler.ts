@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { Kysely } from 'kysely';
 import type { Logger } from '../../core/logger.js';
 import type { ActiveCall, CallHandler } from '../../core/ports/call-handler.js';
-import type { CallTransfer } from '../../core/ports/call-transfer.js';
+import type { CallTransfer, CallTransferOutcome } from '../../core/ports/call-transfer.js';
 import type { TransferResult } from '../../core/ports/conversation.js';
 import type { OriginateRequest } from '../../core/ports/originator.js';
 import { PronunciationLexicon, type PronunciationRule } from '../../media/speech/pronunciation.js';
@@ -22,6 +22,7 @@ import type { RuntimeServices } from '../recipes/runtime/services.js';
 import { findNumberByE164, findRecipeById, findSpeechProfileByName } from '../resources/definitions/lookups.js';
 import type { Database } from '../store/schema.js';
 import { offlineSpeech, type TenantCallSpeech } from '../tenants/tenant-speech.js';
+import { recordedEnd } from './call-end-record.js';
 import { callSpeech, recipeListens, sayUnsupportedLanguage, type CallSpeech } from './call-speech.js';
 
 export interface RecipeCallHandlerOptions {
@@ -64,6 +65,8 @@ interface CallState {
   /** Every speech-to-text provider of the call was dropped (fallback.ts): the recipe is stopped. */
   sttLost: boolean;
   readonly stopRecipe: AbortController;
+  /** What each Transfer block got from the gateway: a transfer never confirmed must not be recorded as completed. */
+  readonly transfers: CallTransferOutcome[];
 }
 
 /** How long hang-up may take to settle before the record is written anyway. */
@@ -106,7 +109,7 @@ export class RecipeCallHandler implements CallHandler {
     }
     call.on('dtmf', (e) => log.debug({ digit: e.digit, via: e.via }, 'DTMF received'));
 
-    const state: CallState = { sttLost: false, stopRecipe: new AbortController() };
+    const state: CallState = { sttLost: false, stopRecipe: new AbortController(), transfers: [] };
     let recordingRef: string | undefined;
     let failure: string | undefined;
     try {
@@ -145,6 +148,7 @@ export class RecipeCallHandler implements CallHandler {
     const endedAt = new Date(end?.endedAt ?? Date.now());
     const { run, result, voicemail, speechEnd } = state;
     const amd = state.answeringMachine ? { answeringMachine: state.answeringMachine } : {};
+    const facts = { endReason: end?.reason, transfers: state.transfers };
     try {
       if (speechEnd) {
         // Nothing could understand the caller: no recipe outcome, so no disposition either.
@@ -166,9 +170,9 @@ export class RecipeCallHandler implements CallHandler {
         // transfer or the caller ended it.
         const callEnd = { ...callEndFromRun(result, { endedAt, answeredAt, ...(end ? { callEndReason: end.reason } : {}), ...(recordingRef ? { recordingRef } : {}) }), ...amd };
         // A machine answered: the record says so instead of "the caller hung up".
-        await this.o.recorder.completeCall(recordId, voicemail ? { ...callEnd, endReason: 'voicemail', disposition: `voicemail_${voicemail === 'messageLeft' ? 'message_left' : 'disconnected'}` } : callEnd);
+        await this.o.recorder.completeCall(recordId, recordedEnd(voicemail ? { ...callEnd, endReason: 'voicemail', disposition: `voicemail_${voicemail === 'messageLeft' ? 'message_left' : 'disconnected'}` } : callEnd, facts));
       } else {
-        await this.o.recorder.completeCall(recordId, {
+        await this.o.recorder.completeCall(recordId, recordedEnd({
           endedAt,
           answeredAt,
           outcome: 'completed',
@@ -178,7 +182,7 @@ export class RecipeCallHandler implements CallHandler {
           ...(run ? { variables: run.variables() } : {}),
           ...(recordingRef ? { recordingRef } : {}),
           ...amd,
-        });
+        }, facts));
       }
     } catch (error) {
       log.warn({ err: errorText(error) }, 'could not record the call end');
@@ -189,7 +193,7 @@ export class RecipeCallHandler implements CallHandler {
   private async runRecipe(call: ActiveCall, outbound: OriginateRequest | undefined, setup: CallSetup, speech: CallSpeech, recordId: string | undefined, log: Logger, state: CallState): Promise<void> {
     const { info } = call;
     const { stopRecipe } = state;
-    const conversation = this.conversation(call, setup, speech, log);
+    const conversation = this.conversation(call, setup, speech, log, state.transfers);
     const run = new RecipeRun({
       recipe: setup.recipe,
       conversation,
@@ -296,7 +300,7 @@ export class RecipeCallHandler implements CallHandler {
     }
   }
 
-  private conversation(call: ActiveCall, setup: CallSetup, { tts, stt, voice, ttsLanguage }: CallSpeech, log: Logger): PhoneConversation {
+  private conversation(call: ActiveCall, setup: CallSetup, { tts, stt, voice, ttsLanguage }: CallSpeech, log: Logger, transfers: CallTransferOutcome[]): PhoneConversation {
     const global = setup.recipe.globalSettings;
     const transfer = this.o.transfer;
     const conversation = new PhoneConversation({
@@ -321,6 +325,7 @@ export class RecipeCallHandler implements CallHandler {
       transfer: async (target, _bridgeMessage, signal): Promise<TransferResult> => {
         if (!transfer) return { ok: false, reason: 'call transfer is not available on this gateway' };
         const outcome = await transfer.transfer(call.info.id, target, signal);
+        transfers.push(outcome);
         return outcome.ok ? { ok: true } : { ok: false, reason: outcome.sipStatus ? `${outcome.reason} (SIP ${outcome.sipStatus})` : outcome.reason };
       },
     });

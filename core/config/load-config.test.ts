@@ -62,6 +62,12 @@ describe('platform configuration', () => {
     assert.throws(() => loadConfig({ env: { SCHEDULER_CLAIM_BATCH_SIZE: 'many' } }), /SCHEDULER_CLAIM_BATCH_SIZE: expected an integer/);
   });
 
+  it('reads the REFER final-NOTIFY wait, refusing one shorter than the transferee\'s Timer B', () => {
+    assert.equal(loadConfig({ env: {} }).sip.referNotifyWaitMs, undefined);
+    assert.equal(loadConfig({ env: { SIP_REFER_NOTIFY_WAIT_MS: '90000' } }).sip.referNotifyWaitMs, 90_000);
+    assert.throws(() => loadConfig({ env: { SIP_REFER_NOTIFY_WAIT_MS: '30000' } }), /sip\.referNotifyWaitMs.*Timer B/);
+  });
+
   it('reads the SIP trust list, call limits, session timer, DNS servers and maddr groups, with their bounds', () => {
     const defaults = loadConfig({ env: {} }).sip;
     assert.deepEqual([defaults.trustedSources, defaults.maxCallsPerNumber, defaults.maxCallsPerTenant], [[], 100, 500]);

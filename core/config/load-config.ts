@@ -40,6 +40,7 @@ const envBindings: ReadonlyArray<readonly [string, string, 'string' | 'int' | 'l
   ['SIP_MIN_SE', 'sip.minSessionExpiresSeconds', 'int'],
   ['SIP_DNS_SERVERS', 'sip.dnsServers', 'list'],
   ['SIP_MADDR_MULTICAST', 'sip.maddrMulticast', 'list'],
+  ['SIP_REFER_NOTIFY_WAIT_MS', 'sip.referNotifyWaitMs', 'int'],
   ['RTP_BIND_ADDRESS', 'media.bindAddress', 'string'],
   ['RTP_PORT_MIN', 'media.portMin', 'int'],
   ['RTP_PORT_MAX', 'media.portMax', 'int'],

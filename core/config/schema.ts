@@ -104,6 +104,11 @@ export const configSchema = z
         dnsServers: z.array(dnsServer).default([]),
         /** Multicast groups a Via maddr may direct responses to; any other maddr must be the request's source. */
         maddrMulticast: z.array(multicast).default([]),
+        /**
+         * Wait for a REFER's final NOTIFY after the 202. Unset: 64*T1 + 8*T1 (36 s), longer than the
+         * transferee's INVITE to a silent target can last (Timer B); less than Timer B would lose outcomes.
+         */
+        referNotifyWaitMs: z.number().int().min(32_000, 'must outlast the transferee\'s Timer B (64*T1 = 32 s)').max(600_000).optional(),
       })
       .refine((s) => s.sessionExpiresSeconds === 0 || s.sessionExpiresSeconds >= s.minSessionExpiresSeconds, {
         message: 'sip.sessionExpiresSeconds must be 0 or at least sip.minSessionExpiresSeconds',

@@ -12,6 +12,11 @@ export type CallTransferOutcome =
       readonly ok: false;
       readonly reason: string;
       readonly sipStatus?: number;
+      /**
+       * The peer accepted our REFER but never reported how it ended (RFC 3515 NOTIFY): the caller
+       * may or may not have reached the target. A call record must not call this completed.
+       */
+      readonly unconfirmed?: boolean;
       /** The error behind the failure, when one was thrown; the gateway has logged it once. */
       readonly cause?: unknown;
     };

@@ -9,7 +9,7 @@ import { classify, e164Uri, routeFlow, type OutboundRoute, type SipOriginator } 
 import { isSipUri, parseUri } from '../sip/message/uri.js';
 import type { SipStack } from '../sip/ua/sip-stack.js';
 import { relayAudio, type BridgeStats } from './bridge.js';
-import { referTransfer } from './refer.js';
+import { finalNotifyWaitMs, notifyGraceMs, referTransfer } from './refer.js';
 
 export interface GatewayCallTransferOptions {
   readonly stack: SipStack;
@@ -21,7 +21,10 @@ export interface GatewayCallTransferOptions {
   readonly logger: Logger;
   /** Ring time of the bridged leg before it is CANCELled (spec: ring duration 15-30 s). */
   readonly ringTimeoutMs?: number;
-  /** Bound on the wait for a REFER's final NOTIFY. */
+  /**
+   * Wait for a REFER's final NOTIFY after the 202; default `finalNotifyWaitMs` of the stack's
+   * timers (64*T1 + 8*T1: 36 s), longer than the transferee's INVITE to a silent target can last.
+   */
   readonly referTimeoutMs?: number;
 }
 
@@ -51,21 +54,30 @@ export class GatewayCallTransfer implements CallTransfer {
     }
     const log = this.o.logger.child({ callId, target: resolved.uri });
     if (call.leg.remoteAllow?.includes('REFER')) {
+      const timers = this.o.stack.timerValues;
       const result = await referTransfer(call.leg, resolved.uri, {
         clock: this.o.clock,
         contact: this.o.stack.contactUri(call.leg.flow),
         referredBy: call.leg.localUri,
-        timeoutMs: this.o.referTimeoutMs ?? 30_000,
+        timeoutMs: this.o.referTimeoutMs ?? finalNotifyWaitMs(timers),
+        graceMs: notifyGraceMs(timers),
         signal,
       });
-      log.info({ result }, 'REFER transfer finished');
       if (result.kind === 'transferred') {
+        log.info('REFER transfer confirmed by the transferee (sipfrag 2xx)');
         // RFC 5589 sec. 6: the transferor leaves once the transferee reached the target.
         await call.hangup('transferred');
         return { ok: true, method: 'refer' };
       }
-      if (result.kind === 'failed') return { ok: false, reason: result.reason, ...(result.status ? { sipStatus: result.status } : {}) };
-      log.info({ status: result.status }, 'REFER refused: bridging instead');
+      if (result.kind === 'failed') {
+        log.info({ sipStatus: result.status }, 'REFER transfer failed at the target');
+        return { ok: false, reason: result.reason, sipStatus: result.status };
+      }
+      if (result.kind === 'unconfirmed') {
+        log.warn({ why: result.reason }, 'REFER transfer outcome unknown: no final NOTIFY');
+        return { ok: false, reason: result.reason, unconfirmed: true };
+      }
+      log.info({ sipStatus: result.status }, 'REFER refused: bridging instead');
     }
     return this.bridge(call, resolved, signal);
   }

@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
 import { pino } from 'pino';
-import { systemClock } from '../../core/clock.js';
+import { FakeClock, systemClock } from '../../core/clock.js';
 import { StoreTrunkRoutes } from '../../control-api/gateway-adapters/store-trunk-routes.js';
 import { testBox } from '../../control-api/resources/definitions/test-fixtures.js';
 import { SipOriginator } from '../../gateway/outbound/sip-originator.js';
 import { GatewayCallTransfer } from '../../gateway/transfer/gateway-call-transfer.js';
+import { captureLogs } from '../helpers/log-capture.js';
 import { runSipp, type SippResult } from '../helpers/sipp.js';
 import { numbers, startGatewayFixture, type GatewayFixture, type SeenCall } from './gateway-harness.js';
 import { startSippUas } from './outbound-sipp-uas.js';
@@ -17,27 +18,30 @@ describe('gateway: call transfer (REFER and B2BUA) with SIPp', function () {
   this.timeout(60_000);
   let fx: GatewayFixture;
   let transfers: GatewayCallTransfer;
+  let originator: SipOriginator;
+  /** The transfer's log, to check that causes reach it once. */
+  const logs = captureLogs();
 
   before(async () => {
     fx = await startGatewayFixture({ ringMs: 0 });
     const logger = pino({ level: process.env.GATEWAY_TEST_LOG ?? 'silent' });
-    const originator = new SipOriginator({
+    originator = new SipOriginator({
       stack: fx.gateway.stack,
       media: fx.media,
       trunks: new StoreTrunkRoutes({ db: fx.store.db, secretBox: testBox() }),
       clock: systemClock,
       logger,
     });
-    transfers = new GatewayCallTransfer({ stack: fx.gateway.stack, registry: fx.gateway.registry, media: fx.media, originator, clock: systemClock, logger, ringTimeoutMs: 5000, referTimeoutMs: 5000 });
+    transfers = new GatewayCallTransfer({ stack: fx.gateway.stack, registry: fx.gateway.registry, media: fx.media, originator, clock: systemClock, logger: logs.logger, ringTimeoutMs: 5000, referTimeoutMs: 5000 });
   });
   after(async () => {
     await fx?.close();
   });
 
   /** Starts a SIPp caller and resolves with the call it made once the gateway answered. */
-  async function callIn(scenario: string): Promise<{ seen: SeenCall; sipp: Promise<SippResult> }> {
+  async function callIn(scenario: string, keys?: Record<string, string>): Promise<{ seen: SeenCall; sipp: Promise<SippResult> }> {
     const before = fx.handler.calls.length;
-    const sipp = runSipp({ target: fx.target, scenario, service: numbers.trunkDid });
+    const sipp = runSipp({ target: fx.target, scenario, service: numbers.trunkDid, ...(keys ? { keys } : {}) });
     const end = Date.now() + 5000;
     while (fx.handler.calls.length === before) {
       if (Date.now() > end) throw new Error(`no call from ${scenario}: ${JSON.stringify(await sipp)}`);
@@ -86,6 +90,91 @@ describe('gateway: call transfer (REFER and B2BUA) with SIPp', function () {
     assert.equal(seen.call.signal.aborted, false);
     sippOk(await sipp);
     assert.equal((await target.done).exitCode, 0);
+  });
+
+  /** Resolves once `check` holds, polling; fails after `ms`. */
+  async function until(check: () => boolean, ms: number, what: string): Promise<void> {
+    const end = Date.now() + ms;
+    while (!check()) {
+      if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+      await new Promise((r) => setTimeout(r, 10));
+    }
+  }
+
+  /** A transfer on a fake clock, so the test can move the transferor's time past the waits at once. */
+  function onFakeClock(): { clock: FakeClock; slow: GatewayCallTransfer } {
+    const clock = new FakeClock(1_000_000);
+    return { clock, slow: new GatewayCallTransfer({ stack: fx.gateway.stack, registry: fx.gateway.registry, media: fx.media, originator, clock, logger: logs.logger }) };
+  }
+
+  it('waits past the transferee\'s Timer B (64*T1 = 32 s) for the final NOTIFY: a 408 that comes after 33 s is the outcome (RFC 3515 sec. 2.4.5)', async () => {
+    const { clock, slow } = onFakeClock();
+    const { seen, sipp } = await callIn('uac-refer-late-final.xml', { progress: '100 Trying', expires: '60' });
+    const pending = slow.transfer(seen.call.info.id, 'sip:agent@127.0.0.1:5099', new AbortController().signal);
+    await until(() => clock.pendingCount > 0, 5000, 'the final-NOTIFY wait to start (after the 202)');
+    // SIPp holds its final NOTIFY back for 2.5 s; meanwhile 33 s pass for the transferor.
+    clock.advance(33_000);
+    const outcome = await pending;
+    assert.deepEqual(outcome, { ok: false, reason: 'Request Timeout', sipStatus: 408 });
+    assert.equal(seen.call.signal.aborted, false, 'the caller is still connected');
+    sippOk(await sipp);
+  });
+
+  it('once the target rings (sipfrag 180), the wait stretches to the subscription\'s expiry: an outcome after 60 s still counts (RFC 6665 sec. 4.1.3)', async () => {
+    const { clock, slow } = onFakeClock();
+    const { seen, sipp } = await callIn('uac-refer-late-final.xml', { progress: '180 Ringing', expires: '120' });
+    // Counts NOTIFYs: the dialog emits to every listener at once, so when this one counted, the transfer has read it too.
+    let notifies = 0;
+    const pending = slow.transfer(seen.call.info.id, 'sip:agent@127.0.0.1:5099', new AbortController().signal);
+    fx.gateway.registry.get(seen.call.info.id)?.leg.on('notify', () => void (notifies += 1));
+    await until(() => notifies >= 1, 5000, 'the NOTIFY with sipfrag 180');
+    // 60 s: past Timer B and the 36 s default wait, within the 120 s the subscription was given.
+    clock.advance(60_000);
+    const outcome = await pending;
+    assert.deepEqual(outcome, { ok: false, reason: 'Request Timeout', sipStatus: 408 });
+    sippOk(await sipp);
+  });
+
+  it('a REFER subscription terminated without a final status is reported unconfirmed, not as a transfer or a plain failure (RFC 6665 sec. 4.1.3)', async () => {
+    const { seen, sipp } = await callIn('uac-refer-no-final-expect-bye.xml');
+    const outcome = await transfers.transfer(seen.call.info.id, 'sip:agent@127.0.0.1:5099', new AbortController().signal);
+    assert.equal(outcome.ok, false);
+    assert.equal(!outcome.ok && outcome.unconfirmed, true, JSON.stringify(outcome));
+    assert.match(!outcome.ok ? outcome.reason : '', /subscription ended \(noresource\) without a final status/);
+    assert.equal(seen.call.signal.aborted, false, 'the caller is still connected');
+    await seen.call.hangup('test-hangup');
+    sippOk(await sipp);
+  });
+
+  it('an aborted bridge transfer whose target answers across the CANCEL ACKs and BYEs that leg, and the caller stays (RFC 3261 sec. 9.1)', async () => {
+    const target = await startSippUas('uas-180-cancel-answer-anyway.xml');
+    const { seen, sipp } = await callIn('uac-invite-expect-200-caller-bye.xml');
+    const stop = new AbortController();
+    const pending = transfers.transfer(seen.call.info.id, `sip:agent@127.0.0.1:${target.port}`, stop.signal);
+    // Whether the abort comes before or after the 180, the CANCEL goes after it (sec. 9.1).
+    setTimeout(() => stop.abort(), 300);
+    const outcome = await pending;
+    assert.equal(outcome.ok, false, JSON.stringify(outcome));
+    assert.equal(transfers.bridges.has(seen.call.info.id), false, 'no bridge to a leg we cancelled');
+    assert.equal(seen.call.signal.aborted, false, 'the caller is still connected');
+    const t = await target.done;
+    assert.equal(t.exitCode, 0, `the target got ACK then BYE at once:\n${t.errors}\n${t.messages.slice(-2000)}`);
+    sippOk(await sipp);
+  });
+
+  it('a bridge target the gateway cannot reach (TLS, which this gateway does not listen on) fails 503 with the transport error as cause, logged once', async () => {
+    const { seen, sipp } = await callIn('uac-invite-expect-200-caller-bye.xml');
+    const outcome = await transfers.transfer(seen.call.info.id, 'sip:agent@127.0.0.1:5999;transport=tls', new AbortController().signal);
+    assert.equal(outcome.ok, false);
+    assert.equal(!outcome.ok && outcome.sipStatus, 503);
+    const cause = !outcome.ok ? outcome.cause : undefined;
+    assert.ok(cause instanceof Error, `cause: ${String(cause)}`);
+    assert.match(cause.message, /transport TLS is not enabled/);
+    const logged = logs.find('transfer target unreachable').filter((l) => l.callId === seen.call.info.id);
+    assert.equal(logged.length, 1);
+    assert.equal(logged[0]?.level, 'warn');
+    assert.match(String((logged[0]?.err as { message?: string } | undefined)?.message), /transport TLS is not enabled/);
+    sippOk(await sipp);
   });
 
   it('rejects targets that are neither a SIP URI nor E.164', async () => {
