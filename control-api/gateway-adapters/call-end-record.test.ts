@@ -5,17 +5,17 @@ import { recordedEnd } from './call-end-record.js';
 const ran = (endReason: string): CallEnd => ({ endedAt: new Date(Date.UTC(2026, 0, 5, 10, 0, 30)), answeredAt: new Date(Date.UTC(2026, 0, 5, 10, 0, 0)), outcome: 'completed', sipStatus: 200, endReason });
 
 describe('call record end: what the telephony side knows overrides "completed"', () => {
-  it('a bridged call whose caller never ACKed our 200 is failed / transfer-not-acked', () => {
-    assert.deepEqual(recordedEnd(ran('transferred'), { endReason: 'ack-timeout', transfers: [{ ok: true, method: 'bridge' }] }), { ...ran('transferred'), outcome: 'failed', endReason: 'transfer-not-acked' });
+  it('a bridged call whose caller never ACKed our 200 is failed / transferNotAcked', () => {
+    assert.deepEqual(recordedEnd(ran('transferred'), { endReason: 'ack-timeout', transfers: [{ ok: true, method: 'bridge' }] }), { ...ran('transferred'), outcome: 'failed', endReason: 'transferNotAcked' });
   });
 
-  it('an unACKed call without a transfer is failed / ack-timeout', () => {
-    assert.deepEqual(recordedEnd(ran('callerHangup'), { endReason: 'ack-timeout', transfers: [] }), { ...ran('callerHangup'), outcome: 'failed', endReason: 'ack-timeout' });
+  it('an unACKed call without a transfer is failed / ackTimeout', () => {
+    assert.deepEqual(recordedEnd(ran('callerHangup'), { endReason: 'ack-timeout', transfers: [] }), { ...ran('callerHangup'), outcome: 'failed', endReason: 'ackTimeout' });
   });
 
-  it('a REFER whose outcome never came is failed / transfer-unconfirmed, the disposition kept', () => {
+  it('a REFER whose outcome never came is failed / transferUnconfirmed, the disposition kept', () => {
     const closed = { ...ran('closed'), disposition: 'missed' };
-    assert.deepEqual(recordedEnd(closed, { endReason: 'local-bye', transfers: [{ ok: false, reason: 'no final NOTIFY', unconfirmed: true }] }), { ...closed, outcome: 'failed', endReason: 'transfer-unconfirmed' });
+    assert.deepEqual(recordedEnd(closed, { endReason: 'local-bye', transfers: [{ ok: false, reason: 'no final NOTIFY', unconfirmed: true }] }), { ...closed, outcome: 'failed', endReason: 'transferUnconfirmed' });
   });
 
   it('only the last transfer counts: a later bridge that worked leaves the record completed', () => {

@@ -78,7 +78,7 @@ describe('call records of transfers that were never confirmed', function () {
     }
   }
 
-  it('a call bridged (B2BUA) while the caller never ACKed our 200 is recorded failed / transfer-not-acked, not completed', async () => {
+  it('a call bridged (B2BUA) while the caller never ACKed our 200 is recorded failed / transferNotAcked, not completed', async () => {
     const target = await startSippUas('uas-answer-expect-bye.xml', { timeoutMs: 60_000 });
     await transferRecipe('Unacked desk', `sip:desk@127.0.0.1:${target.port}`);
     await defs().phoneNumber.repository.create(fx.store.db, fx.ids.tenantId, numberDoc(unackedNumber, 'Unacked desk', { provider: { type: 'customSipTrunk', trunk: 'desk-carrier' } }) as never);
@@ -87,16 +87,16 @@ describe('call records of transfers that were never confirmed', function () {
     const t = await target.done;
     assert.equal(t.exitCode, 0, `the bridged target got its BYE when the unconfirmed call ended:\n${t.errors}\n${t.messages.slice(-1500)}`);
     const row = await ended(unackedNumber);
-    assert.deepEqual({ outcome: row.outcome, endReason: row.end_reason }, { outcome: 'failed', endReason: 'transfer-not-acked' });
+    assert.deepEqual({ outcome: row.outcome, endReason: row.end_reason }, { outcome: 'failed', endReason: 'transferNotAcked' });
   });
 
-  it('a REFER whose subscription ends without a final NOTIFY is recorded failed / transfer-unconfirmed, not completed', async () => {
+  it('a REFER whose subscription ends without a final NOTIFY is recorded failed / transferUnconfirmed, not completed', async () => {
     await transferRecipe('Refer desk', 'sip:agent@127.0.0.1:5099');
     await defs().phoneNumber.repository.create(fx.store.db, fx.ids.tenantId, numberDoc(referNumber, 'Refer desk', { provider: { type: 'customSipTrunk', trunk: 'desk-carrier' } }) as never);
     const sipp = await runSipp({ scenario: 'uac-refer-no-final-expect-bye.xml', target: fx.target, service: referNumber, localIp: '127.0.0.6', timeoutMs: 60_000 });
     assert.equal(sipp.successful, 1, `SIPp: ${sipp.errors || sipp.stdout.slice(-2000)}`);
     const row = await ended(referNumber);
     // The recipe took its failed exit and closed (disposition kept); the transfer's fate is unknown.
-    assert.deepEqual({ outcome: row.outcome, endReason: row.end_reason, disposition: row.disposition }, { outcome: 'failed', endReason: 'transfer-unconfirmed', disposition: 'missed' });
+    assert.deepEqual({ outcome: row.outcome, endReason: row.end_reason, disposition: row.disposition }, { outcome: 'failed', endReason: 'transferUnconfirmed', disposition: 'missed' });
   });
 });
