@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { FakeClock } from '../../core/clock.js';
 import { Headers } from '../sip/message/headers.js';
 import { SipRequest } from '../sip/message/message.js';
+import type { ArrivingRequest } from '../sip/transport/receive-gate.js';
 import type { Flow } from '../sip/transport/types.js';
 import { AbuseGuard } from './abuse-guard.js';
 
@@ -10,35 +11,50 @@ const flow = (address: string): Flow => ({
   local: { address: '127.0.0.1', port: 5060 }, remote: { address, port: 5060 },
   send: () => undefined,
 });
-const req = (method: string, ua?: string): SipRequest => new SipRequest(method, 'sip:x@127.0.0.1', new Headers(ua ? [['User-Agent', ua]] : []));
+const arriving = (method: string, opts: { ua?: string; toTag?: string; callId?: string } = {}): ArrivingRequest => ({
+  method,
+  toTag: opts.toTag,
+  header: (k) => (k === 'user-agent' ? opts.ua : k === 'call-id' ? (opts.callId ?? 'c1') : undefined),
+});
+const actions = (g: AbuseGuard, n: number, source = '127.0.0.9', method = 'INVITE'): string[] =>
+  Array.from({ length: n }, () => g.admit(source, arriving(method)).action);
 
-describe('AbuseGuard', () => {
-  it('refills a source bucket at its rate and answers 503 with Retry-After when empty', () => {
+describe('AbuseGuard: per-source admission before the parse', () => {
+  it('admits a burst, then refuses 503 up to the refusal rate, then drops; both buckets refill', () => {
     const clock = new FakeClock(0);
-    const g = new AbuseGuard({ clock, perSourceRate: 2, perSourceBurst: 3, concurrentCalls: () => 0, retryAfterSeconds: 9 });
-    for (let i = 0; i < 3; i++) assert.equal(g.verdict(req('OPTIONS'), flow('127.0.0.9')).action, 'accept');
-    const v = g.verdict(req('OPTIONS'), flow('127.0.0.9'));
-    assert.deepEqual(v.action === 'reject' && [v.status, v.headers], [503, [['Retry-After', '9']]]);
-    assert.equal(g.verdict(req('OPTIONS'), flow('127.0.0.8')).action, 'accept', 'other sources are not affected');
+    const g = new AbuseGuard({ clock, perSourceRate: 2, perSourceBurst: 3, refusalRate: 4, concurrentCalls: () => 0 });
+    assert.deepEqual(actions(g, 9), ['admit', 'admit', 'admit', 'refuse', 'refuse', 'refuse', 'refuse', 'drop', 'drop']);
+    assert.equal(g.admit('127.0.0.8', arriving('OPTIONS')).action, 'admit', 'other sources are not affected');
     clock.advance(500);
-    assert.equal(g.verdict(req('OPTIONS'), flow('127.0.0.9')).action, 'accept');
+    // Half a second: one admission token (2/s) and two refusal tokens (4/s).
+    assert.deepEqual(actions(g, 4), ['admit', 'refuse', 'refuse', 'drop']);
+    const d = g.admit('127.0.0.9', arriving('OPTIONS'));
+    assert.deepEqual(d, { action: 'drop', reason: 'source over its refusal rate' });
   });
 
-  it('limits INVITEs only by the global concurrency', () => {
-    let live = 5;
-    const g = new AbuseGuard({ clock: new FakeClock(0), maxConcurrentCalls: 5, concurrentCalls: () => live });
-    assert.equal(g.verdict(req('INVITE'), flow('127.0.0.9')).action, 'reject');
-    assert.equal(g.verdict(req('OPTIONS'), flow('127.0.0.9')).action, 'accept');
-    live = 4;
-    assert.equal(g.verdict(req('INVITE'), flow('127.0.0.9')).action, 'accept');
+  it('refusal rate 0 drops everything over the admission rate', () => {
+    const g = new AbuseGuard({ clock: new FakeClock(0), perSourceRate: 1, perSourceBurst: 1, refusalRate: 0, concurrentCalls: () => 0 });
+    assert.deepEqual(actions(g, 3), ['admit', 'drop', 'drop']);
   });
 
-  it('drops scanner User-Agents, case-insensitively', () => {
+  it('never limits CANCEL or requests of a live dialog; a To tag of no live dialog is charged like a new request', () => {
+    const live = new Set(['up@127.0.0.9']);
+    const g = new AbuseGuard({ clock: new FakeClock(0), perSourceRate: 1, perSourceBurst: 1, refusalRate: 0, concurrentCalls: () => 0, liveDialog: (id) => live.has(id) });
+    assert.deepEqual(actions(g, 2), ['admit', 'drop']);
+    assert.equal(g.admit('127.0.0.9', arriving('BYE', { toTag: 'a1', callId: 'up@127.0.0.9' })).action, 'admit');
+    assert.equal(g.admit('127.0.0.9', arriving('INVITE', { toTag: 'a1', callId: 'up@127.0.0.9' })).action, 'admit', 're-INVITE');
+    assert.equal(g.admit('127.0.0.9', arriving('CANCEL')).action, 'admit');
+    assert.equal(g.admit('127.0.0.9', arriving('BYE', { toTag: 'forged', callId: 'nothing-here' })).action, 'drop');
+  });
+
+  it('drops scanner User-Agents, but answers OPTIONS monitors (sipsak, Kamailio dispatcher, SIPp)', () => {
     const g = new AbuseGuard({ clock: new FakeClock(0), concurrentCalls: () => 0 });
     for (const ua of ['friendly-scanner', 'SIPVicious 0.3.4', 'sipcli/v1.8', 'VaxSIPUserAgent/3.1']) {
-      assert.equal(g.verdict(req('OPTIONS', ua), flow('127.0.0.9')).action, 'drop', ua);
+      assert.deepEqual(g.admit('127.0.0.9', arriving('OPTIONS', { ua })), { action: 'drop', reason: 'scanner User-Agent' }, ua);
     }
-    assert.equal(g.verdict(req('OPTIONS', 'Asterisk PBX 20'), flow('127.0.0.9')).action, 'accept');
+    for (const ua of ['sipsak 0.9.8.1', 'kamailio (5.6.3 (x86_64/linux))', 'SIPp test caller', 'Asterisk PBX 20']) {
+      assert.equal(g.admit('127.0.0.9', arriving('OPTIONS', { ua })).action, 'admit', ua);
+    }
   });
 
   it('blocks a source after repeated authentication failures within the window, until the block expires', () => {
@@ -50,8 +66,21 @@ describe('AbuseGuard', () => {
     g.recordAuthFailure('127.0.0.9');
     assert.equal(g.isBlocked('127.0.0.9'), false, 'the first failure fell out of the window');
     g.recordAuthFailure('127.0.0.9');
-    assert.equal(g.verdict(req('OPTIONS'), flow('127.0.0.9')).action, 'drop');
+    assert.deepEqual(g.admit('127.0.0.9', arriving('OPTIONS')), { action: 'drop', reason: 'source blocked' });
     clock.advance(60_001);
+    assert.equal(g.admit('127.0.0.9', arriving('OPTIONS')).action, 'admit');
+  });
+});
+
+describe('AbuseGuard: after the parse', () => {
+  it('limits INVITEs by the global concurrency, with Retry-After', () => {
+    let live = 5;
+    const g = new AbuseGuard({ clock: new FakeClock(0), maxConcurrentCalls: 5, concurrentCalls: () => live, retryAfterSeconds: 9 });
+    const req = (method: string): SipRequest => new SipRequest(method, 'sip:x@127.0.0.1', new Headers());
+    const v = g.verdict(req('INVITE'), flow('127.0.0.9'));
+    assert.deepEqual(v.action === 'reject' && [v.status, v.headers], [503, [['Retry-After', '9']]]);
     assert.equal(g.verdict(req('OPTIONS'), flow('127.0.0.9')).action, 'accept');
+    live = 4;
+    assert.equal(g.verdict(req('INVITE'), flow('127.0.0.9')).action, 'accept');
   });
 });

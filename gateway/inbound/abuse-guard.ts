@@ -1,17 +1,25 @@
 import type { Clock } from '../../core/clock.js';
 import type { SipRequest } from '../sip/message/message.js';
+import type { AdmissionDecision, AdmissionPolicy, ArrivingRequest } from '../sip/transport/receive-gate.js';
 import type { Flow } from '../sip/transport/types.js';
 import type { GuardVerdict } from '../sip/ua/sip-stack.js';
 
 export interface AbuseGuardOptions {
   readonly clock: Clock;
-  /** New out-of-dialog requests per second and source address (token bucket rate). */
+  /** New requests per second and source address that go on to the stack (token bucket rate). */
   readonly perSourceRate?: number;
   /** Bucket size: a burst a source may send at once. */
   readonly perSourceBurst?: number;
+  /**
+   * Requests per second and source answered 503 once its bucket is empty (also the burst of this
+   * second bucket); what a source sends beyond it is dropped unanswered. 0: drop at once.
+   */
+  readonly refusalRate?: number;
   /** Calls being set up or up, in this process; beyond it new INVITEs get 503. */
   readonly maxConcurrentCalls?: number;
   readonly concurrentCalls: () => number;
+  /** True while a dialog with this Call-ID is live: its requests are never limited. */
+  readonly liveDialog?: (callId: string) => boolean;
   /** Failed authentications (403 unknown source) before a source is dropped. */
   readonly authFailureLimit?: number;
   readonly authFailureWindowMs?: number;
@@ -21,8 +29,12 @@ export interface AbuseGuardOptions {
   readonly scannerUserAgents?: readonly RegExp[];
 }
 
+/**
+ * Attack tools only. Monitoring tools that probe with OPTIONS (sipsak, Kamailio's dispatcher,
+ * SIPp, Nagios check_sip) are not scanners: a carrier's health check must see us up.
+ */
 export const defaultScannerUserAgents: readonly RegExp[] = [
-  /friendly-scanner/i, /sipvicious/i, /sipcli/i, /sip-scan/i, /sipsak/i, /sundayddr/i, /iWar/i, /VaxSIPUserAgent/i,
+  /friendly-scanner/i, /sipvicious/i, /sipcli/i, /sip-scan/i, /sundayddr/i, /iWar/i, /VaxSIPUserAgent/i,
   /smap/i, /pplsip/i, /sipptk/i, /Cisco-SIPGateway\/?[^ ]*\s*scan/i,
 ];
 
@@ -30,60 +42,101 @@ export const defaultScannerUserAgents: readonly RegExp[] = [
 const MAX_TRACKED_SOURCES = 100_000;
 
 interface Bucket {
+  /** Admission tokens (perSourceRate, perSourceBurst). */
   tokens: number;
+  /** Refusal tokens (refusalRate, burst refusalRate). */
+  refusals: number;
   at: number;
 }
 
+const ADMIT: AdmissionDecision = { action: 'admit' };
+const BLOCKED: AdmissionDecision = { action: 'drop', reason: 'source blocked' };
+const SCANNER: AdmissionDecision = { action: 'drop', reason: 'scanner User-Agent' };
+const OVER_RATE: AdmissionDecision = { action: 'refuse', reason: 'source over its rate' };
+const OVER_REFUSALS: AdmissionDecision = { action: 'drop', reason: 'source over its refusal rate' };
+
 /**
- * Overload and abuse protection applied to new out-of-dialog requests only, so calls already up
- * are never touched: scanner User-Agents and sources that failed authentication too often are
- * dropped silently (answering scanners only confirms a SIP service), a source over its rate and
- * INVITEs beyond the global concurrency limit get 503 with Retry-After (RFC 3261 sec. 21.5.4).
+ * Overload and abuse protection. Before any parse (`admit`, the gate's AdmissionPolicy), per
+ * source address: requests of a live dialog and CANCELs always pass (calls already up are never
+ * touched; RFC 3261 sec. 9.2 needs CANCEL to stop a ringing call); for every other request, a
+ * blocked source (failed authentication too often) or a scanner User-Agent is dropped silently
+ * (answering scanners only confirms a SIP service), then a token bucket admits `perSourceRate`
+ * per second (burst `perSourceBurst`), a second bucket answers the excess 503 with Retry-After
+ * (sec. 21.5.4) up to `refusalRate` per second, and drops the rest. After the parse (`verdict`,
+ * the stack's RequestGuard), INVITEs beyond the global concurrency limit get 503 as well.
  */
-export class AbuseGuard {
+export class AbuseGuard implements AdmissionPolicy {
   private readonly buckets = new Map<string, Bucket>();
   private readonly failures = new Map<string, number[]>();
   private readonly blocked = new Map<string, number>();
   private readonly rate: number;
   private readonly burst: number;
+  private readonly refusalRate: number;
   private readonly scanners: readonly RegExp[];
+  private readonly retryHeaders: ReadonlyArray<readonly [string, string]>;
 
   constructor(private readonly options: AbuseGuardOptions) {
     this.rate = options.perSourceRate ?? 50;
     this.burst = options.perSourceBurst ?? 100;
+    this.refusalRate = options.refusalRate ?? 5000;
     this.scanners = options.scannerUserAgents ?? defaultScannerUserAgents;
+    this.retryHeaders = [['Retry-After', String(this.retryAfterSeconds)]];
   }
 
-  readonly verdict = (req: SipRequest, flow: Flow): GuardVerdict => {
-    const source = flow.remote.address;
+  get retryAfterSeconds(): number {
+    return this.options.retryAfterSeconds ?? 5;
+  }
+
+  readonly admit = (source: string, req: ArrivingRequest): AdmissionDecision => {
+    if (req.method === 'CANCEL') return ADMIT;
+    if (req.toTag !== undefined && this.options.liveDialog) {
+      // A To tag alone proves nothing (anyone can add one): only a live dialog's Call-ID passes free.
+      const callId = req.header('call-id');
+      if (callId !== undefined && this.options.liveDialog(callId)) return ADMIT;
+    }
     const now = this.options.clock.now();
     const until = this.blocked.get(source);
     if (until !== undefined) {
-      if (until > now) return { action: 'drop', why: 'source blocked after repeated authentication failures' };
+      if (until > now) return BLOCKED;
       this.blocked.delete(source);
     }
-    const ua = req.headers.get('user-agent');
-    if (ua !== undefined && this.scanners.some((p) => p.test(ua))) return { action: 'drop', why: `scanner User-Agent ${ua.slice(0, 40)}` };
-    const retry: ReadonlyArray<readonly [string, string]> = [['Retry-After', String(this.options.retryAfterSeconds ?? 5)]];
-    if (!this.take(source, now)) return { action: 'reject', status: 503, headers: retry, why: 'per-source rate limit' };
+    const ua = req.header('user-agent');
+    if (ua !== undefined && this.scanners.some((p) => p.test(ua))) return SCANNER;
+    const b = this.bucket(source, now);
+    if (b.tokens >= 1) {
+      b.tokens -= 1;
+      return ADMIT;
+    }
+    if (b.refusals >= 1) {
+      b.refusals -= 1;
+      return OVER_RATE;
+    }
+    return OVER_REFUSALS;
+  };
+
+  /** After the parse, for new out-of-dialog requests: the global concurrency limit for INVITEs. */
+  readonly verdict = (req: SipRequest, _flow: Flow): GuardVerdict => {
     if (req.method === 'INVITE' && this.options.concurrentCalls() >= (this.options.maxConcurrentCalls ?? 1000)) {
-      return { action: 'reject', status: 503, headers: retry, why: 'global concurrency limit' };
+      return { action: 'reject', status: 503, headers: this.retryHeaders, why: 'global concurrency limit' };
     }
     return { action: 'accept' };
   };
 
-  private take(source: string, now: number): boolean {
+  private bucket(source: string, now: number): Bucket {
     let b = this.buckets.get(source);
     if (!b) {
       if (this.buckets.size >= MAX_TRACKED_SOURCES) this.prune(now);
-      b = { tokens: this.burst, at: now };
+      b = { tokens: this.burst, refusals: this.refusalRate, at: now };
       this.buckets.set(source, b);
+      return b;
     }
-    b.tokens = Math.min(this.burst, b.tokens + ((now - b.at) / 1000) * this.rate);
-    b.at = now;
-    if (b.tokens < 1) return false;
-    b.tokens -= 1;
-    return true;
+    const elapsed = (now - b.at) / 1000;
+    if (elapsed > 0) {
+      b.tokens = Math.min(this.burst, b.tokens + elapsed * this.rate);
+      b.refusals = Math.min(this.refusalRate, b.refusals + elapsed * this.refusalRate);
+      b.at = now;
+    }
+    return b;
   }
 
   private prune(now: number): void {

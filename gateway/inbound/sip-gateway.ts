@@ -5,6 +5,7 @@ import type { CallHandler } from '../../core/ports/call-handler.js';
 import type { MediaPort } from '../../core/ports/media.js';
 import { CallRegistry } from '../call/call-registry.js';
 import type { TimerValues } from '../sip/transaction/timers.js';
+import { ReceiveGate } from '../sip/transport/receive-gate.js';
 import { TransportSet, type TransportSetOptions } from '../sip/transport/transport-set.js';
 import { DEFAULT_SESSION_TIMER, type SessionTimerPolicy } from '../sip/dialog/session-timer.js';
 import { SipStack } from '../sip/ua/sip-stack.js';
@@ -30,7 +31,9 @@ export interface SipGatewayOptions {
   readonly ringMs?: number;
   /** RFC 4028 session timers (default 1800 s, Min-SE 90 s). */
   readonly sessionTimer?: SessionTimerPolicy;
-  readonly abuse?: Omit<AbuseGuardOptions, 'clock' | 'concurrentCalls'>;
+  readonly abuse?: Omit<AbuseGuardOptions, 'clock' | 'concurrentCalls' | 'liveDialog'>;
+  /** Admitted datagrams waiting per source, and handed on per source and round (FairQueue). */
+  readonly receiveQueue?: { readonly perSource?: number; readonly turnBudget?: number };
 }
 
 /**
@@ -59,8 +62,13 @@ export class SipGateway {
       ...(options.maddrMulticast ? { maddrMulticast: options.maddrMulticast } : {}),
     });
     const registry = new CallRegistry();
-    const retryAfterSeconds = options.abuse?.retryAfterSeconds ?? 5;
-    const guard = new AbuseGuard({ ...options.abuse, clock: options.clock, concurrentCalls: () => registry.inProgress });
+    const guard = new AbuseGuard({
+      ...options.abuse,
+      clock: options.clock,
+      concurrentCalls: () => registry.inProgress,
+      liveDialog: (callId) => stack.dialogs.hasCallId(callId),
+    });
+    const retryAfterSeconds = guard.retryAfterSeconds;
     const router = new MethodRouter(logger);
     router.use(
       'INVITE',
@@ -85,7 +93,14 @@ export class SipGateway {
     router.use('OPTIONS', async (sreq) => stack.answerOptions(sreq));
     stack.onRequest(router.handle);
     stack.setGuard(guard.verdict);
-    const transports = await TransportSet.start(options.transports, stack.receive);
+    const gate = new ReceiveGate({
+      policy: guard,
+      retryAfterSeconds,
+      server: stack.userAgent,
+      ...(options.receiveQueue?.perSource !== undefined ? { queuePerSource: options.receiveQueue.perSource } : {}),
+      ...(options.receiveQueue?.turnBudget !== undefined ? { turnBudget: options.receiveQueue.turnBudget } : {}),
+    });
+    const transports = await TransportSet.start({ ...options.transports, gate }, stack.receive);
     stack.attach(transports);
     return new SipGateway(stack, transports, registry, guard, clock);
   }

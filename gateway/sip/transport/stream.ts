@@ -4,6 +4,7 @@ import { SipParseError } from '../message/errors.js';
 import type { SipMessage } from '../message/message.js';
 import { serialize } from '../message/serializer.js';
 import { StreamFramer, type FramerLimits } from '../message/stream-framer.js';
+import type { ReceiveGate } from './receive-gate.js';
 import type { Endpoint, Flow, SipTransport, TransportListener } from './types.js';
 
 export interface StreamOptions {
@@ -20,6 +21,8 @@ export interface StreamOptions {
   readonly tls?: SecureContextOptions;
   /** For outgoing TLS connections; tests point it at a self-signed CA. */
   readonly rejectUnauthorized?: boolean;
+  /** Admission of each framed request (receive-gate.ts). */
+  readonly gate?: ReceiveGate;
 }
 
 const key = (e: Endpoint): string => `${e.address.toLowerCase()}|${e.port}`;
@@ -169,6 +172,7 @@ export class Connection {
         else {
           const via = item.message.isRequest ? safeTopVia(item.message) : undefined;
           if (via?.alias) this.owner.alias(this, via.sentBy);
+          if (options.gate && !options.gate.message(item.message, this.flow)) continue;
           listener({ kind: 'message', message: item.message, flow: this.flow });
         }
       }

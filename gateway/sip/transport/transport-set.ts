@@ -1,4 +1,5 @@
 import type { SecureContextOptions } from 'node:tls';
+import type { ReceiveGate } from './receive-gate.js';
 import { StreamTransport } from './stream.js';
 import type { Endpoint, Flow, SipTransport, TransportListener, TransportName } from './types.js';
 import { UdpTransport } from './udp.js';
@@ -16,6 +17,8 @@ export interface TransportSetOptions {
   readonly tls?: SecureContextOptions;
   readonly idleTimeoutMs?: number;
   readonly receiveBufferBytes?: number;
+  /** Per-source admission before the stack (receive-gate.ts), on every transport. */
+  readonly gate?: ReceiveGate;
 }
 
 /** Every listening transport, and the choice of one for an outgoing request (RFC 3263 light). */
@@ -25,9 +28,9 @@ export class TransportSet {
   static async start(options: TransportSetOptions, listener: TransportListener): Promise<TransportSet> {
     const started = new Map<TransportName, SipTransport>();
     try {
-      const udp = await UdpTransport.listen({ host: options.host, port: options.port, receiveBufferBytes: options.receiveBufferBytes }, listener);
+      const udp = await UdpTransport.listen({ host: options.host, port: options.port, receiveBufferBytes: options.receiveBufferBytes, gate: options.gate }, listener);
       started.set('UDP', udp);
-      const common = { host: options.host, idleTimeoutMs: options.idleTimeoutMs };
+      const common = { host: options.host, idleTimeoutMs: options.idleTimeoutMs, gate: options.gate };
       started.set('TCP', await StreamTransport.listen({ ...common, port: options.tcpPort ?? udp.local.port }, listener));
       if (options.tls && options.tlsPort !== undefined) {
         started.set('TLS', await StreamTransport.listen({ ...common, port: options.tlsPort, tls: options.tls }, listener));

@@ -5,6 +5,7 @@ import { SipParseError } from '../message/errors.js';
 import type { SipMessage } from '../message/message.js';
 import { parseDatagram } from '../message/parser.js';
 import { serialize } from '../message/serializer.js';
+import type { DatagramIntake, ReceiveGate } from './receive-gate.js';
 import type { Endpoint, Flow, SipTransport, TransportListener } from './types.js';
 
 export interface UdpOptions {
@@ -12,6 +13,8 @@ export interface UdpOptions {
   readonly port: number;
   /** SO_RCVBUF: bursts of INVITEs must not be dropped by the kernel while the loop is busy. */
   readonly receiveBufferBytes?: number;
+  /** Admission before parsing (receive-gate.ts); without it every datagram is parsed at once. */
+  readonly gate?: ReceiveGate;
 }
 
 const bindSocket = (socket: Socket, port: number, address: string): Promise<void> =>
@@ -61,6 +64,11 @@ class UdpFlow implements Flow {
   }
 }
 
+/** A refusal leaves from the socket the request reached, to its source address (receive-gate.ts). */
+const replyOnSocket = (wire: Buffer, port: number, flow: Flow): void => {
+  (flow as UdpFlow).socket.send(wire, port, flow.remote.address);
+};
+
 /**
  * UDP: one socket per address family (RFC 3261 sec. 18.1, 18.2). A wildcard host binds both
  * 0.0.0.0 and [::] (v6-only) on the same port, so responses leave from the address the request
@@ -73,11 +81,13 @@ export class UdpTransport implements SipTransport {
   private readonly flows = new Map<string, UdpFlow>();
   /** The last flow used: most datagrams come from the peer of the one before (a trunk, SIPp). */
   private lastFlow: UdpFlow | undefined;
+  private intake: DatagramIntake | undefined;
 
   private constructor(private readonly listener: TransportListener) {}
 
   static async listen(options: UdpOptions, listener: TransportListener): Promise<UdpTransport> {
     const t = new UdpTransport(listener);
+    t.intake = options.gate?.intake(t.parse);
     const families: Array<['udp4' | 'udp6', string]> =
       options.host === '0.0.0.0' || options.host === '::'
         ? [['udp4', '0.0.0.0'], ['udp6', '::']]
@@ -117,6 +127,11 @@ export class UdpTransport implements SipTransport {
     // RFC 5626 sec. 4.4.2 / 3261 sec. 7.5: a bare CRLF keep-alive carries no message.
     if (buf.length <= 4 && buf.every((b) => b === 13 || b === 10)) return;
     const flow = this.flow(socket, family, remote.address, remote.port);
+    if (this.intake) this.intake.receive(buf, flow, replyOnSocket);
+    else this.parse(buf, flow);
+  }
+
+  private readonly parse = (buf: Buffer, flow: Flow): void => {
     let message: SipMessage;
     try {
       message = parseDatagram(buf);
@@ -125,7 +140,7 @@ export class UdpTransport implements SipTransport {
       return;
     }
     this.listener({ kind: 'message', message, flow });
-  }
+  };
 
   private flow(socket: Socket, family: 'udp4' | 'udp6', address: string, port: number): Flow {
     const last = this.lastFlow;
@@ -150,6 +165,7 @@ export class UdpTransport implements SipTransport {
   }
 
   async close(): Promise<void> {
+    this.intake?.stop();
     await Promise.all([...this.sockets.values()].map((s) => new Promise<void>((resolve) => s.close(() => resolve()))));
     this.sockets.clear();
   }

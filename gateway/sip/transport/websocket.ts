@@ -5,6 +5,7 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import { SipParseError } from '../message/errors.js';
 import { parseDatagram } from '../message/parser.js';
 import { serialize } from '../message/serializer.js';
+import type { ReceiveGate } from './receive-gate.js';
 import type { Endpoint, Flow, SipTransport, TransportListener } from './types.js';
 
 export interface WebSocketOptions {
@@ -18,6 +19,8 @@ export interface WebSocketOptions {
   readonly maxQueuedBytes?: number;
   /** Open WebSockets; beyond it new ones are closed with 1013 (try again later). */
   readonly maxConnections?: number;
+  /** Admission of each request (receive-gate.ts). */
+  readonly gate?: ReceiveGate;
 }
 
 const normalise = (address: string | undefined): string => (address ?? '').replace(/^::ffff:/, '');
@@ -125,6 +128,7 @@ export class WebSocketTransport implements SipTransport {
         if (error instanceof SipParseError) this.listener({ kind: 'invalid', error, flow });
         return;
       }
+      if (this.options.gate && !this.options.gate.message(message, flow)) return;
       this.listener({ kind: 'message', message, flow });
     });
     ws.on('error', () => ws.terminate());
