@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { systemClock } from '../../core/clock.js';
 import { advertisedSipAddress } from '../../core/config/advertised-address.js';
+import type { SipAbuseSettings } from '../../core/config/schema.js';
 import { CallRecorder } from '../../control-api/calls/call-recorder.js';
 import { RecipeCallHandler } from '../../control-api/gateway-adapters/recipe-call-handler.js';
 import { QuickJsCodeRunner } from '../../control-api/recipes/code-sandbox/quickjs-code-runner.js';
@@ -19,6 +20,21 @@ import { loadOrCreateTlsCredentials } from '../../gateway/sip/transport/certific
 import { MediaService } from '../../media/media-service.js';
 import { processOriginator } from '../originator-registry.js';
 import type { RoleStarter } from './role.js';
+
+/** sip.abuse as the AbuseGuard takes it: scanner patterns compiled case-insensitively, the built-in list when unset. */
+function gatewayAbuseOptions(a: SipAbuseSettings): NonNullable<Parameters<typeof SipGateway.start>[0]['abuse']> {
+  return {
+    perSourceRate: a.perSourceRate,
+    perSourceBurst: a.perSourceBurst,
+    refusalRate: a.refusalRate,
+    retryAfterSeconds: a.retryAfterSeconds,
+    maxConcurrentCalls: a.maxConcurrentCalls,
+    authFailureLimit: a.authFailureLimit,
+    authFailureWindowMs: a.authFailureWindowMs,
+    blockMs: a.blockMs,
+    ...(a.scannerUserAgents ? { scannerUserAgents: a.scannerUserAgents.map((p) => new RegExp(p, 'i')) } : {}),
+  };
+}
 
 /**
  * The SIP gateway role: UDP+TCP on sip.port, TLS on sip.tlsPort, WebSocket on sip.wsPort;
@@ -92,6 +108,8 @@ export const startGatewayRole: RoleStarter = async (ctx) => {
     maxCallsPerTenant: config.sip.maxCallsPerTenant,
     sessionTimer,
     maddrMulticast: config.sip.maddrMulticast,
+    abuse: gatewayAbuseOptions(config.sip.abuse),
+    receiveQueue: { perSource: config.sip.abuse.queuePerSource, turnBudget: config.sip.abuse.turnBudget },
   });
   logger.info(
     { ports: gateway.ports, publicAddress },

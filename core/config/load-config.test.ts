@@ -68,6 +68,29 @@ describe('platform configuration', () => {
     assert.throws(() => loadConfig({ env: { SIP_REFER_NOTIFY_WAIT_MS: '30000' } }), /sip\.referNotifyWaitMs.*Timer B/);
   });
 
+  it('reads the SIP abuse thresholds from the environment, with defaults and bounds', () => {
+    const defaults = loadConfig({ env: {} }).sip.abuse;
+    assert.deepEqual(
+      [defaults.perSourceRate, defaults.perSourceBurst, defaults.refusalRate, defaults.retryAfterSeconds, defaults.maxConcurrentCalls, defaults.scannerUserAgents, defaults.queuePerSource, defaults.turnBudget],
+      [50, 100, 5000, 5, 1000, undefined, 1000, 8],
+    );
+    const abuse = loadConfig({
+      env: {
+        SIP_ABUSE_PER_SOURCE_RATE: '20',
+        SIP_ABUSE_PER_SOURCE_BURST: '40',
+        SIP_ABUSE_REFUSAL_RATE: '0',
+        SIP_ABUSE_RETRY_AFTER: '30',
+        SIP_ABUSE_SCANNER_USER_AGENTS: 'friendly-scanner,^evil/[0-9]+',
+        SIP_ABUSE_TURN_BUDGET: '4',
+      },
+    }).sip.abuse;
+    assert.deepEqual([abuse.perSourceRate, abuse.perSourceBurst, abuse.refusalRate, abuse.retryAfterSeconds, abuse.turnBudget], [20, 40, 0, 30, 4]);
+    assert.deepEqual(abuse.scannerUserAgents, ['friendly-scanner', '^evil/[0-9]+']);
+    assert.throws(() => loadConfig({ env: { SIP_ABUSE_PER_SOURCE_RATE: '0' } }), /sip\.abuse\.perSourceRate/);
+    assert.throws(() => loadConfig({ env: { SIP_ABUSE_REFUSAL_RATE: '-1' } }), /sip\.abuse\.refusalRate/);
+    assert.throws(() => loadConfig({ env: { SIP_ABUSE_SCANNER_USER_AGENTS: 'ok,(unclosed' } }), /sip\.abuse\.scannerUserAgents\.1: must be a valid regular expression/);
+  });
+
   it('reads the SIP trust list, call limits, session timer, DNS servers and maddr groups, with their bounds', () => {
     const defaults = loadConfig({ env: {} }).sip;
     assert.deepEqual([defaults.trustedSources, defaults.maxCallsPerNumber, defaults.maxCallsPerTenant], [[], 100, 500]);

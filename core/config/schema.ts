@@ -45,6 +45,45 @@ export const schedulerSchema = z.object({
 });
 export type SchedulerSettings = z.infer<typeof schedulerSchema>;
 
+const compiles = (pattern: string): boolean => {
+  try {
+    new RegExp(pattern, 'i');
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/**
+ * SIP overload and abuse protection (docs/sip-stack.md "Overload and abuse" states the rule):
+ * per source address, new requests beyond the admission bucket get 503 up to `refusalRate` per
+ * second, and are dropped beyond it.
+ */
+export const sipAbuseSchema = z.object({
+  /** New requests per second and source that go on to the stack. */
+  perSourceRate: z.number().int().min(1).max(1_000_000).default(50),
+  /** Burst a source may send at once above that rate. */
+  perSourceBurst: z.number().int().min(1).max(1_000_000).default(100),
+  /** Requests per second and source answered 503 + Retry-After once over its rate; beyond it they are dropped (0: drop at once). */
+  refusalRate: z.number().int().min(0).max(1_000_000).default(5_000),
+  /** Retry-After of every 503 the gateway sends at a limit (RFC 3261 sec. 21.5.4). */
+  retryAfterSeconds: z.number().int().min(1).max(86_400).default(5),
+  /** Calls being set up or up in this gateway; new INVITEs beyond it get 503. */
+  maxConcurrentCalls: z.number().int().min(1).max(1_000_000).default(1_000),
+  /** Failed authentications (403 unknown source) within the window that block a source. */
+  authFailureLimit: z.number().int().min(1).max(100_000).default(10),
+  authFailureWindowMs: ms(86_400_000).default(60_000),
+  /** How long a blocked source's new requests are dropped. */
+  blockMs: ms(7 * 86_400_000).default(600_000),
+  /** User-Agent patterns (case-insensitive regular expressions) dropped as scanners; the built-in list when absent. */
+  scannerUserAgents: z.array(z.string().min(1).refine(compiles, 'must be a valid regular expression')).optional(),
+  /** Admitted UDP messages waiting per source; beyond it they are dropped (the sender retransmits). */
+  queuePerSource: z.number().int().min(1).max(1_000_000).default(1_000),
+  /** Admitted UDP messages handed to the stack per source before other sources get their turn. */
+  turnBudget: z.number().int().min(1).max(10_000).default(8),
+});
+export type SipAbuseSettings = z.infer<typeof sipAbuseSchema>;
+
 /** Every setting of the platform, with its default. Parsed once at start (see load-config.ts). */
 export const configSchema = z
   .object({
@@ -109,6 +148,7 @@ export const configSchema = z
          * transferee's INVITE to a silent target can last (Timer B); less than Timer B would lose outcomes.
          */
         referNotifyWaitMs: z.number().int().min(32_000, 'must outlast the transferee\'s Timer B (64*T1 = 32 s)').max(600_000).optional(),
+        abuse: sipAbuseSchema.prefault({}),
       })
       .refine((s) => s.sessionExpiresSeconds === 0 || s.sessionExpiresSeconds >= s.minSessionExpiresSeconds, {
         message: 'sip.sessionExpiresSeconds must be 0 or at least sip.minSessionExpiresSeconds',
