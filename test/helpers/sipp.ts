@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { createSocket } from 'node:dgram';
-import { mkdtempSync, readFileSync, rmSync, existsSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -24,6 +24,14 @@ export interface SippOptions {
   readonly keys?: Readonly<Record<string, string>>;
   /** Hard bound: SIPp is killed after this, and the run fails. */
   readonly timeoutMs?: number;
+  /** More SIPp arguments, e.g. `-nr` (no retransmissions). */
+  readonly extraArgs?: readonly string[];
+  /**
+   * Per-message counts (`-trace_counts`) in the result. SIPp writes them beside the scenario file,
+   * so the scenario is copied into the run's temporary directory and run from there: only for
+   * scenarios that use no other file of sipp-scenarios/.
+   */
+  readonly traceCounts?: boolean;
 }
 
 export interface SippResult {
@@ -35,6 +43,8 @@ export interface SippResult {
   readonly errors: string;
   readonly stdout: string;
   readonly timedOut: boolean;
+  /** With `traceCounts`: SIPp's final counters by column, e.g. `0_INVITE_Sent`, `3_503_Recv`, `4_200_Timeout`. */
+  readonly counts?: Readonly<Record<string, number>>;
 }
 
 /** A free UDP port pair base (even, +2 free too), so parallel runs never share SIPp's media ports. */
@@ -70,9 +80,11 @@ export async function runSipp(options: SippOptions): Promise<SippResult> {
   const mediaPort = await freeUdpPort(localIp);
   const errorFile = path.join(work, 'errors.log');
   const screenFile = path.join(work, 'screen.log');
+  const scenarioFile = options.traceCounts ? path.join(work, options.scenario) : path.join(scenarioDir, options.scenario);
+  if (options.traceCounts) copyFileSync(path.join(scenarioDir, options.scenario), scenarioFile);
   const args = [
     options.target,
-    '-sf', path.join(scenarioDir, options.scenario),
+    '-sf', scenarioFile,
     '-t', options.transport === 'tcp' ? 't1' : 'u1',
     '-i', localIp,
     '-p', String(sipPort),
@@ -89,7 +101,9 @@ export async function runSipp(options: SippOptions): Promise<SippResult> {
   ];
   const keys = { caller: '+919800000001', to_user: options.service ?? 'service', ...options.keys };
   for (const [k, v] of Object.entries(keys)) args.push('-key', k, v);
-  const child = spawn('sipp', args, { cwd: scenarioDir, stdio: ['ignore', 'pipe', 'pipe'] });
+  if (options.traceCounts) args.push('-trace_counts');
+  args.push(...(options.extraArgs ?? []));
+  const child = spawn('sipp', args, { cwd: options.traceCounts ? work : scenarioDir, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   child.stdout.on('data', (d: Buffer) => (stdout = (stdout + d.toString()).slice(-20_000)));
   child.stderr.on('data', (d: Buffer) => (stdout = (stdout + d.toString()).slice(-20_000)));
@@ -102,6 +116,7 @@ export async function runSipp(options: SippOptions): Promise<SippResult> {
   clearTimeout(killer);
   const screen = existsSync(screenFile) ? readFileSync(screenFile, 'utf8') : '';
   const errors = existsSync(errorFile) ? readFileSync(errorFile, 'utf8') : '';
+  const counts = options.traceCounts ? readCounts(work) : undefined;
   rmSync(work, { recursive: true, force: true });
   return {
     exitCode,
@@ -110,7 +125,22 @@ export async function runSipp(options: SippOptions): Promise<SippResult> {
     errors,
     stdout,
     timedOut,
+    ...(counts ? { counts } : {}),
   };
+}
+
+/** The last row of SIPp's `-trace_counts` CSV (cumulative counters), by column name. */
+function readCounts(dir: string): Record<string, number> | undefined {
+  const file = readdirSync(dir).find((f) => f.endsWith('_counts.csv'));
+  if (!file) return undefined;
+  const rows = readFileSync(path.join(dir, file), 'utf8').trim().split('\n');
+  const header = (rows[0] ?? '').split(';');
+  const last = (rows[rows.length - 1] ?? '').split(';');
+  const out: Record<string, number> = {};
+  header.forEach((name, i) => {
+    if (/^\d+_/.test(name)) out[name] = Number(last[i] ?? 0);
+  });
+  return out;
 }
 
 /** Asserts SIPp ran its scenario to the end (exit 0) with `calls` successful calls; the failure shows SIPp's own account. */
