@@ -78,7 +78,16 @@ async function probe(port: number, everyMs: number, ua: string): Promise<void> {
       process.send?.({ done: { sent, latenciesMs: latencies } satisfies ProbeResult }, () => process.exit(0));
     }, 2000);
   });
+  // A parent that dies (Ctrl-C, a closed pipe) takes the monitor with it.
+  process.once('disconnect', () => process.exit(0));
   process.send?.({ ready: true });
+}
+
+/** What main started, stopped on every way out (error, signal, closed stdout), so nothing is left running. */
+const started: { children: Array<{ kill(signal?: NodeJS.Signals): boolean }>; stop: Array<() => Promise<void>> } = { children: [], stop: [] };
+async function cleanUp(): Promise<void> {
+  for (const c of started.children.splice(0)) c.kill('SIGKILL');
+  for (const stop of started.stop.splice(0).reverse()) await stop().catch(() => undefined);
 }
 
 /* ---------------- parent ---------------- */
@@ -129,9 +138,12 @@ async function main(): Promise<void> {
     ...(args['source-burst'] ? { perSourceBurst: Number(args['source-burst']) } : {}),
     ...(args['refusal-rate'] ? { refusalRate: Number(args['refusal-rate']) } : {}),
   };
+  started.stop.push(stopTestPostgres);
   const fx = await startGatewayFixture({ ringMs: 0, maxCallsPerNumber: 100_000, maxCallsPerTenant: 100_000, abuse });
+  started.stop.push(() => fx.close());
   const port = fx.gateway.ports.UDP as number;
   const prober = fork(fileURLToPath(import.meta.url), ['--probe', `${port},${probeMs},${args['probe-ua']}`], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  started.children.push(prober);
   let answeredProbes = 0;
   const probeDone = new Promise<ProbeResult>((resolve) => {
     prober.on('message', (m: { answered?: number; done?: ProbeResult }) => {
@@ -154,6 +166,7 @@ async function main(): Promise<void> {
     '-key', 'caller', '+919800000001', '-key', 'to_user', numbers.trunkDid,
     ...(args.retrans ? [] : ['-nr']), '-nostdin', '-buff_size', '4194304', '-trace_counts', '-fd', '1', '-timeout', `${seconds + 30}s`,
   ], { cwd: work, stdio: ['ignore', 'ignore', 'pipe'] });
+  started.children.push(sipp);
   let sippErr = '';
   sipp.stderr.on('data', (d: Buffer) => (sippErr = (sippErr + d.toString()).slice(-4000)));
   let lastCpu = cpu0;
@@ -188,10 +201,9 @@ async function main(): Promise<void> {
   prober.send('stop');
   const probes = await probeDone;
   const counts = readCounts(work);
-  if (timedOut || !counts) throw new Error(`SIPp did not finish (exit ${code}, files kept in ${work}): ${sippErr}`);
   rmSync(work, { recursive: true, force: true });
-  await fx.close();
-  await stopTestPostgres();
+  if (timedOut || !counts) throw new Error(`SIPp did not finish (exit ${code}): ${sippErr}`);
+  await cleanUp();
 
   const cpuSeconds = (cpu.user + cpu.system) / 1e6;
   const sorted = [...probes.latenciesMs].sort((a, b) => a - b);
@@ -211,11 +223,13 @@ if (args.probe !== undefined) {
   const [port, everyMs, ...ua] = args.probe.split(',');
   void probe(Number(port), Number(everyMs), ua.join(','));
 } else {
-  void main().then(
-    () => process.exit(0),
-    (error: unknown) => {
-      console.error(error);
-      process.exit(1);
-    },
-  );
+  const stop = (code: number) => (): void => void cleanUp().finally(() => process.exit(code));
+  process.once('SIGINT', stop(130));
+  process.once('SIGTERM', stop(143));
+  // `| head` closing the pipe must not leave SIPp, the monitor and PostgreSQL behind.
+  process.stdout.on('error', stop(1));
+  void main().then(stop(0), (error: unknown) => {
+    console.error(error);
+    stop(1)();
+  });
 }
