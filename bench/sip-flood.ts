@@ -41,6 +41,8 @@ const { values: args } = parseArgs({
 interface ProbeResult {
   readonly sent: number;
   readonly latenciesMs: readonly number[];
+  /** Per answered probe: ms since the first probe was sent, and its latency. */
+  readonly timeline: ReadonlyArray<readonly [number, number]>;
 }
 
 /* ---------------- child: the OPTIONS monitor on 127.0.0.2 ---------------- */
@@ -51,6 +53,8 @@ async function probe(port: number, everyMs: number, ua: string): Promise<void> {
   const local = socket.address().port;
   const pending = new Map<string, bigint>();
   const latencies: number[] = [];
+  const timeline: Array<[number, number]> = [];
+  const first = process.hrtime.bigint();
   let sent = 0;
   socket.on('message', (buf) => {
     const text = buf.toString('latin1');
@@ -60,6 +64,7 @@ async function probe(port: number, everyMs: number, ua: string): Promise<void> {
     pending.delete(callId as string);
     const ms = Number(process.hrtime.bigint() - at) / 1e6;
     latencies.push(ms);
+    timeline.push([Number(at - first) / 1e6, ms]);
     process.send?.({ answered: ms });
   });
   const timer = setInterval(() => {
@@ -75,7 +80,7 @@ async function probe(port: number, everyMs: number, ua: string): Promise<void> {
     clearInterval(timer);
     // Whatever is still pending after 2 s is lost.
     setTimeout(() => {
-      process.send?.({ done: { sent, latenciesMs: latencies } satisfies ProbeResult }, () => process.exit(0));
+      process.send?.({ done: { sent, latenciesMs: latencies, timeline } satisfies ProbeResult }, () => process.exit(0));
     }, 2000);
   });
   // A parent that dies (Ctrl-C, a closed pipe) takes the monitor with it.
@@ -216,6 +221,8 @@ async function main(): Promise<void> {
   console.log(`  provisional only ${counts.unfinished} (100/180 but no final answer in 3 s)`);
   console.log(`  unexpected    ${counts.unexpected} (other statuses or late answers)`);
   console.log(`OPTIONS from 127.0.0.2: ${probes.sent} sent, ${sorted.length} answered 200, ${probes.sent - sorted.length} lost; latency p50 ${pct(sorted, 50).toFixed(2)} ms, p99 ${pct(sorted, 99).toFixed(2)} ms, max ${(sorted[sorted.length - 1] ?? NaN).toFixed(2)} ms`);
+  const slow = probes.timeline.filter(([, ms]) => ms > 20).map(([at, ms]) => `${(at / 1000).toFixed(1)} s: ${ms.toFixed(0)} ms`);
+  console.log(`OPTIONS slower than 20 ms (when sent, after the first probe): ${slow.join(', ') || 'none'}`);
   console.log(`gateway process CPU: ${cpuSeconds.toFixed(2)} s (user ${(cpu.user / 1e6).toFixed(2)}, system ${(cpu.system / 1e6).toFixed(2)}) over ${wall.toFixed(1)} s (${((cpuSeconds / wall) * 100).toFixed(0)}% of one core), ${((cpuSeconds * 1e6) / Math.max(1, counts.answered + counts.refused)).toFixed(0)} µs per INVITE answered or refused`);
 }
 
