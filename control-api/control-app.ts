@@ -10,6 +10,7 @@ import { createTenantsRepository } from './tenants/tenants-repository.js';
 import { jsonErrors } from './http/error-response.js';
 import { opsRouter } from './http/ops-routes.js';
 import { requestLog } from './http/request-log.js';
+import { storableQuery } from './http/storable-params.js';
 import { sipInfoFromConfig } from './management/sip-info.js';
 import { managementRouter } from './management/management-router.js';
 import { callsRouter } from './calls/calls-router.js';
@@ -58,6 +59,8 @@ export function createControlApp(deps: ControlAppDeps): Koa {
   app.use(ops.routes()).use(ops.allowedMethods());
   // Twirp campaign service: owns everything under /api/ (Twirp error bodies, tenant from the Host).
   app.use(campaignService({ db: deps.store.db, logger: deps.logger, baseDomain: deps.config.control.baseDomain, bodyLimitBytes: deps.config.control.bodyLimitBytes, ...deps.campaigns }));
+  // Below /api the Twirp service answers for itself; everything after it reads decoded query values.
+  app.use(storableQuery());
   const kinds = deps.management ?? platformKinds(deps.secretKey);
   const management = managementRouter({
     db: deps.store.db,

@@ -1,7 +1,8 @@
-import { parseAllDocuments } from 'yaml';
+import { Lexer, parseAllDocuments } from 'yaml';
 import { z } from 'zod';
 import { AppError, type FieldIssue } from '../../core/errors.js';
 import { HttpError, zodIssues } from '../http/error-response.js';
+import { findJsonFlaw, flawMessage, jsonFlawIssue, MAX_JSON_DEPTH } from '../http/acceptable-json.js';
 
 export const apiVersion = 'vap/v1';
 
@@ -34,10 +35,30 @@ export interface ParsedDocument {
 const limitDocuments = 5_000;
 
 /**
+ * The YAML parser recurses per flow level (`[[[...`): 100,000 levels cost it seconds of CPU before
+ * it gives up. Its lexer is linear and tokenises exactly as the parser will (quotes, comments), so
+ * the flow depth is counted there first and a stream nested deeper than any document may be is
+ * refused before parsing. Block nesting is bounded by indentation within the body limit and is
+ * checked with the rest once parsed (parseEnvelopes).
+ */
+function refuseDeepFlow(text: string, source?: string): void {
+  let depth = 0;
+  for (const token of new Lexer().lex(text)) {
+    if (token === '[' || token === '{') depth += 1;
+    else if (token === ']' || token === '}') depth = Math.max(0, depth - 1);
+    if (depth > MAX_JSON_DEPTH) {
+      const message = flawMessage('too deep', source ?? 'the YAML stream');
+      throw new AppError('invalid_argument', message, { issues: [{ path: 'documents', message }] });
+    }
+  }
+}
+
+/**
  * Splits a multi-document YAML stream (`---` separated). YAML syntax errors name the line; empty
  * documents (a trailing `---`, a comment-only file) are skipped. JSON is YAML, so it parses too.
  */
 export function splitYaml(text: string, source?: string, firstIndex = 0): SourceDocument[] {
+  refuseDeepFlow(text, source);
   const documents = parseAllDocuments(text, { prettyErrors: true, uniqueKeys: true });
   const out: SourceDocument[] = [];
   const list = Array.isArray(documents) ? documents : [documents];
@@ -79,6 +100,13 @@ export function parseEnvelopes(documents: readonly SourceDocument[]): ParsedDocu
   const issues: FieldIssue[] = [];
   const parsed: ParsedDocument[] = [];
   for (const doc of documents) {
+    // PostgreSQL cannot store U+0000 or a lone surrogate: refused here for the API and the CLI alike.
+    const flaw = findJsonFlaw(doc.body);
+    if (flaw) {
+      const issue = jsonFlawIssue(flaw, `documents[${doc.index}]`);
+      issues.push({ ...issue, message: `${doc.source ?? `document ${doc.index}`}: ${issue.message}` });
+      continue;
+    }
     const result = envelopeSchema.safeParse(doc.body);
     if (!result.success) {
       issues.push(...zodIssues(result.error, `documents[${doc.index}]`).map((i) => ({ ...i, message: `${doc.source ?? `document ${doc.index}`}: ${i.message}` })));

@@ -1,4 +1,5 @@
 import Router from '@koa/router';
+import { guardPathParameters } from '../http/storable-params.js';
 import { mountReportRoutes } from '../reports/report-routes.js';
 import { mountCallRoutes, type CallRouteDeps } from './call-routes.js';
 
@@ -10,5 +11,5 @@ export function callsRouter(deps: CallRouteDeps): Router {
   const router = new Router({ prefix: '/v1' });
   mountCallRoutes(router, deps);
   mountReportRoutes(router, deps);
-  return router;
+  return guardPathParameters(router);
 }

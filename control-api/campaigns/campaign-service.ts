@@ -8,6 +8,7 @@ import type { Logger } from '../../core/logger.js';
 import { counter } from '../../core/metrics.js';
 import { clientIdPattern } from '../domain/tenant.js';
 import type { Database } from '../store/schema.js';
+import { assertAcceptableJson } from '../http/acceptable-json.js';
 import { hashToken } from '../tenants/api-tokens.js';
 import { acceptMessage } from './accept-message.js';
 import { CallerCache, type CachedCaller } from './caller-cache.js';
@@ -84,11 +85,16 @@ async function readBody(ctx: Koa.Context, limit: number): Promise<unknown> {
     if (type === 'request.aborted') throw new AppError('canceled', 'client aborted the request');
     throw new AppError('malformed', 'could not read the request body');
   }
+  let body: unknown;
   try {
-    return JSON.parse(text) as unknown;
+    body = JSON.parse(text) as unknown;
   } catch (error) {
     throw new AppError('malformed', `the json request could not be decoded: ${(error as Error).message}`);
   }
+  // Variables and Callback.State are stored as jsonb: U+0000 or a lone surrogate anywhere is an
+  // invalid_argument naming the field (meta.argument), as the management API answers.
+  assertAcceptableJson(body);
+  return body;
 }
 
 /**

@@ -60,6 +60,10 @@ const sqlStates: Readonly<Record<string, { code: AppError['code']; message: stri
   '22003': { code: 'invalid_argument', message: 'a number is out of range' },
   '22007': { code: 'invalid_argument', message: 'a date or time has an invalid format' },
   '22008': { code: 'invalid_argument', message: 'a date or time is out of range' },
+  // U+0000 in text (22021) or a \u0000 / lone-surrogate escape in jsonb (22P05). Requests are
+  // checked where they enter (acceptable-json.ts); this only catches text arriving some other way.
+  '22021': { code: 'invalid_argument', message: 'a text value holds a character the database cannot store (U+0000)' },
+  '22P05': { code: 'invalid_argument', message: 'a text value holds a character the database cannot store (U+0000 or a lone surrogate)' },
 };
 
 interface HttpLikeError {

@@ -2,6 +2,7 @@ import type Koa from 'koa';
 import getRawBody from 'raw-body';
 import { AppError } from '../../core/errors.js';
 import { HttpError } from './error-response.js';
+import { assertAcceptableJson } from './acceptable-json.js';
 
 export type BodyFormat = 'json' | 'yaml';
 
@@ -70,12 +71,18 @@ export async function readRawBody(ctx: Koa.Context, options: ReadBodyOptions): P
   return { format, text };
 }
 
-/** Reads and parses a JSON body; malformed JSON is a 400 `malformed`, never a 500. */
+/**
+ * Reads and parses a JSON body; malformed JSON is a 400 `malformed`, never a 500, and a string
+ * PostgreSQL cannot store (U+0000, a lone surrogate) is a 400 naming its field.
+ */
 export async function readJsonBody(ctx: Koa.Context, limitBytes: number): Promise<unknown> {
   const { text } = await readRawBody(ctx, { limitBytes, accept: ['json'] });
-  return parseJson(text);
+  const body = parseJson(text);
+  assertAcceptableJson(body);
+  return body;
 }
 
+/** Parses JSON text only; callers that split a body into documents check each one themselves. */
 export function parseJson(text: string): unknown {
   if (text.trim() === '') throw new AppError('malformed', 'request body is empty: send a JSON document');
   try {

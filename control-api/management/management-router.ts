@@ -1,5 +1,6 @@
 import Router from '@koa/router';
 import { createApplyService } from '../apply/apply-service.js';
+import { guardPathParameters } from '../http/storable-params.js';
 import { simulationOpenApi } from '../recipes/simulator/simulation-openapi.js';
 import { mountSimulationRoutes, type SimulationRouteDeps } from '../recipes/simulator/simulation-routes.js';
 import { mountApplyRoute } from './apply-route.js';
@@ -51,5 +52,5 @@ export function managementRouter(deps: ManagementRouterDeps): Router {
   if (deps.simulations) {
     mountSimulationRoutes(router, { db: deps.db, operatorToken: deps.operatorToken, bodyLimitBytes: deps.bodyLimitBytes, ...deps.simulations });
   }
-  return router;
+  return guardPathParameters(router);
 }

@@ -1,6 +1,7 @@
 import type Koa from 'koa';
 import { isLosslessNumber, parse as parseLosslessJson } from 'lossless-json';
 import getRawBody from 'raw-body';
+import { flawMessage, textFlaw } from '../http/acceptable-json.js';
 import { INT32_MAX, readDecimalInt64, readInt64 } from './int64.js';
 import { PlantApiError, badRequest } from './plant-errors.js';
 
@@ -16,7 +17,6 @@ export interface NewPlant {
 }
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
-const loneSurrogate = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 /**
  * Reads a JSON request body: `Content-Type: application/json` (charset UTF-8 if given) and no
@@ -62,9 +62,10 @@ function checkText(field: string, value: unknown): string {
   const length = [...value].length;
   if (field === 'name' && length === 0) throw badRequest('name must not be empty');
   if (length > PLANT_TEXT_MAX) throw badRequest(`${field} must be at most ${PLANT_TEXT_MAX} characters`);
-  // PostgreSQL text cannot hold U+0000, and a lone surrogate cannot round-trip through UTF-8.
-  if (value.includes('\u0000')) throw badRequest(`${field} must not contain U+0000`);
-  if (loneSurrogate.test(value)) throw badRequest(`${field} must be well-formed Unicode`);
+  // PostgreSQL text cannot hold U+0000, and a lone surrogate cannot round-trip through UTF-8
+  // (the same check as every other API's, control-api/http/acceptable-json.ts).
+  const flaw = textFlaw(value);
+  if (flaw) throw badRequest(flawMessage(flaw, field));
   return value;
 }
 

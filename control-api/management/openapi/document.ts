@@ -193,6 +193,13 @@ export function buildManagementOpenApi(definitions: readonly ResourceDefinition[
     responses: { '200': ok('OpenAPI 3.1 document', { type: 'object' }) },
   }));
   (b.paths['/v1/openapi.json']!['get'] as Record<string, unknown>)['security'] = [];
+  // Every path and query parameter is refused with 400 when it holds text PostgreSQL cannot store
+  // (http/storable-params.ts), whichever route it is for: say so on each operation with parameters.
+  for (const item of Object.values(b.paths)) {
+    for (const op of Object.values(item) as Array<{ parameters?: unknown[]; responses?: Record<string, unknown> }>) {
+      if (op.parameters?.length && op.responses && !op.responses['400']) Object.assign(op.responses, errorResponses(400));
+    }
+  }
   return {
     openapi: '3.1.0',
     jsonSchemaDialect: 'https://json-schema.org/draft/2020-12/schema',
