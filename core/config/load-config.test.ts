@@ -39,6 +39,29 @@ describe('platform configuration', () => {
     assert.throws(() => loadConfig({ env: { DATABASE_URL: 'mysql://x' } }), /database\.url: must be a postgres/);
   });
 
+  it('refuses a config file key the schema does not know, at every depth, naming its path', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'vap-cfg-'));
+    const file = path.join(dir, 'platform.yaml');
+    // A misspelt key used to be dropped silently, leaving the default in force.
+    writeFileSync(file, 'contrl: {}\ncontrol:\n  prot: 9000\nsip:\n  wsport: 5070\nscheduler:\n  polMs: 250\nsecurity:\n  operatortoken: x\ndatabase: {pool: 3}\nmedia: {jitter: 4}\nsandbox: {token: []}\n');
+    assert.throws(() => loadConfig({ env: {}, file }), (e: unknown) => {
+      assert.ok(e instanceof ConfigError);
+      assert.deepEqual([...e.problems].sort(), [
+        'contrl: unknown setting (did you mean control?)',
+        'control.prot: unknown setting (did you mean control.port?)',
+        'database.pool: unknown setting',
+        'media.jitter: unknown setting',
+        'sandbox.token: unknown setting (did you mean sandbox.tokens?)',
+        'scheduler.polMs: unknown setting (did you mean scheduler.pollMs?)',
+        'security.operatortoken: unknown setting (did you mean security.operatorToken?)',
+        'sip.wsport: unknown setting (did you mean sip.wsPort?)',
+      ]);
+      return true;
+    });
+    // The environment only ever sets known paths; unrelated variables are not settings.
+    assert.equal(loadConfig({ env: { CONTROL_PROT: '1', SIP_WS_PORT: '5070' } }).sip.wsPort, 5070);
+  });
+
   it('validates the RTP port range', () => {
     const config = loadConfig({ env: { RTP_PORT_MIN: '40000', RTP_PORT_MAX: '40100' } });
     assert.equal(config.media.portMin, 40000);

@@ -151,12 +151,45 @@ export function loadConfig(options: LoadConfigOptions = {}): PlatformConfig {
   if (problems.length > 0) throw new ConfigError(problems);
   const merged = deepMerge(deepMerge(fileLayer, envLayer), (options.overrides ?? {}) as Record<string, unknown>);
   const result = configSchema.safeParse(merged);
-  if (!result.success) {
-    throw new ConfigError(
-      result.error.issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`),
-    );
-  }
+  if (!result.success) throw new ConfigError(result.error.issues.flatMap(describeIssue));
   return result.data;
+}
+
+/**
+ * One line per problem, naming the path. Every object of the schema is strict, so a misspelt key
+ * (`control.prot`) is refused like the API refuses unknown fields, instead of leaving the default
+ * silently in force; a close known key is suggested.
+ */
+function describeIssue(issue: z.core.$ZodIssue): string[] {
+  if (issue.code !== 'unrecognized_keys') return [`${issue.path.join('.') || '(root)'}: ${issue.message}`];
+  const known = Object.keys(shapeAt(issue.path) ?? {});
+  return issue.keys.map((key) => {
+    const near = known.find((k) => k.toLowerCase() === key.toLowerCase()) ?? known.find((k) => editDistance(k.toLowerCase(), key.toLowerCase()) <= 2);
+    const prefix = issue.path.length > 0 ? `${issue.path.join('.')}.` : '';
+    return `${prefix}${key}: unknown setting${near ? ` (did you mean ${prefix}${near}?)` : ''}`;
+  });
+}
+
+/** The keys the schema declares at a path, through its default/prefault wrappers. */
+function shapeAt(path: readonly PropertyKey[]): Readonly<Record<string, z.ZodType>> | undefined {
+  let node: unknown = configSchema;
+  for (const key of [...path, undefined]) {
+    for (let i = 0; i < 4 && node && !(node instanceof z.ZodObject); i += 1) node = (node as { def?: { innerType?: unknown } }).def?.innerType;
+    if (!(node instanceof z.ZodObject)) return undefined;
+    if (key === undefined) return node.shape as Record<string, z.ZodType>;
+    node = (node.shape as Record<string, unknown>)[String(key)];
+  }
+  return undefined;
+}
+
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i += 1) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j += 1) current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    previous = current;
+  }
+  return previous[b.length]!;
 }
 
 export function parseRoles(value: string): RoleName[] {

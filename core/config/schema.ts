@@ -19,7 +19,7 @@ const multicast = z.string().refine((v) => (isIP(v) === 4 && Number(v.split('.')
 const ms = (max: number) => z.number().int().min(1).max(max);
 
 /** Campaign scheduler timings and batch sizes (docs/scheduler.md explains each). */
-export const schedulerSchema = z.object({
+export const schedulerSchema = z.strictObject({
   /** Store poller interval where it is the trigger (PGlite). Keep <= 1 s: it bounds lateness. */
   pollMs: ms(60_000).default(500),
   /** Store poller interval next to Agenda (PostgreSQL), where it only reconciles lost jobs. */
@@ -86,21 +86,21 @@ export type SipAbuseSettings = z.infer<typeof sipAbuseSchema>;
 
 /** Every setting of the platform, with its default. Parsed once at start (see load-config.ts). */
 export const configSchema = z
-  .object({
+  .strictObject({
     roles: z.array(z.enum(roleNames)).min(1).default([...roleNames]),
     logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     /** Where generated local state lives: PGlite files, the generated key and operator token. */
     dataDir: z.string().min(1).default('./data'),
     shutdownGraceMs: z.number().int().min(0).max(600_000).default(10_000),
     database: z
-      .object({
+      .strictObject({
         /** PostgreSQL connection string; without it an embedded PGlite under dataDir is used. */
         url: z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// or postgresql:// URL').optional(),
         poolSize: z.number().int().min(1).max(200).default(10),
       })
       .prefault({}),
     control: z
-      .object({
+      .strictObject({
         host: host.default('0.0.0.0'),
         port: port.default(8080),
         /** Tenants are addressed as `<client_id>.<baseDomain>`. */
@@ -109,7 +109,7 @@ export const configSchema = z
       })
       .prefault({}),
     sandbox: z
-      .object({
+      .strictObject({
         host: host.default('0.0.0.0'),
         port: port.default(8081),
         /** Static bearer tokens accepted by the plant sandbox besides those issued through the API. */
@@ -117,7 +117,7 @@ export const configSchema = z
       })
       .prefault({}),
     sip: z
-      .object({
+      .strictObject({
         host: host.default('0.0.0.0'),
         port: port.default(5060),
         tlsPort: port.default(5061),
@@ -156,7 +156,7 @@ export const configSchema = z
       })
       .prefault({}),
     media: z
-      .object({
+      .strictObject({
         /** RTP sockets bind here; the SDP advertises `sip.publicAddress`. */
         bindAddress: host.default('0.0.0.0'),
         portMin: port.default(20_000),
@@ -170,15 +170,14 @@ export const configSchema = z
       .prefault({}),
     scheduler: schedulerSchema.prefault({}),
     security: z
-      .object({
+      .strictObject({
         /** Credential for the management API; generated into dataDir when absent. */
         operatorToken: z.string().min(24, 'operator token must be at least 24 characters').optional(),
         /** 32-byte key (hex or base64) that encrypts secrets at rest; generated into dataDir when absent. */
         secretKey: z.string().optional(),
       })
       .prefault({}),
-  })
-  .strict();
+  });
 
 export type PlatformConfig = z.infer<typeof configSchema>;
 export type ConfigInput = z.input<typeof configSchema>;
