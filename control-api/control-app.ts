@@ -11,6 +11,7 @@ import { jsonErrors } from './http/error-response.js';
 import { opsRouter } from './http/ops-routes.js';
 import { requestLog } from './http/request-log.js';
 import { storableQuery } from './http/storable-params.js';
+import { drainUnreadBody } from './http/unread-body.js';
 import { sipInfoFromConfig } from './management/sip-info.js';
 import { managementRouter } from './management/management-router.js';
 import { callsRouter } from './calls/calls-router.js';
@@ -54,6 +55,7 @@ export function createControlApp(deps: ControlAppDeps): Koa {
   app.proxy = false;
   app.silent = true;
   app.use(requestLog('control', deps.logger));
+  app.use(drainUnreadBody(deps.config.http.drainLimitBytes));
   app.use(jsonErrors(deps.logger));
   const ops = opsRouter({ database: async () => void (await deps.store.db.selectNoFrom((eb) => eb.lit(1).as('one')).execute()) }, deps.isDraining);
   app.use(ops.routes()).use(ops.allowedMethods());

@@ -20,7 +20,7 @@ export const startControlRole: RoleStarter = async (ctx) => {
     simulations,
     ...(jobs ? { campaigns: { enqueue: (id: string, at: number) => jobs.enqueue(id, at) } } : {}),
   });
-  const running = await serve(app, config.control.host, config.control.port);
+  const running = await serve(app, config.control.host, config.control.port, { http: config.http });
   logger.info({ role: 'control', url: running.url, port: running.port }, 'control API listening');
   return {
     name: 'control',

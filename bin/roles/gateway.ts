@@ -96,6 +96,7 @@ export const startGatewayRole: RoleStarter = async (ctx) => {
       tlsPort: config.sip.tlsPort,
       wsPort: config.sip.wsPort,
       ...(tls ? { tls: { cert: tls.cert, key: tls.key } } : {}),
+      http: config.http,
     },
     directory,
     media,

@@ -9,8 +9,9 @@ export const startSandboxRole: RoleStarter = async (ctx) => {
     logger: logger.child({ role: 'sandbox' }),
     staticTokens: config.sandbox.tokens,
     isDraining: ctx.isDraining,
+    drainLimitBytes: config.http.drainLimitBytes,
   });
-  const running = await serve(app, config.sandbox.host, config.sandbox.port);
+  const running = await serve(app, config.sandbox.host, config.sandbox.port, { http: config.http });
   logger.info({ role: 'sandbox', url: running.url, port: running.port }, 'plant sandbox listening');
   return { name: 'sandbox', stop: (graceMs) => running.close(graceMs) };
 };

@@ -54,8 +54,8 @@ export function plantErrorHandler(logger: Logger): Koa.Middleware {
       ctx.set(failure.headers);
       ctx.type = 'application/json';
       ctx.body = { error: failure.status, message: failure.message } satisfies PlantErrorBody;
-      // A request whose body was refused unread must not leave the rest on a kept-alive socket.
-      if (failure.status === 413 || failure.status === 415) ctx.set('Connection', 'close');
+      // A body refused unread (413, 415, 401) is read away before this answer goes out
+      // (drainUnreadBody), so the connection stays usable and the client sees the answer.
     }
   };
 }

@@ -4,6 +4,8 @@ import type { Logger } from '../../core/logger.js';
 import type { Store } from '../store/database.js';
 import { opsRouter } from '../http/ops-routes.js';
 import { requestLog } from '../http/request-log.js';
+import { defaultHttpSettings } from '../http/serve.js';
+import { drainUnreadBody } from '../http/unread-body.js';
 import { bearerAuthenticator } from './bearer-auth.js';
 import { plantStoreOpenApi } from './openapi-document.js';
 import { plantErrorHandler } from './plant-errors.js';
@@ -16,6 +18,8 @@ export interface SandboxAppDeps {
   /** Static bearer tokens from configuration, besides tokens issued through the management API. */
   readonly staticTokens: readonly string[];
   readonly isDraining?: () => boolean;
+  /** Config `http.drainLimitBytes`: how much of an upload refused unread is read away (unread-body.ts). */
+  readonly drainLimitBytes?: number;
 }
 
 /** The plant store sandbox API ({sandbox_url}), on its own port. */
@@ -31,6 +35,7 @@ export function createSandboxApp(deps: SandboxAppDeps): Koa {
   const notAllowed = methodNotAllowed([ops, docs, plants]);
 
   app.use(requestLog('sandbox', deps.logger));
+  app.use(drainUnreadBody(deps.drainLimitBytes ?? defaultHttpSettings.drainLimitBytes));
   app.use(plantErrorHandler(deps.logger));
   app.use(async (ctx, next) => {
     await next();

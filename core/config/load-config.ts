@@ -67,6 +67,11 @@ const envBindings: ReadonlyArray<readonly [string, string, 'string' | 'int' | 'l
   ['SCHEDULER_CALLBACK_POLL_MS', 'scheduler.callbackPollMs', 'int'],
   ['SCHEDULER_AGENDA_PROCESS_EVERY_MS', 'scheduler.agendaProcessEveryMs', 'int'],
   ['SCHEDULER_AGENDA_CONCURRENCY', 'scheduler.agendaConcurrency', 'int'],
+  ['HTTP_HEADERS_TIMEOUT_MS', 'http.headersTimeoutMs', 'int'],
+  ['HTTP_REQUEST_TIMEOUT_MS', 'http.requestTimeoutMs', 'int'],
+  ['HTTP_KEEP_ALIVE_TIMEOUT_MS', 'http.keepAliveTimeoutMs', 'int'],
+  ['HTTP_IDLE_TIMEOUT_MS', 'http.idleTimeoutMs', 'int'],
+  ['HTTP_DRAIN_LIMIT_BYTES', 'http.drainLimitBytes', 'int'],
   ['OPERATOR_TOKEN', 'security.operatorToken', 'string'],
   ['SECRET_KEY', 'security.secretKey', 'string'],
 ];

@@ -84,6 +84,32 @@ export const sipAbuseSchema = z.object({
 });
 export type SipAbuseSettings = z.infer<typeof sipAbuseSchema>;
 
+/**
+ * Timeouts and limits of every HTTP server the platform runs (control API, plant sandbox, the SIP
+ * WebSocket upgrade); docs/configuration.md explains each. Node checks the header and request
+ * timeouts on a timer, which serve() runs at a quarter of the shorter one (at most every second).
+ */
+export const httpSchema = z
+  .strictObject({
+    /** Time a client has to send a request's headers (slow-loris protection); 408 then close. */
+    headersTimeoutMs: ms(600_000).default(15_000),
+    /** Time a client has to send a whole request, body included; 408 then close. */
+    requestTimeoutMs: ms(3_600_000).default(60_000),
+    /** An idle kept-alive connection is closed after this long. */
+    keepAliveTimeoutMs: ms(600_000).default(5_000),
+    /** A connection with no bytes moving either way is closed after this long. */
+    idleTimeoutMs: ms(3_600_000).default(120_000),
+    /**
+     * After an answer given before the whole body was read (413, 415, 401...), up to this many
+     * more bytes are read and discarded so the client, still uploading, gets to read the answer;
+     * beyond it the connection is closed.
+     */
+    drainLimitBytes: z.number().int().min(0).max(1024 * 1024 * 1024).default(64 * 1024 * 1024),
+  })
+  // Node refuses a header timeout longer than the request timeout.
+  .refine((h) => h.headersTimeoutMs <= h.requestTimeoutMs, { message: 'http.headersTimeoutMs must not exceed http.requestTimeoutMs', path: ['headersTimeoutMs'] });
+export type HttpSettings = z.infer<typeof httpSchema>;
+
 /** Every setting of the platform, with its default. Parsed once at start (see load-config.ts). */
 export const configSchema = z
   .strictObject({
@@ -108,6 +134,7 @@ export const configSchema = z
         bodyLimitBytes: z.number().int().min(1024).max(50 * 1024 * 1024).default(1024 * 1024),
       })
       .prefault({}),
+    http: httpSchema.prefault({}),
     sandbox: z
       .strictObject({
         host: host.default('0.0.0.0'),

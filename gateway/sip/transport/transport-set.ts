@@ -19,6 +19,8 @@ export interface TransportSetOptions {
   readonly receiveBufferBytes?: number;
   /** Per-source admission before the stack (receive-gate.ts), on every transport. */
   readonly gate?: ReceiveGate;
+  /** Header and whole-request timeouts of the WebSocket upgrade (config `http.*`). */
+  readonly http?: { readonly headersTimeoutMs: number; readonly requestTimeoutMs: number };
 }
 
 /** Every listening transport, and the choice of one for an outgoing request (RFC 3263 light). */
@@ -35,9 +37,10 @@ export class TransportSet {
       if (options.tls && options.tlsPort !== undefined) {
         started.set('TLS', await StreamTransport.listen({ ...common, port: options.tlsPort, tls: options.tls }, listener));
       }
-      if (options.wsPort !== undefined) started.set('WS', await WebSocketTransport.listen({ ...common, port: options.wsPort }, listener));
+      const ws = { ...common, ...options.http };
+      if (options.wsPort !== undefined) started.set('WS', await WebSocketTransport.listen({ ...ws, port: options.wsPort }, listener));
       if (options.tls && options.wssPort !== undefined) {
-        started.set('WSS', await WebSocketTransport.listen({ ...common, port: options.wssPort, tls: options.tls }, listener));
+        started.set('WSS', await WebSocketTransport.listen({ ...ws, port: options.wssPort, tls: options.tls }, listener));
       }
     } catch (error) {
       await Promise.allSettled([...started.values()].map((t) => t.close()));

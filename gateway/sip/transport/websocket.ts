@@ -21,6 +21,9 @@ export interface WebSocketOptions {
   readonly maxConnections?: number;
   /** Admission of each request (receive-gate.ts). */
   readonly gate?: ReceiveGate;
+  /** Time a client has to send the upgrade request's headers, and the whole request; 408 then close. */
+  readonly headersTimeoutMs?: number;
+  readonly requestTimeoutMs?: number;
 }
 
 const normalise = (address: string | undefined): string => (address ?? '').replace(/^::ffff:/, '');
@@ -43,10 +46,17 @@ export class WebSocketTransport implements SipTransport {
     private readonly listener: TransportListener,
   ) {
     this.name = options.tls ? 'WSS' : 'WS';
-    this.http = options.tls ? createHttpsServer({ ...options.tls }) : createHttpServer();
+    const headersTimeout = options.headersTimeoutMs ?? 15_000;
+    const requestTimeout = Math.max(options.requestTimeoutMs ?? 60_000, headersTimeout);
+    // Node checks these timeouts on a timer (30 s by default): check at a quarter of the shorter.
+    const connectionsCheckingInterval = Math.max(50, Math.min(1_000, Math.floor(headersTimeout / 4)));
+    this.http = options.tls ? createHttpsServer({ ...options.tls, connectionsCheckingInterval }) : createHttpServer({ connectionsCheckingInterval });
     this.http.on('request', (_req, res) => {
       res.writeHead(426, { 'content-type': 'text/plain', upgrade: 'websocket' }).end('SIP over WebSocket: upgrade with subprotocol "sip"\n');
     });
+    // The upgrade request is plain HTTP: bounded like every HTTP server of the platform.
+    this.http.headersTimeout = headersTimeout;
+    this.http.requestTimeout = requestTimeout;
     this.wss = new WebSocketServer({
       server: this.http,
       maxPayload: options.maxMessageBytes ?? 256 * 1024,
