@@ -2,12 +2,19 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, parseRoles } from '../core/config/load-config.js';
 import type { PlatformConfig } from '../core/config/schema.js';
+import { ListenError } from '../core/errors.js';
 import { createLogger, type Logger } from '../core/logger.js';
 import { openStore, type Store } from '../control-api/store/database.js';
 import { migrateToLatest } from '../control-api/store/migrate.js';
 import { resolveLocalSecrets } from './local-secrets.js';
 import { roleStartOrder, roleStarters } from './roles/index.js';
 import type { PlatformContext, RunningRole } from './roles/role.js';
+
+/**
+ * sysexits(3) codes for a listener that cannot open: EX_NOPERM for a privileged port, EX_CONFIG
+ * for an address that is not this host's, EX_UNAVAILABLE otherwise (a port in use).
+ */
+const listenExitCodes: Readonly<Record<string, number>> = { EACCES: 77, EADDRNOTAVAIL: 78, EADDRINUSE: 69 };
 
 export interface Platform {
   readonly config: PlatformConfig;
@@ -35,7 +42,12 @@ export async function startPlatform(config: PlatformConfig, logger: Logger): Pro
   const roles: RunningRole[] = [];
   try {
     for (const name of roleStartOrder.filter((r) => config.roles.includes(r))) {
-      roles.push(await roleStarters[name](ctx));
+      roles.push(
+        await roleStarters[name](ctx).catch((error: unknown) => {
+          // Name the role in a listen failure: "SIP WS (gateway role) cannot listen on ...".
+          throw error instanceof ListenError ? new ListenError(`${error.listener} (${name} role)`, error.host, error.port, error.cause) : error;
+        }),
+      );
     }
   } catch (error) {
     await Promise.allSettled(roles.map((r) => r.stop(0)));
@@ -94,7 +106,16 @@ async function main(): Promise<void> {
     throw error;
   }
   const logger = createLogger({ level: config.logLevel });
-  const platform = await startPlatform(config, logger);
+  let platform: Platform;
+  try {
+    platform = await startPlatform(config, logger);
+  } catch (error) {
+    if (!(error instanceof ListenError)) throw error;
+    // An operational failure, not a bug: one line naming the listener, role and port, no stack.
+    logger.fatal({ listener: error.listener, host: error.host, port: error.port, code: error.code }, error.message);
+    logger.flush();
+    process.exit(listenExitCodes[error.code] ?? 69);
+  }
   logger.info({ roles: platform.roles.map((r) => r.name) }, 'platform started');
 
   let signals = 0;

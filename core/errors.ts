@@ -74,3 +74,41 @@ export const failedPrecondition = (message: string): AppError =>
 export function isAppError(error: unknown): error is AppError {
   return error instanceof AppError;
 }
+
+/**
+ * A listener that could not be opened at start (port in use, no permission, address not local).
+ * `listener` names what failed, e.g. `control API` or `SIP WS`, so the start-up failure can be
+ * reported as one line naming the port and role instead of a stack trace (bin/platform.ts).
+ */
+export class ListenError extends Error {
+  readonly code: string;
+
+  constructor(
+    readonly listener: string,
+    readonly host: string,
+    readonly port: number,
+    cause: unknown,
+  ) {
+    const code = (cause as NodeJS.ErrnoException | undefined)?.code ?? 'UNKNOWN';
+    super(`${listener} cannot listen on ${host.includes(':') ? `[${host}]` : host}:${port}: ${listenReasons[code] ?? (cause as Error | undefined)?.message ?? 'failed'} (${code})`, { cause });
+    this.name = 'ListenError';
+    this.code = code;
+  }
+}
+
+const listenReasons: Readonly<Record<string, string>> = {
+  EADDRINUSE: 'the port is already in use',
+  EACCES: 'permission denied (ports below 1024 need privileges)',
+  EADDRNOTAVAIL: 'the address is not one of this host',
+};
+
+/** Wraps opening a listener so a listen/bind failure names the listener and port; other errors pass. */
+export async function listening<T>(listener: string, host: string, port: number, open: () => Promise<T>): Promise<T> {
+  try {
+    return await open();
+  } catch (error) {
+    const syscall = (error as NodeJS.ErrnoException | undefined)?.syscall;
+    if (error instanceof ListenError || (syscall !== 'listen' && syscall !== 'bind')) throw error;
+    throw new ListenError(listener, host, port, error);
+  }
+}

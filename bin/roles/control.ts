@@ -20,7 +20,11 @@ export const startControlRole: RoleStarter = async (ctx) => {
     simulations,
     ...(jobs ? { campaigns: { enqueue: (id: string, at: number) => jobs.enqueue(id, at) } } : {}),
   });
-  const running = await serve(app, config.control.host, config.control.port, { http: config.http });
+  const running = await serve(app, config.control.host, config.control.port, { name: 'control API', http: config.http }).catch(async (error: unknown) => {
+    await jobs?.close();
+    await simulations.close();
+    throw error;
+  });
   logger.info({ role: 'control', url: running.url, port: running.port }, 'control API listening');
   return {
     name: 'control',

@@ -111,6 +111,11 @@ export const startGatewayRole: RoleStarter = async (ctx) => {
     maddrMulticast: config.sip.maddrMulticast,
     abuse: gatewayAbuseOptions(config.sip.abuse),
     receiveQueue: { perSource: config.sip.abuse.queuePerSource, turnBudget: config.sip.abuse.turnBudget },
+  }).catch(async (error: unknown) => {
+    // A port in use: nothing of this role may keep the process alive while it reports and exits.
+    await media.close();
+    await code.close();
+    throw error;
   });
   logger.info(
     { ports: gateway.ports, publicAddress },

@@ -11,7 +11,7 @@ export const startSandboxRole: RoleStarter = async (ctx) => {
     isDraining: ctx.isDraining,
     drainLimitBytes: config.http.drainLimitBytes,
   });
-  const running = await serve(app, config.sandbox.host, config.sandbox.port, { http: config.http });
+  const running = await serve(app, config.sandbox.host, config.sandbox.port, { name: 'plant sandbox', http: config.http });
   logger.info({ role: 'sandbox', url: running.url, port: running.port }, 'plant sandbox listening');
   return { name: 'sandbox', stop: (graceMs) => running.close(graceMs) };
 };

@@ -2,6 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type Koa from 'koa';
 import { httpSchema, type HttpSettings } from '../../core/config/schema.js';
+import { listening } from '../../core/errors.js';
 
 export interface RunningServer {
   readonly server: Server;
@@ -12,6 +13,8 @@ export interface RunningServer {
 }
 
 export interface ServeOptions {
+  /** Names the server in a listen failure, e.g. `control API`. */
+  readonly name?: string;
   /** Timeouts (config `http.*`); the defaults when absent. */
   readonly http?: HttpSettings;
 }
@@ -41,11 +44,13 @@ export async function serve(app: Koa, host: string, port: number, options: Serve
   const http = options.http ?? defaultHttpSettings;
   const server = createServer({ connectionsCheckingInterval: checkingIntervalMs(http) }, app.callback());
   applyHttpTimeouts(server, http);
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, () => {
-      server.off('error', reject);
-      resolve();
+  await listening(options.name ?? 'HTTP server', host, port, () => {
+    return new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, host, () => {
+        server.off('error', reject);
+        resolve();
+      });
     });
   });
   const bound = (server.address() as AddressInfo).port;

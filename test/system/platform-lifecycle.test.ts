@@ -1,49 +1,9 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { once } from 'node:events';
-
-const repoRoot = path.resolve(import.meta.dirname, '../..');
-
-interface Started {
-  readonly child: ReturnType<typeof spawn>;
-  readonly lines: Array<Record<string, unknown>>;
-  stderr: string;
-}
-
-async function startPlatform(env: Record<string, string>, args: string[] = []): Promise<Started> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'bin/platform.ts', ...args], {
-    cwd: repoRoot,
-    env: { ...process.env, LOG_LEVEL: 'info', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const started: Started = { child, lines: [], stderr: '' };
-  let buffer = '';
-  child.stdout!.on('data', (d: Buffer) => {
-    buffer += d.toString();
-    let nl: number;
-    while ((nl = buffer.indexOf('\n')) >= 0) {
-      const line = buffer.slice(0, nl);
-      buffer = buffer.slice(nl + 1);
-      started.lines.push(JSON.parse(line) as Record<string, unknown>);
-    }
-  });
-  child.stderr!.on('data', (d: Buffer) => (started.stderr += d.toString()));
-  return started;
-}
-
-async function waitFor(started: Started, msg: string, timeoutMs = 30_000): Promise<Record<string, unknown>> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const hit = started.lines.find((l) => l['msg'] === msg);
-    if (hit) return hit;
-    if (started.child.exitCode !== null) throw new Error(`platform exited ${started.child.exitCode}: ${started.stderr}`);
-    if (Date.now() > deadline) throw new Error(`no "${msg}" log line within ${timeoutMs} ms: ${started.stderr}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+import { spawnPlatform as startPlatform, waitForLine as waitFor } from '../helpers/platform-process.js';
 
 describe('platform process', function () {
   this.timeout(90_000);

@@ -1,4 +1,5 @@
 import type { SecureContextOptions } from 'node:tls';
+import { listening } from '../../../core/errors.js';
 import type { ReceiveGate } from './receive-gate.js';
 import { StreamTransport } from './stream.js';
 import type { Endpoint, Flow, SipTransport, TransportListener, TransportName } from './types.js';
@@ -29,18 +30,26 @@ export class TransportSet {
 
   static async start(options: TransportSetOptions, listener: TransportListener): Promise<TransportSet> {
     const started = new Map<TransportName, SipTransport>();
+    // A listen/bind failure names the transport and port (core/errors.ts ListenError).
+    const open = <T>(name: TransportName, port: number, start: () => Promise<T>): Promise<T> => listening(`SIP ${name}`, options.host, port, start);
     try {
-      const udp = await UdpTransport.listen({ host: options.host, port: options.port, receiveBufferBytes: options.receiveBufferBytes, gate: options.gate }, listener);
+      const udp = await open('UDP', options.port, () => UdpTransport.listen({ host: options.host, port: options.port, receiveBufferBytes: options.receiveBufferBytes, gate: options.gate }, listener));
       started.set('UDP', udp);
       const common = { host: options.host, idleTimeoutMs: options.idleTimeoutMs, gate: options.gate };
-      started.set('TCP', await StreamTransport.listen({ ...common, port: options.tcpPort ?? udp.local.port }, listener));
+      const tcpPort = options.tcpPort ?? udp.local.port;
+      started.set('TCP', await open('TCP', tcpPort, () => StreamTransport.listen({ ...common, port: tcpPort }, listener)));
       if (options.tls && options.tlsPort !== undefined) {
-        started.set('TLS', await StreamTransport.listen({ ...common, port: options.tlsPort, tls: options.tls }, listener));
+        const { tls, tlsPort } = options;
+        started.set('TLS', await open('TLS', tlsPort, () => StreamTransport.listen({ ...common, port: tlsPort, tls }, listener)));
       }
       const ws = { ...common, ...options.http };
-      if (options.wsPort !== undefined) started.set('WS', await WebSocketTransport.listen({ ...ws, port: options.wsPort }, listener));
+      if (options.wsPort !== undefined) {
+        const { wsPort } = options;
+        started.set('WS', await open('WS', wsPort, () => WebSocketTransport.listen({ ...ws, port: wsPort }, listener)));
+      }
       if (options.tls && options.wssPort !== undefined) {
-        started.set('WSS', await WebSocketTransport.listen({ ...ws, port: options.wssPort, tls: options.tls }, listener));
+        const { tls, wssPort } = options;
+        started.set('WSS', await open('WSS', wssPort, () => WebSocketTransport.listen({ ...ws, port: wssPort, tls }, listener)));
       }
     } catch (error) {
       await Promise.allSettled([...started.values()].map((t) => t.close()));

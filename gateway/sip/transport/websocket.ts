@@ -62,6 +62,10 @@ export class WebSocketTransport implements SipTransport {
       maxPayload: options.maxMessageBytes ?? 256 * 1024,
       handleProtocols: (protocols) => (protocols.has('sip') ? 'sip' : false),
     });
+    // ws re-emits the HTTP server's errors on itself: without a listener from the start, a port
+    // already in use was thrown as an uncaught 'error' event and took the process down with a
+    // stack trace, besides rejecting listen().
+    this.wss.on('error', () => undefined);
     this.wss.on('connection', (ws, req) => this.adopt(ws, { address: normalise(req.socket.remoteAddress), port: req.socket.remotePort ?? 0 }));
   }
 
@@ -76,7 +80,6 @@ export class WebSocketTransport implements SipTransport {
     });
     t.http.on('error', () => undefined);
     t.http.on('clientError', (_err, socket) => socket.destroy());
-    t.wss.on('error', () => undefined);
     const addr = t.http.address();
     if (addr && typeof addr === 'object') t.localEndpoint = { address: options.host, port: addr.port };
     return t;

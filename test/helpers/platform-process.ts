@@ -1,0 +1,63 @@
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+
+const repoRoot = path.resolve(import.meta.dirname, '../..');
+
+/** The real platform process (`bin/platform.ts`), its JSON log lines and its stderr. */
+export interface PlatformProcess {
+  readonly child: ReturnType<typeof spawn>;
+  readonly lines: Array<Record<string, unknown>>;
+  /** Stdout lines that were not JSON (a stack trace printed by hand would land here). */
+  readonly rawLines: string[];
+  stderr: string;
+}
+
+export function spawnPlatform(env: Record<string, string>, args: string[] = []): PlatformProcess {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'bin/platform.ts', ...args], {
+    cwd: repoRoot,
+    env: { ...process.env, LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const started: PlatformProcess = { child, lines: [], rawLines: [], stderr: '' };
+  let buffer = '';
+  child.stdout!.on('data', (d: Buffer) => {
+    buffer += d.toString();
+    let nl: number;
+    while ((nl = buffer.indexOf('\n')) >= 0) {
+      const line = buffer.slice(0, nl);
+      buffer = buffer.slice(nl + 1);
+      try {
+        started.lines.push(JSON.parse(line) as Record<string, unknown>);
+      } catch {
+        started.rawLines.push(line);
+      }
+    }
+  });
+  child.stderr!.on('data', (d: Buffer) => (started.stderr += d.toString()));
+  return started;
+}
+
+/** The first log line with this message; fails when the process exits or the deadline passes. */
+export async function waitForLine(started: PlatformProcess, msg: string, timeoutMs = 30_000): Promise<Record<string, unknown>> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const hit = started.lines.find((l) => l['msg'] === msg);
+    if (hit) return hit;
+    if (started.child.exitCode !== null) throw new Error(`platform exited ${started.child.exitCode}: ${started.stderr}`);
+    if (Date.now() > deadline) throw new Error(`no "${msg}" log line within ${timeoutMs} ms: ${started.stderr}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** The exit code, or a failure when the process is still running after `timeoutMs`. */
+export async function exitCode(started: PlatformProcess, timeoutMs = 60_000): Promise<number | null> {
+  const deadline = Date.now() + timeoutMs;
+  while (started.child.exitCode === null && started.child.signalCode === null) {
+    if (Date.now() > deadline) {
+      started.child.kill('SIGKILL');
+      throw new Error(`platform still running after ${timeoutMs} ms: ${started.stderr}`);
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return started.child.exitCode;
+}
