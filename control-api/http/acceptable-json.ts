@@ -69,9 +69,9 @@ export function findJsonFlaw(value: unknown): FoundFlaw | undefined {
   return undefined;
 }
 
-/** Path segments shown without the offending characters themselves. */
-const printable = (segment: string | number): string | number =>
-  typeof segment === 'number' ? segment : segment.replace(/\u0000/g, '\\u0000').replace(/[\uD800-\uDFFF]/g, (c) => `\\u${c.charCodeAt(0).toString(16)}`);
+/** A name or path segment as shown in messages: U+0000 and surrogates escaped, never raw. */
+export const printable = <T extends string | number>(segment: T): T =>
+  (typeof segment === 'number' ? segment : segment.replaceAll('\u0000', '\\u0000').replace(/[\uD800-\uDFFF]/g, (c) => `\\u${c.charCodeAt(0).toString(16)}`)) as T;
 
 /** The field issue for a flaw, with `prefix` in front of its path (`documents[0]`). */
 export function jsonFlawIssue(found: FoundFlaw, prefix = ''): FieldIssue {

@@ -1,7 +1,7 @@
 import type Router from '@koa/router';
 import type Koa from 'koa';
 import { AppError } from '../../core/errors.js';
-import { flawMessage, textFlaw } from './acceptable-json.js';
+import { flawMessage, printable, textFlaw } from './acceptable-json.js';
 
 /**
  * Path and query parameters are decoded from percent-encoding (`%00` is U+0000) before routes see
@@ -12,14 +12,12 @@ function refuse(name: string, message: string): AppError {
   return new AppError('invalid_argument', message, { issues: [{ path: name, message }], meta: { argument: name } });
 }
 
-const shown = (name: string): string => name.replace(/\u0000/g, '\\u0000').replace(/[\uD800-\uDFFF]/g, (c) => `\\u${c.charCodeAt(0).toString(16)}`);
-
 /** Every query parameter name and value (Koa's `ctx.query` is the decoded form). */
 export function storableQuery(): Koa.Middleware {
   return async (ctx, next) => {
     for (const [name, value] of Object.entries(ctx.query)) {
       const nameFlaw = textFlaw(name);
-      if (nameFlaw) throw refuse(shown(name), flawMessage(nameFlaw, 'a query parameter name'));
+      if (nameFlaw) throw refuse(printable(name), flawMessage(nameFlaw, 'a query parameter name'));
       for (const v of Array.isArray(value) ? value : [value]) {
         const flaw = v === undefined ? undefined : textFlaw(v);
         if (flaw) throw refuse(name, flawMessage(flaw, `query parameter ${name}`));
