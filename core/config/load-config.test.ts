@@ -43,23 +43,34 @@ describe('platform configuration', () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'vap-cfg-'));
     const file = path.join(dir, 'platform.yaml');
     // A misspelt key used to be dropped silently, leaving the default in force.
-    writeFileSync(file, 'contrl: {}\ncontrol:\n  prot: 9000\nsip:\n  wsport: 5070\nscheduler:\n  polMs: 250\nsecurity:\n  operatortoken: x\ndatabase: {pool: 3}\nmedia: {jitter: 4}\nsandbox: {token: []}\n');
+    writeFileSync(file, 'contrl: {}\ncontrol:\n  prot: 9000\nsip:\n  wsport: 5070\n  abuse: {perSourceRat: 5}\nhttp: {headersTimeout: 5}\nscheduler:\n  polMs: 250\nsecurity:\n  operatortoken: x\ndatabase: {pool: 3}\nmedia: {jitter: 4}\nsandbox: {token: []}\n');
     assert.throws(() => loadConfig({ env: {}, file }), (e: unknown) => {
       assert.ok(e instanceof ConfigError);
       assert.deepEqual([...e.problems].sort(), [
         'contrl: unknown setting (did you mean control?)',
         'control.prot: unknown setting (did you mean control.port?)',
         'database.pool: unknown setting',
+        'http.headersTimeout: unknown setting (did you mean http.headersTimeoutMs?)',
         'media.jitter: unknown setting',
         'sandbox.token: unknown setting (did you mean sandbox.tokens?)',
         'scheduler.polMs: unknown setting (did you mean scheduler.pollMs?)',
         'security.operatortoken: unknown setting (did you mean security.operatorToken?)',
+        'sip.abuse.perSourceRat: unknown setting (did you mean sip.abuse.perSourceRate?)',
         'sip.wsport: unknown setting (did you mean sip.wsPort?)',
       ]);
       return true;
     });
     // The environment only ever sets known paths; unrelated variables are not settings.
     assert.equal(loadConfig({ env: { CONTROL_PROT: '1', SIP_WS_PORT: '5070' } }).sip.wsPort, 5070);
+  });
+
+  it('reads the HTTP server timeouts from the environment, with defaults and bounds', () => {
+    assert.deepEqual(loadConfig({ env: {} }).http, { headersTimeoutMs: 15_000, requestTimeoutMs: 60_000, keepAliveTimeoutMs: 5_000, idleTimeoutMs: 120_000, drainLimitBytes: 64 * 1024 * 1024 });
+    const http = loadConfig({ env: { HTTP_HEADERS_TIMEOUT_MS: '2000', HTTP_REQUEST_TIMEOUT_MS: '3000', HTTP_KEEP_ALIVE_TIMEOUT_MS: '1000', HTTP_IDLE_TIMEOUT_MS: '9000', HTTP_DRAIN_LIMIT_BYTES: '0' } }).http;
+    assert.deepEqual(http, { headersTimeoutMs: 2_000, requestTimeoutMs: 3_000, keepAliveTimeoutMs: 1_000, idleTimeoutMs: 9_000, drainLimitBytes: 0 });
+    // Node refuses a header timeout longer than the request timeout.
+    assert.throws(() => loadConfig({ env: { HTTP_HEADERS_TIMEOUT_MS: '5000', HTTP_REQUEST_TIMEOUT_MS: '4000' } }), /http\.headersTimeoutMs: http\.headersTimeoutMs must not exceed http\.requestTimeoutMs/);
+    assert.throws(() => loadConfig({ env: { HTTP_REQUEST_TIMEOUT_MS: '0' } }), /http\.requestTimeoutMs/);
   });
 
   it('validates the RTP port range', () => {

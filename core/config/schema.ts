@@ -59,7 +59,7 @@ const compiles = (pattern: string): boolean => {
  * per source address, new requests beyond the admission bucket get 503 up to `refusalRate` per
  * second, and are dropped beyond it.
  */
-export const sipAbuseSchema = z.object({
+export const sipAbuseSchema = z.strictObject({
   /** New requests per second and source that go on to the stack. */
   perSourceRate: z.number().int().min(1).max(1_000_000).default(50),
   /** Burst a source may send at once above that rate. */
