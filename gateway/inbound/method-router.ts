@@ -1,4 +1,6 @@
 import type { Logger } from '../../core/logger.js';
+import { SipParseError } from '../sip/message/errors.js';
+import { parseErrorReason } from '../sip/message/response.js';
 import type { ServerRequest } from '../sip/ua/server-request.js';
 import { SipError } from '../sip/ua/sip-error.js';
 
@@ -9,6 +11,9 @@ export type Step<C> = (ctx: C, next: Next) => Promise<void>;
  * Per-method middleware: each step either answers (throwing SipError with the precise status,
  * or responding itself) or calls `next`. A request no step answered gets 500, a thrown
  * non-SIP error 500 too, and both are logged: the router never leaves a transaction hanging.
+ * A SipParseError is the peer's fault, not ours: the parser validates what steps read
+ * (request-headers.ts), so one reaching here is a gap in that list, answered 400 and logged as
+ * a warning to be closed there.
  */
 export class MethodRouter {
   private readonly chains = new Map<string, Array<Step<ServerRequest>>>();
@@ -36,6 +41,11 @@ export class MethodRouter {
     } catch (error) {
       if (error instanceof SipError) {
         if (!sreq.answered) sreq.respond(error.status, { reason: error.reason, headers: error.headers });
+        return;
+      }
+      if (error instanceof SipParseError) {
+        this.logger.warn({ err: error, method: sreq.request.method, callId: sreq.request.callId }, 'malformed header found during routing: validate it in request-headers.ts');
+        if (!sreq.answered) sreq.respond(error.status, { reason: parseErrorReason(error) });
         return;
       }
       this.logger.error({ err: error, method: sreq.request.method, callId: sreq.request.callId }, 'inbound step failed');

@@ -20,6 +20,13 @@ export interface SipParseErrorOptions {
   readonly basis?: ResponseBasis;
   /** On a stream the framing is lost: the connection must be closed (RFC 3261 sec. 18.3). */
   readonly fatal?: boolean;
+  /**
+   * The header field at fault, canonically spelled (`To`, `CSeq`), or `Request-URI`: it names the
+   * 400 precisely ("Bad To Header", "Missing Contact Header").
+   */
+  readonly header?: string;
+  /** The header is absent rather than malformed. */
+  readonly missing?: boolean;
 }
 
 /** The only error the parser throws for bad input; anything else is a bug. */
@@ -27,6 +34,8 @@ export class SipParseError extends Error {
   readonly status: number;
   readonly basis: ResponseBasis | undefined;
   readonly fatal: boolean;
+  readonly header: string | undefined;
+  readonly missing: boolean;
 
   constructor(
     readonly reason: string,
@@ -37,10 +46,27 @@ export class SipParseError extends Error {
     this.status = options.status ?? 400;
     this.basis = options.basis;
     this.fatal = options.fatal ?? false;
+    this.header = options.header;
+    this.missing = options.missing ?? false;
+  }
+
+  /** The same error, attributed to `header` unless it already names one. */
+  inHeader(header: string): SipParseError {
+    if (this.header !== undefined) return this;
+    return new SipParseError(this.reason, { status: this.status, ...(this.basis ? { basis: this.basis } : {}), fatal: this.fatal, header });
   }
 
   /** Whether a response can be sent: only requests are answered, and only with a Via to follow. */
   get canRespond(): boolean {
     return this.basis !== undefined && this.basis.vias.length > 0;
+  }
+}
+
+/** Runs a header's parse, naming the header in any SipParseError so the 400 can say which. */
+export function inHeader<T>(header: string, parse: () => T): T {
+  try {
+    return parse();
+  } catch (e) {
+    throw e instanceof SipParseError ? e.inHeader(header) : e;
   }
 }

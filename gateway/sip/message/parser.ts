@@ -1,9 +1,10 @@
 import { hasWhitespaceOrControl, isToken, isWsp, parseDigits, trimWsp } from './chars.js';
-import { SipParseError, type ResponseBasis } from './errors.js';
+import { SipParseError, inHeader, type ResponseBasis } from './errors.js';
 import { Headers, canonicalName } from './headers.js';
 import { EMPTY_BODY, SipRequest, SipResponse, parseCSeq, type SipMessage } from './message.js';
 import { parseNameAddr } from './name-addr.js';
 import { isSipUri } from './uri.js';
+import { validateRequestHeaders } from './request-headers.js';
 import { parseViaValues } from './via.js';
 
 /**
@@ -131,9 +132,10 @@ function basisOf(method: string, h: Headers): ResponseBasis {
 
 function requireSingle(h: Headers, key: string): string {
   const v = h.only(key);
-  if (v === undefined) throw new SipParseError(`missing ${canonicalName(key)} header`);
+  const header = canonicalName(key);
+  if (v === undefined) throw new SipParseError(`missing ${header} header`, { header, missing: true });
   // RFC 4475 sec. 3.3.8: more than one value in a single-valued field is a 400.
-  if (v === null) throw new SipParseError(`more than one ${canonicalName(key)} header`);
+  if (v === null) throw new SipParseError(`more than one ${header} header`, { header });
   return v;
 }
 
@@ -141,9 +143,9 @@ function requireSingle(h: Headers, key: string): string {
 export function declaredContentLength(h: Headers): number | undefined {
   const lines = h.getAll('content-length');
   if (lines.length === 0) return undefined;
-  if (lines.length > 1) throw new SipParseError('more than one Content-Length');
+  if (lines.length > 1) throw new SipParseError('more than one Content-Length', { header: 'Content-Length' });
   const n = parseDigits(lines[0] ?? '', 10);
-  if (n === undefined) throw new SipParseError(`bad Content-Length: ${(lines[0] ?? '').slice(0, 20)}`);
+  if (n === undefined) throw new SipParseError(`bad Content-Length: ${(lines[0] ?? '').slice(0, 20)}`, { header: 'Content-Length' });
   return n;
 }
 
@@ -156,28 +158,34 @@ export function buildMessage(head: ParsedHead, body: Buffer): SipMessage {
       : new SipResponse(start.status, start.reason, headers, body);
   if (head.problem) throw withBasis(head.problem, msg);
   try {
-    const via = parseViaValues(headers.getAll('via'));
-    if (via.length === 0) throw new SipParseError('missing Via header');
-    const from = parseNameAddr(requireSingle(headers, 'from'));
-    const to = parseNameAddr(requireSingle(headers, 'to'));
+    const via = inHeader('Via', () => parseViaValues(headers.getAll('via')));
+    if (via.length === 0) throw new SipParseError('missing Via header', { header: 'Via', missing: true });
+    const from = inHeader('From', () => parseNameAddr(requireSingle(headers, 'from')));
+    const to = inHeader('To', () => parseNameAddr(requireSingle(headers, 'to')));
     const callId = requireSingle(headers, 'call-id');
-    if (callId.length === 0 || hasWhitespaceOrControl(callId)) throw new SipParseError('malformed Call-ID');
-    const cseq = parseCSeq(requireSingle(headers, 'cseq'));
-    if (headers.count('max-forwards') > 1) throw new SipParseError('more than one max-forwards header');
-    void msg.maxForwards;
+    if (callId.length === 0 || hasWhitespaceOrControl(callId)) throw new SipParseError('malformed Call-ID', { header: 'Call-ID' });
+    const cseq = inHeader('CSeq', () => parseCSeq(requireSingle(headers, 'cseq')));
+    if (headers.count('max-forwards') > 1) throw new SipParseError('more than one Max-Forwards header', { header: 'Max-Forwards' });
+    inHeader('Max-Forwards', () => msg.maxForwards);
     if (start.kind === 'request') {
       const req = msg as SipRequest;
       if (cseq.method !== start.method) {
         // RFC 4475 sec. 3.1.2.17/18: 400, or 501 when the method itself is unknown.
         throw new SipParseError('CSeq method does not match the request method', {
           status: KNOWN_METHODS.has(start.method) ? 400 : 501,
+          header: 'CSeq',
         });
       }
-      const ruri = req.requestUri;
+      const ruri = inHeader('Request-URI', () => req.requestUri);
       // Headers are not allowed in a Request-URI (RFC 3261 sec. 19.1.1 table 1; RFC 4475 3.1.2.11).
-      if (isSipUri(ruri) && ruri.headers.length > 0) throw new SipParseError('Request-URI carries headers');
+      if (isSipUri(ruri) && ruri.headers.length > 0) throw new SipParseError('Request-URI carries headers', { header: 'Request-URI' });
+      msg.primeViews(via, from, to, cseq);
+      // Everything else a UAS reads, checked here so that no malformed value can throw later,
+      // deep in routing (RFC 3261 sec. 8.2: a request is validated before it is processed).
+      validateRequestHeaders(req);
+    } else {
+      msg.primeViews(via, from, to, cseq);
     }
-    msg.primeViews(via, from, to, cseq);
   } catch (e) {
     if (e instanceof SipParseError) throw withBasis(e, msg);
     throw e;
@@ -188,7 +196,11 @@ export function buildMessage(head: ParsedHead, body: Buffer): SipMessage {
 /** Attaches what is needed to answer, for requests only (responses are never answered). */
 function withBasis(e: SipParseError, msg: SipMessage): SipParseError {
   const basis = msg instanceof SipRequest ? basisOf(msg.method, msg.headers) : undefined;
-  return new SipParseError(e.reason, { status: e.status, basis });
+  return new SipParseError(e.reason, {
+    status: e.status,
+    ...(basis ? { basis } : {}),
+    ...(e.header !== undefined ? { header: e.header, missing: e.missing } : {}),
+  });
 }
 
 const CRLFCRLF = Buffer.from('\r\n\r\n');

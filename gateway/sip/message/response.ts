@@ -82,13 +82,29 @@ export function createResponse(req: SipRequest, status: number, reason?: string,
 }
 
 /**
- * The answer to a request that failed to parse, or `undefined` when there is nobody to answer
- * (responses, or requests without any Via). ACK is never answered (RFC 3261 sec. 17.2.1).
+ * The reason phrase for a parse failure (RFC 3261 sec. 21.4.1 leaves the text to us): it names
+ * the header at fault ("Bad To Header", "Missing Contact Header", "Bad Request-URI"), else says
+ * what was wrong with the message.
  */
-export function createErrorResponse(err: SipParseError, opts: ResponseOptions = {}): SipResponse | undefined {
+export function parseErrorReason(err: SipParseError): string {
+  if (err.status !== 400) return REASON_PHRASES[err.status] ?? 'Bad Request';
+  if (err.header === 'Request-URI') return 'Bad Request-URI';
+  if (err.header !== undefined) return `${err.missing ? 'Missing' : 'Bad'} ${err.header} Header`;
+  return `Bad Request (${safeText(err.reason)})`;
+}
+
+/** The reason text comes partly from peer input: keep only harmless characters. */
+const safeText = (text: string): string => text.replace(/[^A-Za-z0-9 .,;:()/-]/g, '').slice(0, 80);
+
+/**
+ * The answer to a request that failed to parse, or `undefined` when there is nobody to answer
+ * (responses, or requests without any Via). ACK is never answered (RFC 3261 sec. 17.2.1). When
+ * the reason phrase names a header, a Warning (sec. 20.43, code 399) carries the detail, from
+ * `warnAgent` (a token: our Server name).
+ */
+export function createErrorResponse(err: SipParseError, opts: ResponseOptions & { readonly warnAgent?: string } = {}): SipResponse | undefined {
   if (!err.canRespond || !err.basis || err.basis.method === 'ACK') return undefined;
-  // The reason text comes partly from peer input: keep only harmless characters.
-  const detail = err.reason.replace(/[^A-Za-z0-9 .,;:()/-]/g, '').slice(0, 80);
-  const reason = err.status === 400 ? `Bad Request (${detail})` : undefined;
-  return build(err.basis, err.status, reason, opts, err.basis.to !== undefined && rawHasTag(err.basis.to));
+  const headers = [...(opts.headers ?? [])];
+  if (err.header !== undefined && opts.warnAgent !== undefined) headers.push(['Warning', `399 ${opts.warnAgent} "${safeText(err.reason)}"`]);
+  return build(err.basis, err.status, parseErrorReason(err), { ...opts, headers }, err.basis.to !== undefined && rawHasTag(err.basis.to));
 }

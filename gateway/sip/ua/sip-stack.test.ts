@@ -44,7 +44,9 @@ describe('SipStack core over UDP', function () {
   it('answers a malformed request with 400 naming the problem, and keeps serving', async () => {
     peer.send(port, request(peer, 'OPTIONS', { cseq: 'abc OPTIONS' }));
     const res = await peer.wait(status(400));
-    assert.match(res.text, /^SIP\/2\.0 400 Bad Request \(.*CSeq/);
+    // The reason phrase names the header (RFC 3261 sec. 21.4.1); a 399 Warning says what is wrong with it.
+    assert.match(res.text, /^SIP\/2\.0 400 Bad CSeq Header\r\n/);
+    assert.match(res.text, /\r\nWarning: 399 voice-agent-platform "CSeq number out of range: abc OPTIONS"\r\n/);
     peer.send(port, 'garbage that is no SIP at all\r\n\r\n');
     peer.send(port, request(peer, 'OPTIONS'));
     await peer.wait(status(200));

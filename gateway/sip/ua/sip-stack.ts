@@ -113,12 +113,15 @@ export class SipStack {
   private handler: RequestHandler | undefined;
   private guard: RequestGuard | undefined;
   readonly userAgent: string;
+  /** Our Server name as a warn-agent token (RFC 3261 sec. 20.43) for the detail of a 400. */
+  private readonly warnAgent: string;
   private readonly timerSettings: TimerValues;
 
   constructor(readonly options: SipStackOptions) {
     this.table = new TransactionTable({ clock: options.clock, waitSlackMs: options.waitSlackMs ?? 100, ...(options.timers ? { timers: options.timers } : {}) });
     this.supported = new Set((options.supported ?? []).map((s) => s.toLowerCase()));
     this.userAgent = options.userAgent ?? 'voice-agent-platform';
+    this.warnAgent = this.userAgent.replace(/[^A-Za-z0-9.!%*_+`'~-]/g, '-') || '-';
     this.timerSettings = { ...DEFAULT_TIMERS, ...options.timers };
   }
 
@@ -158,7 +161,7 @@ export class SipStack {
   };
 
   private answerInvalid(event: Extract<TransportEvent, { kind: 'invalid' }>): void {
-    const res = createErrorResponse(event.error);
+    const res = createErrorResponse(event.error, { warnAgent: this.warnAgent });
     this.logger.debug({ reason: event.error.reason, remote: event.flow.remote, answered: res !== undefined }, 'malformed SIP message');
     if (!res) return;
     res.headers.append('Server', this.userAgent);
