@@ -217,7 +217,8 @@ function buildInvite(
   h.append('To', `<${a.toUri}>`);
   h.append('Call-ID', s.callId);
   h.append('CSeq', `${s.cseq} INVITE`);
-  h.append('Contact', `<${stack.contactUri(a.flow)}>`);
+  // RFC 3261 sec. 8.1.1.8: a SIPS Request-URI needs a SIPS Contact; a sip: one over TLS does not.
+  h.append('Contact', `<${stack.contactUri(a.flow, a.requestUri.startsWith('sips:'))}>`);
   h.append('Allow', ALLOWED_METHODS.join(', '));
   // RFC 3262 sec. 4 (we PRACK reliable provisionals) and RFC 4028 sec. 7.1 (session timers).
   h.append('Supported', a.sessionTimer ? 'timer, 100rel' : '100rel');

@@ -57,7 +57,7 @@ export class GatewayCallTransfer implements CallTransfer {
       const timers = this.o.stack.timerValues;
       const result = await referTransfer(call.leg, resolved.uri, {
         clock: this.o.clock,
-        contact: this.o.stack.contactUri(call.leg.flow),
+        contact: this.o.stack.contactUri(call.leg.flow, call.leg.secure),
         referredBy: call.leg.localUri,
         timeoutMs: this.o.referTimeoutMs ?? finalNotifyWaitMs(timers),
         graceMs: notifyGraceMs(timers),

@@ -2,8 +2,20 @@ import assert from 'node:assert/strict';
 import { connect } from 'node:net';
 import { tortureCases } from '../../gateway/sip/torture/expectations.js';
 import { loadTortureMessage } from '../../gateway/sip/torture/load-fixture.js';
-import { startGatewayFixture, type GatewayFixture } from './gateway-harness.js';
+import { numbers, startGatewayFixture, type GatewayFixture, type SeenCall } from './gateway-harness.js';
+import type { SipRequest, SipResponse } from '../../gateway/sip/message/message.js';
 import { UdpPeer, sipRequest, statusLine } from './udp-peer.js';
+
+/** Polls `get` until it returns something defined, within `ms`. */
+async function waitUntil<T>(get: () => T | undefined, ms: number): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = get();
+    if (v !== undefined) return v;
+    if (Date.now() > end) throw new Error(`nothing within ${ms} ms`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
 
 /** What came back on a fresh TCP connection for one message: the status line, if any. */
 async function overTcp(port: number, octets: Buffer): Promise<{ status?: number; closed: boolean }> {
@@ -38,7 +50,7 @@ describe('gateway: RFC 4475 torture messages through the stack', function () {
 
   const coreStatus = (ua: string | undefined): number | undefined => {
     const n = Number(/^(\d{3})/.exec(ua ?? '')?.[1]);
-    return [416, 420, 501].includes(n) ? n : undefined;
+    return [406, 416, 420, 501].includes(n) ? n : undefined;
   };
 
   for (const c of tortureCases) {
@@ -57,6 +69,89 @@ describe('gateway: RFC 4475 torture messages through the stack', function () {
       assert.equal(got.status, expected);
     });
   }
+
+  /**
+   * inv2543 as an RFC 2543 UAC at `peer` would send it: its Via sent-by is the peer (the fixture's
+   * names no host of ours), and the SDP points at loopback, so nothing leaves 127.0.0.1.
+   */
+  function inv2543From(peer: UdpPeer, edit: (text: string) => string = (t) => t): Buffer {
+    const text = loadTortureMessage('inv2543').toString('latin1')
+      .replace('Via: SIP/2.0/UDP iftgw.example.com', `Via: SIP/2.0/UDP 127.0.0.1:${peer.port}`)
+      .replace(/192\.0\.2\.5/g, '127.0.0.1');
+    return Buffer.from(edit(text), 'latin1');
+  }
+
+  it('inv2543 (sec. 3.4.1) over UDP is routed like any INVITE: 404 for its unknown number, not 400', async () => {
+    const peer = await UdpPeer.open();
+    try {
+      peer.socket.send(inv2543From(peer), fx.gateway.ports.UDP as number, '127.0.0.1');
+      const res = await peer.wait((e) => /^SIP\/2\.0 [2-6]\d\d /.test(e.text), 3000);
+      assert.match(res.text, /^SIP\/2\.0 404 /);
+    } finally {
+      peer.close();
+    }
+  });
+
+  /**
+   * inv2543 to the trunk's DID from `caller` (Call-ID `callId`), then the caller's ACK without
+   * branch: the call the handler got, the 200's To tag and the handler's call count before.
+   */
+  async function rfc2543Call(peer: UdpPeer, caller: string, callId: string): Promise<{ seen: SeenCall; toTag: string; before: number }> {
+    const port = fx.gateway.ports.UDP as number;
+    const before = fx.handler.calls.length;
+    const invite = inv2543From(peer, (t) => t
+      .replace('INVITE sip:UserB@example.com SIP/2.0', `INVITE sip:${numbers.trunkDid}@127.0.0.1 SIP/2.0`)
+      .replace('From: <sip:+13035551111@ift.client.example.net;user=phone>', `From: <sip:${caller}@ift.client.example.net>`)
+      .replace('Call-ID: inv2543.1717@ift.client.example.com', `Call-ID: ${callId}`));
+    peer.socket.send(invite, port, '127.0.0.1');
+    const ok = (await peer.wait((e) => statusLine(200)(e) && e.msg?.callId === callId, 5000)).msg as SipResponse;
+    // A retransmission is absorbed by the INVITE's transaction (sec. 17.2.3 matching without branch).
+    peer.socket.send(invite, port, '127.0.0.1');
+    assert.match(ok.headers.get('contact') ?? '', /^<sip:gateway@127\.0\.0\.1:\d+>$/);
+    const toTag = ok.to.tag as string;
+    peer.socket.send(Buffer.from(`ACK sip:gateway@127.0.0.1:${port} SIP/2.0\r\nVia: SIP/2.0/UDP 127.0.0.1:${peer.port}\r\n` +
+      `From: <sip:${caller}@ift.client.example.net>\r\nTo: sip:+16505552222@ss1.example.net;tag=${toTag}\r\n` +
+      `Call-ID: ${callId}\r\nCSeq: 56 ACK\r\nContent-Length: 0\r\n\r\n`), port, '127.0.0.1');
+    const seen = await waitUntil(() => fx.handler.calls[before], 3000);
+    assert.equal(seen.call.info.caller, caller);
+    return { seen, toTag, before };
+  }
+
+  it('an RFC 2543 caller (no Contact, branch or From tag) gets its call and ends it with its own BYE (sec. 3.4.1)', async () => {
+    const peer = await UdpPeer.open();
+    try {
+      const { seen, toTag, before } = await rfc2543Call(peer, 'caller2543', 'inv2543-caller-bye');
+      peer.socket.send(Buffer.from(`BYE sip:gateway@127.0.0.1:${fx.gateway.ports.UDP} SIP/2.0\r\nVia: SIP/2.0/UDP 127.0.0.1:${peer.port}\r\n` +
+        `From: <sip:caller2543@ift.client.example.net>\r\nTo: sip:+16505552222@ss1.example.net;tag=${toTag}\r\n` +
+        'Call-ID: inv2543-caller-bye\r\nCSeq: 57 BYE\r\nContent-Length: 0\r\n\r\n'), fx.gateway.ports.UDP as number, '127.0.0.1');
+      await peer.wait((e) => statusLine(200)(e) && e.msg?.cseq.method === 'BYE', 3000);
+      await waitUntil(() => seen.endReason, 3000);
+      assert.equal(seen.endReason, 'remote-bye');
+      assert.equal(fx.handler.calls.length, before + 1, 'one call for the INVITE and its retransmission');
+    } finally {
+      peer.close();
+    }
+  });
+
+  it('an RFC 2543 caller without Contact is reached by the gateway\'s BYE at the INVITE\'s source (sec. 3.4.1)', async () => {
+    const peer = await UdpPeer.open();
+    try {
+      // Caller `gw-hangup`: the handler hangs up after 1.5 s.
+      const { seen, before } = await rfc2543Call(peer, 'gw-hangup', 'inv2543-gateway-bye');
+      // Addressed to its From URI through the Record-Route it sent (a strict router: its URI is
+      // the Request-URI), with no To tag, as the caller gave no From tag.
+      const bye = (await peer.wait((e) => e.text.startsWith('BYE '), 5000)).msg as SipRequest;
+      assert.equal(bye.to.tag, undefined);
+      assert.equal(bye.uri, 'sip:UserB@example.com;maddr=ss1.example.com');
+      assert.deepEqual(bye.headers.getAll('route'), ['<sip:gw-hangup@ift.client.example.net>']);
+      peer.socket.send(Buffer.from(`SIP/2.0 200 OK\r\n${['via', 'from', 'to', 'call-id', 'cseq'].map((h) => `${h}: ${bye.headers.get(h)}\r\n`).join('')}Content-Length: 0\r\n\r\n`), fx.gateway.ports.UDP as number, '127.0.0.1');
+      await waitUntil(() => seen.endReason, 3000);
+      assert.equal(seen.endReason, 'test-hangup');
+      assert.equal(fx.handler.calls.length, before + 1, 'one call for the INVITE and its retransmission');
+    } finally {
+      peer.close();
+    }
+  });
 
   it('keeps answering after every torture message over UDP and TCP', async () => {
     const peer = await UdpPeer.open();

@@ -10,6 +10,7 @@ import type { Flow } from '../transport/types.js';
 import type { ServerRequest } from '../ua/server-request.js';
 import { SipError } from '../ua/sip-error.js';
 import { AckWait } from './ack-wait.js';
+import { sipsDialog } from './sips-dialog.js';
 import { dialogKey, type DialogEntry, type DialogTable } from './dialog-table.js';
 
 /** What a dialog needs from the stack (SipStack satisfies it). */
@@ -21,7 +22,8 @@ export interface DialogHost {
   request(req: SipRequest, flow: Flow, onProvisional?: (r: SipResponse) => void, on2xxRetransmit?: (r: SipResponse) => void): Promise<SipResponse>;
   sendStateless(req: SipRequest, flow: Flow): void;
   flowFor(uri: string, fallback?: Flow): Flow;
-  contactUri(flow: Flow): string;
+  /** Our Contact on `flow`; `sips` when the dialog is a SIPS one (RFC 3261 sec. 8.1.1.8, 12.1.1). */
+  contactUri(flow: Flow, sips?: boolean): string;
   viaFor(flow: Flow, branch: string): string;
   answerOptions(sreq: ServerRequest): void;
 }
@@ -67,6 +69,8 @@ interface DialogInit {
   readonly localSeq: number;
   readonly remoteSeq: number | undefined;
   readonly secure: boolean;
+  /** No Contact (RFC 2543 peer): requests go back to where the INVITE came from. */
+  readonly targetIsSource?: boolean;
 }
 
 const sdpBody = (m: { body: Buffer; contentType: string | undefined }): string | undefined =>
@@ -88,6 +92,8 @@ export class Dialog extends TypedEmitter<DialogEvents> implements DialogEntry {
   routeSet: readonly string[];
   readonly secure: boolean;
   remoteTarget: string;
+  /** Requests follow the flow the INVITE came on, not the remote target's host (RFC 2543 caller without Contact). */
+  private targetIsSource: boolean;
   localSeq: number;
   remoteSeq: number | undefined;
   state: DialogState = 'early';
@@ -117,6 +123,7 @@ export class Dialog extends TypedEmitter<DialogEvents> implements DialogEntry {
     this.localSeq = init.localSeq;
     this.remoteSeq = init.remoteSeq;
     this.secure = init.secure;
+    this.targetIsSource = init.targetIsSource === true;
     host.dialogs.add(this);
   }
 
@@ -128,7 +135,12 @@ export class Dialog extends TypedEmitter<DialogEvents> implements DialogEntry {
   static fromInvite(host: DialogHost, sreq: ServerRequest): Dialog {
     const req = sreq.request;
     const contact = req.contacts[0];
-    if (!contact || contact.wildcard) throw new SipError(400, 'Bad Request (INVITE without Contact)');
+    if (contact?.wildcard) throw new SipError(400, 'Bad Contact Header');
+    // An RFC 2543 UAC may leave out Contact (RFC 4475 sec. 3.4.1; the parser lets only those
+    // through). RFC 2543 then addresses requests to the From URI; they are sent back over the
+    // flow the INVITE came on, the one address known to reach that caller (its From host may be
+    // a name or an address it does not listen on).
+    const remoteTarget = contact?.uriText ?? req.from.uriText;
     return withAllow(new Dialog(
       host,
       {
@@ -137,11 +149,12 @@ export class Dialog extends TypedEmitter<DialogEvents> implements DialogEntry {
         remoteTag: req.from.tag ?? '',
         localUri: req.to.uriText,
         remoteUri: req.from.uriText,
-        remoteTarget: contact.uriText,
+        remoteTarget,
         routeSet: req.headers.values('record-route'),
         localSeq: randomInt(1, 2 ** 20),
         remoteSeq: req.cseq.seq,
-        secure: sreq.flow.secure && req.requestUri.scheme === 'sips',
+        secure: sreq.flow.secure && sipsDialog(req),
+        targetIsSource: contact === undefined,
       },
       sreq.flow,
     ), req);
@@ -171,7 +184,7 @@ export class Dialog extends TypedEmitter<DialogEvents> implements DialogEntry {
   /** Response headers a dialog-creating or target-refresh 2xx carries (sec. 12.1.1, 13.3.1.4). */
   answerHeaders(): Array<readonly [string, string]> {
     const h: Array<readonly [string, string]> = this.routeSet.map((r) => ['Record-Route', r] as const);
-    h.push(['Contact', `<${this.host.contactUri(this.flow)}>`]);
+    h.push(['Contact', `<${this.host.contactUri(this.flow, this.secure)}>`]);
     return h;
   }
 
@@ -286,7 +299,10 @@ export class Dialog extends TypedEmitter<DialogEvents> implements DialogEntry {
     }
     if (sreq.answered || this.state === 'terminated') return;
     const contact = req.contacts[0];
-    if (contact && !contact.wildcard) this.remoteTarget = contact.uriText;
+    if (contact && !contact.wildcard) {
+      this.remoteTarget = contact.uriText;
+      this.targetIsSource = false;
+    }
     if (method === 'INVITE') this.accept(sreq, answer, timer?.headers);
     else sreq.respond(200, { headers: [...this.answerHeaders(), ...(timer?.headers ?? [])], ...(answer ? { body: answer } : {}) });
     timer?.commit();
@@ -298,18 +314,19 @@ export class Dialog extends TypedEmitter<DialogEvents> implements DialogEntry {
     const strict = this.routeSet.length > 0 && !/;lr\b/i.test(this.routeSet[0] ?? '');
     const firstRoute = this.routeSet[0]?.replace(/^[^<]*<([^>]*)>.*$/, '$1');
     const uri = strict && firstRoute ? firstRoute : this.remoteTarget;
-    const flow = this.host.flowFor(firstRoute ?? this.remoteTarget, this.flow);
+    const flow = this.targetIsSource && !firstRoute ? this.flow : this.host.flowFor(firstRoute ?? this.remoteTarget, this.flow);
     const h = new Headers();
     h.append('Via', this.host.viaFor(flow, newBranch()));
     h.append('Max-Forwards', '70');
     const routes = strict ? [...this.routeSet.slice(1), `<${this.remoteTarget}>`] : this.routeSet;
     for (const r of routes) h.append('Route', r);
     h.append('From', `<${this.localUri}>;tag=${this.localTag}`);
-    h.append('To', `<${this.remoteUri}>;tag=${this.remoteTag}`);
+    // An RFC 2543 peer may have sent no From tag (RFC 4475 sec. 3.4.1): then the To carries none.
+    h.append('To', this.remoteTag ? `<${this.remoteUri}>;tag=${this.remoteTag}` : `<${this.remoteUri}>`);
     h.append('Call-ID', this.callId);
     if (method !== 'ACK') this.localSeq += 1;
     h.append('CSeq', `${this.localSeq} ${method}`);
-    if (method === 'INVITE' || method === 'UPDATE') h.append('Contact', `<${this.host.contactUri(flow)}>`);
+    if (method === 'INVITE' || method === 'UPDATE') h.append('Contact', `<${this.host.contactUri(flow, this.secure)}>`);
     for (const [n, v] of options.headers ?? []) h.append(n, v);
     const body = options.body === undefined ? Buffer.alloc(0) : Buffer.from(options.body, 'utf8');
     if (body.length > 0) h.append('Content-Type', options.contentType ?? 'application/sdp');

@@ -66,7 +66,7 @@ function parseStartLine(line: string): { start: StartLine; problem?: SipParseErr
   const version = last.toUpperCase();
   const uri = parts.slice(1, -1).join(' ');
   const start: StartLine = { kind: 'request', method, uri, version };
-  if (parts.length !== 3) return { start, problem: new SipParseError('whitespace inside the Request-URI') };
+  if (parts.length !== 3) return { start, problem: new SipParseError('whitespace inside the Request-URI', { header: 'Request-URI' }) };
   if (version !== SIP_VERSION) {
     return { start, problem: new SipParseError(`SIP version ${version} not supported`, { status: 505 }) };
   }
@@ -238,7 +238,7 @@ export function parseDatagram(buf: Buffer): SipMessage {
   }
   const available = buf.length - bodyStart;
   if (length !== undefined && length > available) {
-    const problem = new SipParseError(`Content-Length ${length} exceeds the ${available} octets received`);
+    const problem = new SipParseError(`Content-Length ${length} exceeds the ${available} octets received`, { header: 'Content-Length' });
     return buildMessage({ ...head, problem: head.problem ?? problem }, EMPTY_BODY);
   }
   const size = length ?? available;

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { KNOWN_METHODS, isRequest, isSipUri, type SipMessage, type SipRequest, type SipResponse, type SipUri, type Uri } from '../message/index.js';
+import { KNOWN_METHODS, isAcceptable, isRequest, isSipUri, type SipMessage, type SipRequest, type SipResponse, type SipUri, type Uri } from '../message/index.js';
 
 /**
  * What RFC 4475 sec. 3 says an element does with each of its messages, as data. `accept`
@@ -15,6 +15,8 @@ export interface TortureCase {
   readonly outcome: 'accept' | 'reject';
   /** For rejects: the status to answer, or undefined when nothing may be sent back. */
   readonly status?: number;
+  /** For answered rejects: the reason phrase, naming the header at fault (RFC 3261 sec. 21.4.1). */
+  readonly reason?: string;
   readonly check?: (m: SipMessage) => void;
   readonly ua?: string;
   /** How a stream transport treats the same octets, where it differs from a datagram. */
@@ -192,20 +194,20 @@ export const tortureCases: readonly TortureCase[] = [
       assert.equal(res(m).reason, '');
     },
   },
-  { name: 'badinv01', section: '3.1.2.1', title: 'Extraneous Header Field Separators', outcome: 'reject', status: 400 },
+  { name: 'badinv01', section: '3.1.2.1', title: 'Extraneous Header Field Separators', outcome: 'reject', status: 400, reason: 'Bad Via Header' },
   {
-    name: 'clerr', section: '3.1.2.2', title: 'Content Length Larger Than Message', outcome: 'reject', status: 400,
+    name: 'clerr', section: '3.1.2.2', title: 'Content Length Larger Than Message', outcome: 'reject', status: 400, reason: 'Bad Content-Length Header',
     stream: 'waits-for-more',
   },
   {
-    name: 'ncl', section: '3.1.2.3', title: 'Negative Content-Length', outcome: 'reject', status: 400,
+    name: 'ncl', section: '3.1.2.3', title: 'Negative Content-Length', outcome: 'reject', status: 400, reason: 'Bad Content-Length Header',
     stream: 'closes-connection',
   },
-  { name: 'scalar02', section: '3.1.2.4', title: 'Request Scalar Fields with Overlarge Values', outcome: 'reject', status: 400 },
+  { name: 'scalar02', section: '3.1.2.4', title: 'Request Scalar Fields with Overlarge Values', outcome: 'reject', status: 400, reason: 'Bad CSeq Header' },
   { name: 'scalarlg', section: '3.1.2.5', title: 'Response Scalar Fields with Overlarge Values', outcome: 'reject' },
-  { name: 'quotbal', section: '3.1.2.6', title: 'Unterminated Quoted String in Display Name', outcome: 'reject', status: 400 },
-  { name: 'ltgtruri', section: '3.1.2.7', title: '<> Enclosing Request-URI', outcome: 'reject', status: 400 },
-  { name: 'lwsruri', section: '3.1.2.8', title: 'Malformed SIP Request-URI (embedded LWS)', outcome: 'reject', status: 400 },
+  { name: 'quotbal', section: '3.1.2.6', title: 'Unterminated Quoted String in Display Name', outcome: 'reject', status: 400, reason: 'Bad To Header' },
+  { name: 'ltgtruri', section: '3.1.2.7', title: '<> Enclosing Request-URI', outcome: 'reject', status: 400, reason: 'Bad Request-URI' },
+  { name: 'lwsruri', section: '3.1.2.8', title: 'Malformed SIP Request-URI (embedded LWS)', outcome: 'reject', status: 400, reason: 'Bad Request-URI' },
   {
     name: 'lwsstart', section: '3.1.2.9', title: 'Multiple SP Separating Request-Line Elements', outcome: 'accept',
     // The RFC lets a liberal element accept it, provided the extra SP is never forwarded.
@@ -219,7 +221,7 @@ export const tortureCases: readonly TortureCase[] = [
       assert.equal(req(m).uri, 'sip:remote-target@example.com');
     },
   },
-  { name: 'escruri', section: '3.1.2.11', title: 'Escaped Headers in SIP Request-URI', outcome: 'reject', status: 400 },
+  { name: 'escruri', section: '3.1.2.11', title: 'Escaped Headers in SIP Request-URI', outcome: 'reject', status: 400, reason: 'Bad Request-URI' },
   {
     name: 'baddate', section: '3.1.2.12', title: 'Invalid Time Zone in Date Header Field', outcome: 'accept',
     // Allowed when the Date is not used; nothing here interprets it.
@@ -233,11 +235,11 @@ export const tortureCases: readonly TortureCase[] = [
       assert.throws(() => m.contacts, /must be enclosed in <>/);
     },
   },
-  { name: 'badaspec', section: '3.1.2.14', title: 'Spaces within addr-spec', outcome: 'reject', status: 400 },
-  { name: 'baddn', section: '3.1.2.15', title: 'Non-token Characters in Display Name', outcome: 'reject', status: 400 },
-  { name: 'badvers', section: '3.1.2.16', title: 'Unknown Protocol Version', outcome: 'reject', status: 505 },
-  { name: 'mismatch01', section: '3.1.2.17', title: 'Start Line and CSeq Method Mismatch', outcome: 'reject', status: 400 },
-  { name: 'mismatch02', section: '3.1.2.18', title: 'Unknown Method with CSeq Method Mismatch', outcome: 'reject', status: 501 },
+  { name: 'badaspec', section: '3.1.2.14', title: 'Spaces within addr-spec', outcome: 'reject', status: 400, reason: 'Bad To Header' },
+  { name: 'baddn', section: '3.1.2.15', title: 'Non-token Characters in Display Name', outcome: 'reject', status: 400, reason: 'Bad From Header' },
+  { name: 'badvers', section: '3.1.2.16', title: 'Unknown Protocol Version', outcome: 'reject', status: 505, reason: 'Version Not Supported' },
+  { name: 'mismatch01', section: '3.1.2.17', title: 'Start Line and CSeq Method Mismatch', outcome: 'reject', status: 400, reason: 'Bad CSeq Header' },
+  { name: 'mismatch02', section: '3.1.2.18', title: 'Unknown Method with CSeq Method Mismatch', outcome: 'reject', status: 501, reason: 'Not Implemented' },
   { name: 'bigcode', section: '3.1.2.19', title: 'Overlarge Response Code', outcome: 'reject', stream: 'closes-connection' },
   {
     name: 'badbranch', section: '3.2.1', title: 'Missing Transaction Identifier', outcome: 'accept',
@@ -245,7 +247,7 @@ export const tortureCases: readonly TortureCase[] = [
       assert.equal(m.topVia.branch, 'z9hG4bK');
     },
   },
-  { name: 'insuf', section: '3.3.1', title: 'Missing Required Header Fields', outcome: 'reject', status: 400 },
+  { name: 'insuf', section: '3.3.1', title: 'Missing Required Header Fields', outcome: 'reject', status: 400, reason: 'Missing From Header' },
   {
     name: 'unkscm', section: '3.3.2', title: 'Request-URI with Unknown Scheme', outcome: 'accept', ua: '416',
     check(m) {
@@ -286,9 +288,9 @@ export const tortureCases: readonly TortureCase[] = [
       assert.equal(m.headers.get('authorization'), 'NoOneKnowsThisScheme opaque-data=here');
     },
   },
-  { name: 'multi01', section: '3.3.8', title: 'Multiple Values in Single Value Required Fields', outcome: 'reject', status: 400 },
+  { name: 'multi01', section: '3.3.8', title: 'Multiple Values in Single Value Required Fields', outcome: 'reject', status: 400, reason: 'Bad From Header' },
   {
-    name: 'mcl01', section: '3.3.9', title: 'Multiple Content-Length Values', outcome: 'reject', status: 400,
+    name: 'mcl01', section: '3.3.9', title: 'Multiple Content-Length Values', outcome: 'reject', status: 400, reason: 'Bad Content-Length Header',
     stream: 'closes-connection',
   },
   {
@@ -326,16 +328,21 @@ export const tortureCases: readonly TortureCase[] = [
     },
   },
   {
-    name: 'sdp01', section: '3.3.15', title: 'Unacceptable Accept Offering', outcome: 'accept', ua: '406 Not Acceptable',
-    check(m) {
+    name: 'sdp01', section: '3.3.15', title: 'Unacceptable Accept Offering', outcome: 'accept',
+    ua: '406 Not Acceptable with Accept: application/sdp', check(m) {
       assert.deepEqual(m.headers.values('accept'), ['text/nobodyKnowsThis']);
+      // Our answer to an INVITE is SDP, which this Accept rules out (RFC 3261 sec. 21.4.7).
+      assert.equal(isAcceptable(m.headers.getAll('accept'), 'application', 'sdp'), false);
     },
   },
   {
     name: 'inv2543', section: '3.4.1', title: 'INVITE with RFC 2543 Syntax', outcome: 'accept',
+    ua: 'answered like any INVITE, not 400: the dialog reaches the caller at its From URI',
     stream: 'closes-connection', check(m) {
       assert.equal(m.topVia.branch, undefined);
       assert.equal(m.maxForwards, undefined);
+      assert.equal(m.from.tag, undefined);
+      assert.deepEqual(m.contacts, []);
       assert.ok(m.body.toString().startsWith('v=0\r\n'));
     },
   },

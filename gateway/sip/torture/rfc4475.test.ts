@@ -41,6 +41,7 @@ function expectRejection(c: TortureCase, err: SipParseError): void {
   const answer = createErrorResponse(err);
   assert.ok(answer);
   assert.equal(answer.status, c.status);
+  assert.equal(answer.reason, c.reason);
   // The answer follows the request's Via back; it copies the other fields verbatim, malformed
   // or not (RFC 3261 sec. 8.2.6.2), so only its head is read back here.
   const text = serialize(answer).toString('utf8');

@@ -26,14 +26,23 @@ export function clientTransactionKey(msg: SipMessage): string | undefined {
 
 /**
  * RFC 3261 sec. 17.2.3: a request matches a server transaction by branch, sent-by and method,
- * an ACK matching its INVITE. Requests without the magic cookie (RFC 2543 peers) get no key:
- * the older matching rules are not implemented, so callers treat each as new.
+ * an ACK matching its INVITE. Requests without the magic cookie come from RFC 2543 peers (RFC
+ * 4475 sec. 3.4.1), which the same section matches on Request-URI, From tag, Call-ID, CSeq
+ * number and top Via instead; without that a retransmitted INVITE over UDP would start a second
+ * call. The To tag is left out: for the INVITE and its CANCEL it is absent, and an ACK that
+ * matches on everything else is the ACK of that INVITE's final response (sec. 17.2.3 compares
+ * it with the tag we sent). A CANCEL keys like its INVITE but for the method, as the table
+ * expects (sec. 9.2).
  */
 export function serverTransactionKey(req: SipRequest): string | undefined {
   const top = req.via[0];
-  if (!top?.branch || !top.branch.startsWith(MAGIC_COOKIE) || top.branch.length === MAGIC_COOKIE.length) return undefined;
+  if (!top) return undefined;
   const method = req.method === 'ACK' ? 'INVITE' : req.method;
-  return ownKey(`${top.branch}|${top.host.toLowerCase()}:${top.port ?? ''}|${method}`);
+  const sentBy = `${top.host.toLowerCase()}:${top.port ?? ''}`;
+  if (top.branch && top.branch.startsWith(MAGIC_COOKIE) && top.branch.length > MAGIC_COOKIE.length) {
+    return ownKey(`${top.branch}|${sentBy}|${method}`);
+  }
+  return ownKey(`2543|${req.uri}|${req.from.tag ?? ''}|${req.callId}|${req.cseq.seq}|${top.branch ?? ''}|${sentBy}|${method}`);
 }
 
 /**

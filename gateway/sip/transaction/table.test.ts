@@ -62,4 +62,24 @@ describe('transaction table (RFC 3261 sec. 17.1.3, 17.2.3, 9.2)', () => {
     assert.equal(cancel.cancels, inv.transaction);
     assert.notEqual(cancel.transaction, inv.transaction);
   });
+
+  it('absorbs retransmissions of an RFC 2543 INVITE (no branch) and pairs its CANCEL (sec. 17.2.3, 9.2)', () => {
+    const clock = new FakeClock(0);
+    const table = new TransactionTable({ clock });
+    const rfc2543 = (method: string, cseq = `1 ${method}`): SipRequest => {
+      const r = request(method, 'unused', cseq);
+      r.headers.set('via', 'SIP/2.0/UDP 192.0.2.1:5060');
+      r.headers.set('from', '<sip:alice@example.com>');
+      return r;
+    };
+    const first = table.receiveRequest(rfc2543('INVITE'), transport(), {});
+    assert.equal(first.kind, 'new');
+    assert.equal(table.receiveRequest(rfc2543('INVITE'), transport(), {}).kind, 'absorbed', 'not a second call');
+    const cancel = table.receiveRequest(rfc2543('CANCEL', '1 CANCEL'), transport(), {});
+    assert.ok(first.kind === 'new' && cancel.kind === 'new');
+    assert.equal(cancel.cancels, first.transaction);
+    first.transaction.respond(createResponse(first.transaction.request as SipRequest, 487, undefined, { toTag: 'x' }));
+    assert.equal(table.receiveRequest(rfc2543('ACK', '1 ACK'), transport(), {}).kind, 'absorbed');
+    assert.equal(table.receiveRequest(rfc2543('INVITE', '2 INVITE'), transport(), {}).kind, 'new');
+  });
 });

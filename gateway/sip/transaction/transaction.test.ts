@@ -308,6 +308,17 @@ describe('transaction matching (RFC 3261 sec. 17.1.3, 17.2.3)', () => {
     const ack = new SipRequest('ACK', invite.uri, invite.headers);
     assert.equal(serverTransactionKey(ack), serverTransactionKey(invite));
     assert.notEqual(serverTransactionKey(cancel), serverTransactionKey(invite));
-    assert.equal(serverTransactionKey(request('INVITE', 'rfc2543-branch')), undefined);
+  });
+
+  it('matches RFC 2543 requests (no magic cookie) on Request-URI, From tag, Call-ID, CSeq and top Via', () => {
+    const invite = request('INVITE', 'rfc2543-branch');
+    const key = serverTransactionKey(invite);
+    assert.ok(key);
+    assert.equal(serverTransactionKey(request('INVITE', 'rfc2543-branch')), key, 'a retransmission');
+    assert.equal(serverTransactionKey(new SipRequest('ACK', invite.uri, invite.headers)), key);
+    assert.notEqual(serverTransactionKey(request('INVITE', 'another-2543-branch')), key);
+    const next = request('INVITE', 'rfc2543-branch');
+    next.headers.set('cseq', '8 INVITE');
+    assert.notEqual(serverTransactionKey(next), key);
   });
 });

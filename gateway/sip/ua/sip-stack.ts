@@ -2,6 +2,7 @@ import type { Clock } from '../../../core/clock.js';
 import type { Logger } from '../../../core/logger.js';
 import { Headers } from '../message/headers.js';
 import { SipRequest, SipResponse, type SipMessage } from '../message/message.js';
+import { isAcceptable } from '../message/media-type.js';
 import { KNOWN_METHODS } from '../message/parser.js';
 import { createErrorResponse, createResponse } from '../message/response.js';
 import { isSipUri } from '../message/uri.js';
@@ -102,7 +103,7 @@ class ViaResponseTransport implements TransactionTransport {
  * The stack core: transports in, transactions (sec. 17), dialogs (sec. 12) and the transaction
  * user out. Everything the RFC lets the core answer by itself is answered here: 400/505 for
  * malformed requests that can be answered (sec. 8.2.6, never ACK), 416 (sec. 8.2.2.1), 420
- * (sec. 8.2.2.3), 405/501 (sec. 8.2.1), 481 (sec. 12.2.2, 9.2), OPTIONS (sec. 11.2), CANCEL
+ * (sec. 8.2.2.3), 405/501 (sec. 8.2.1), 406 (sec. 8.2.3), 481 (sec. 12.2.2, 9.2), OPTIONS (sec. 11.2), CANCEL
  * (sec. 9.2, with 487 for the INVITE). Nothing that arrives can throw out of `receive`.
  */
 export class SipStack {
@@ -238,6 +239,11 @@ export class SipStack {
       sreq.respond(KNOWN_METHODS.has(req.method) ? 405 : 501);
       return;
     }
+    // Sec. 8.2.3, 21.4.7 (RFC 4475 sec. 3.3.15): our answer to an INVITE carries SDP.
+    if (req.method === 'INVITE' && !isAcceptable(req.headers.getAll('accept'), 'application', 'sdp')) {
+      sreq.respond(406, { headers: [['Accept', 'application/sdp']] });
+      return;
+    }
     if (inDialog) {
       const dialog = this.dialogs.findForRequest(req);
       if (dialog) dialog.receiveRequest(sreq);
@@ -312,13 +318,20 @@ export class SipStack {
     throw new Error(`cannot resolve ${uriText}: only IP literals are routed without DNS`);
   }
 
-  /** Our Contact for a flow (sec. 8.1.1.8): where this UA receives requests of that transport. */
-  contactUri(flow: Flow, user = 'gateway'): string {
+  /**
+   * Our Contact for a flow (sec. 8.1.1.8): where this UA receives requests of that transport.
+   * Over TLS it is `sips:` only for a SIPS dialog (sec. 8.1.1.8, 12.1.1); a `sip:` request that
+   * merely arrived over TLS gets `sip:...;transport=tls` (RFC 5630 sec. 3.1.3: TLS does not make
+   * the request SIPS), since UAs such as baresip 1.0 never ACK a `sips:` Contact they did not ask for.
+   */
+  contactUri(flow: Flow, sips = false, user = 'gateway'): string {
     const host = this.advertisedHost(flow);
     const port = this.transports?.ports[flow.transport] ?? flow.local.port;
     const t = flow.transport.toLowerCase();
-    const scheme = flow.transport === 'TLS' ? 'sips' : 'sip';
-    return `${scheme}:${user}@${host}:${port}${t === 'udp' ? '' : `;transport=${t === 'tls' ? 'tcp' : t}`}`;
+    const secure = sips && flow.transport === 'TLS';
+    // A SIPS URI already means TLS, so its transport is the underlying one (RFC 5630 sec. 3.1.2).
+    const param = t === 'udp' ? '' : `;transport=${t === 'tls' && secure ? 'tcp' : t}`;
+    return `${secure ? 'sips' : 'sip'}:${user}@${host}:${port}${param}`;
   }
 
   /** Top Via for a request we send (sec. 8.1.1.7) on a flow. */
