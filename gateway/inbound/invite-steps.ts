@@ -151,19 +151,22 @@ export function inviteSteps(deps: InviteDeps): Array<Step<ServerRequest>> {
     const req = sreq.request;
     const type = (req.contentType ?? '').toLowerCase();
     if (req.body.length > 0 && !type.startsWith('application/sdp')) throw new SipError(415, 'Unsupported Media Type', [['Accept', 'application/sdp']]);
+    // Only the media port's own failures mean "no capacity": the later steps run outside this
+    // try, so their errors keep their status instead of turning into this 503.
     let answer;
     try {
       if (req.body.length === 0) {
         // Late offer (RFC 3261 sec. 13.2.1): our offer goes in the 200, the answer comes in the ACK.
         const session = await deps.media.offer({ callId: req.callId });
         Object.assign(state(sreq), { session, answerSdp: session.localSdp, lateOffer: true });
-        return await next();
+      } else {
+        answer = await deps.media.answer(req.body.toString('utf8'), { callId: req.callId });
       }
-      answer = await deps.media.answer(req.body.toString('utf8'), { callId: req.callId });
     } catch (error) {
       deps.logger.warn({ err: error, callId: req.callId }, 'no media session available');
       throw new SipError(503, 'Service Unavailable (no media capacity)', [['Retry-After', String(deps.retryAfterSeconds)]]);
     }
+    if (!answer) return next();
     if (!answer.ok) throw new SipError(answer.sipStatus, `${answer.sipStatus === 488 ? 'Not Acceptable Here' : 'Bad Request'} (${answer.message.slice(0, 60)})`);
     Object.assign(state(sreq), { session: answer.session, answerSdp: answer.sdp });
     await next();
