@@ -178,4 +178,13 @@ describe('SipStack core over UDP', function () {
       proxy.close();
     }
   });
+
+  it('sends to a URI host only when it is an IP literal; numeric-looking names go back over the known flow', () => {
+    const known = transports.flowTo('UDP', { address: '127.0.0.1', port: peer.port });
+    // 1270.0.0.1 and 027.0.0.1 are no addresses (dgram would hand them to DNS, or read 027 as octal).
+    for (const host of ['1270.0.0.1', '027.0.0.1', '127.1']) {
+      assert.deepEqual(stack.flowFor(`sip:a@${host}:5999`, known).remote, known.remote, host);
+    }
+    assert.deepEqual(stack.flowFor('sip:a@127.0.0.5:5999', known).remote, { address: '127.0.0.5', port: 5999 });
+  });
 });

@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import type { Clock } from '../../../core/clock.js';
 import type { Logger } from '../../../core/logger.js';
 import { Headers } from '../message/headers.js';
@@ -311,7 +312,8 @@ export class SipStack {
     if (fallback?.reliable && fallback.open) return fallback;
     if (!this.transports) throw new Error('SIP stack has no transports');
     const uri = parseTarget(uriText);
-    if (uri && /^[0-9.]+$|:/.test(uri.host)) {
+    // Only a real IP literal: a numeric-looking name such as 1270.0.0.1 would go to DNS in dgram.
+    if (uri && isIP(uri.host) !== 0) {
       return this.transports.flowTo(uri.transport ?? fallback?.transport ?? 'UDP', { address: uri.host, port: uri.port });
     }
     if (fallback) return this.transports.flowTo(fallback.transport, fallback.remote);
