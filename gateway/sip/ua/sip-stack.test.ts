@@ -179,12 +179,14 @@ describe('SipStack core over UDP', function () {
     }
   });
 
-  it('sends to a URI host only when it is an IP literal; numeric-looking names go back over the known flow', () => {
+  it('sends to a URI host only when it is an IP literal over a transport we run; else back over the known flow', () => {
     const known = transports.flowTo('UDP', { address: '127.0.0.1', port: peer.port });
     // 1270.0.0.1 and 027.0.0.1 are no addresses (dgram would hand them to DNS, or read 027 as octal).
     for (const host of ['1270.0.0.1', '027.0.0.1', '127.1']) {
       assert.deepEqual(stack.flowFor(`sip:a@${host}:5999`, known).remote, known.remote, host);
     }
     assert.deepEqual(stack.flowFor('sip:a@127.0.0.5:5999', known).remote, { address: '127.0.0.5', port: 5999 });
+    // A transport we do not run (found by the fuzz bench: a mangled `transport=udp` left BYEs unsent).
+    assert.deepEqual(stack.flowFor('sip:a@127.0.0.5:5999;transport=sctp', known).remote, known.remote);
   });
 });

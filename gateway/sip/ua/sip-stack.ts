@@ -13,7 +13,7 @@ import { TransactionTable } from '../transaction/table.js';
 import { DEFAULT_TIMERS, type TimerValues } from '../transaction/timers.js';
 import type { ServerTransactionUser, TransactionTransport } from '../transaction/types.js';
 import type { TransportSet } from '../transport/transport-set.js';
-import type { Flow, TransportEvent } from '../transport/types.js';
+import type { Flow, TransportEvent, TransportName } from '../transport/types.js';
 import { DialogTable } from '../dialog/dialog-table.js';
 import { maddrHonoured } from './maddr-policy.js';
 import { ServerRequest } from './server-request.js';
@@ -314,7 +314,11 @@ export class SipStack {
     const uri = parseTarget(uriText);
     // Only a real IP literal: a numeric-looking name such as 1270.0.0.1 would go to DNS in dgram.
     if (uri && isIP(uri.host) !== 0) {
-      return this.transports.flowTo(uri.transport ?? fallback?.transport ?? 'UDP', { address: uri.host, port: uri.port });
+      const transport = uri.transport ?? fallback?.transport ?? 'UDP';
+      // A transport we do not run (sctp, or a mangled name) cannot carry it; the known flow can.
+      if (!fallback || this.transports.get(transport.toUpperCase() as TransportName)) {
+        return this.transports.flowTo(transport, { address: uri.host, port: uri.port });
+      }
     }
     if (fallback) return this.transports.flowTo(fallback.transport, fallback.remote);
     throw new Error(`cannot resolve ${uriText}: only IP literals are routed without DNS`);
