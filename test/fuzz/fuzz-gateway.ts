@@ -1,0 +1,31 @@
+import type { ActiveCall, CallHandler } from '../../core/ports/call-handler.js';
+import { levelCountingLogger, type LevelCountingLogger } from '../helpers/level-counting-logger.js';
+import { numbers, startGatewayFixture, type GatewayFixture } from '../gateway/gateway-harness.js';
+
+/** The agent side of a fuzzed call: it ends the call at once, so media ports and calls never pile up. */
+const hangUpAtOnce: CallHandler = {
+  async handle(call: ActiveCall): Promise<void> {
+    await call.hangup('fuzz');
+  },
+};
+
+export interface FuzzGateway {
+  readonly fx: GatewayFixture;
+  readonly log: LevelCountingLogger;
+  readonly sources: readonly string[];
+  readonly probeSource: string;
+  readonly did: string;
+}
+
+/**
+ * The real gateway (SipGateway, the whole stack, UDP + TCP on 127.0.0.1) over the gateway tests'
+ * PostgreSQL directory, for fuzzing: the case sources 127.0.3.1..N are trusted (the native-stack
+ * path, so INVITEs reach the number lookup and, for the DID, a call) and spread so that each
+ * stays far under the abuse guard's per-source rate; probes come from 127.0.0.2.
+ */
+export async function startFuzzGateway(sourceCount = 64): Promise<FuzzGateway> {
+  const sources = Array.from({ length: sourceCount }, (_, i) => `127.0.3.${i + 1}`);
+  const log = levelCountingLogger({ level: 'info', keepFrom: 40 });
+  const fx = await startGatewayFixture({ logger: log.logger, trustedSources: sources, ringMs: 0, callHandler: hangUpAtOnce });
+  return { fx, log, sources, probeSource: '127.0.0.2', did: numbers.trunkDid };
+}
