@@ -299,3 +299,35 @@ describe('Via handling by transports (RFC 3261 sec. 18.2.1/18.2.2, RFC 3581)', (
     assert.deepEqual(responseTarget(viaOf('SIP/2.0/TLS h.example.com;branch=z9hG4bK1')), { transport: 'TLS', host: 'h.example.com', port: 5061 });
   });
 });
+
+describe('request headers validated up front (RFC 3261 sec. 8.2)', () => {
+  const fault = (buf: Buffer): [string | undefined, boolean] => {
+    const e = parseError(buf);
+    return [e.header, e.missing];
+  };
+
+  it('names the header at fault, including values that used to be parsed on first use', () => {
+    assert.deepEqual(fault(edit(invite(), 'To: Bob <sip:bob@example.com>', 'To: <sip:+914440009999@127.0.0.">')), ['To', false]);
+    assert.deepEqual(fault(edit(invite(), 'Contact: <sip:alice@192.0.2.10>', 'Contact: <sip:alice@192.0.2.10:70000>')), ['Contact', false]);
+    assert.deepEqual(fault(invite(['Content-Type: application'])), ['Content-Type', false]);
+    assert.deepEqual(fault(invite(['Session-Expires: 1800', 'Session-Expires: 90'])), ['Session-Expires', false]);
+    assert.deepEqual(fault(invite(['Min-SE: soon'])), ['Min-SE', false]);
+    assert.deepEqual(fault(invite(['Record-Route: <sip:p.example.com;lr'])), ['Record-Route', false]);
+    assert.deepEqual(fault(edit(invite(), 'Contact: <sip:alice@192.0.2.10>\r\n', '')), ['Contact', true]);
+    assert.deepEqual(fault(edit(invite(), 'CSeq: 314159 INVITE', 'CSeq: 314159 BYE')), ['CSeq', false]);
+  });
+
+  it('leaves alone what this UA never reads, and the ACK, which is never answered', () => {
+    const ack = edit(edit(invite(), 'INVITE sip:', 'ACK sip:'), 'CSeq: 314159 INVITE', 'CSeq: 314159 ACK');
+    parseRequest(edit(ack, 'To: Bob <sip:bob@example.com>', 'To: <sip:bob@exa"mple.com>'));
+    const options = edit(edit(invite(), 'INVITE sip:', 'OPTIONS sip:'), 'CSeq: 314159 INVITE', 'CSeq: 314159 OPTIONS');
+    parseRequest(edit(options, 'Contact: <sip:alice@192.0.2.10>', 'Contact: sip:alice@192.0.2.10?Route=x'));
+    parseRequest(edit(invite(['Date: yesterday', 'Subject: <<>>']), '', ''));
+  });
+
+  it('accepts an INVITE without Contact from an RFC 2543 UAC (no magic cookie) or inside a dialog', () => {
+    const noContact = edit(invite(), 'Contact: <sip:alice@192.0.2.10>\r\n', '');
+    parseRequest(edit(noContact, 'branch=z9hG4bK776asdhds', 'branch=776asdhds'));
+    parseRequest(edit(noContact, 'To: Bob <sip:bob@example.com>', 'To: Bob <sip:bob@example.com>;tag=b1'));
+  });
+});
