@@ -2,10 +2,16 @@ import type { ActiveCall, CallHandler } from '../../core/ports/call-handler.js';
 import { levelCountingLogger, type LevelCountingLogger } from '../helpers/level-counting-logger.js';
 import { numbers, startGatewayFixture, type GatewayFixture } from '../gateway/gateway-harness.js';
 
-/** The agent side of a fuzzed call: it ends the call at once, so media ports and calls never pile up. */
-const hangUpAtOnce: CallHandler = {
+/**
+ * The agent side of a fuzzed call: it holds the call for `HOLD_MS` (long enough for in-dialog
+ * cases to reach it), then hangs up, so media ports and calls never pile up.
+ */
+const HOLD_MS = 2000;
+const holdThenHangUp: CallHandler = {
   async handle(call: ActiveCall): Promise<void> {
-    await call.hangup('fuzz');
+    const timer = setTimeout(() => void call.hangup('fuzz'), HOLD_MS);
+    await call.ended;
+    clearTimeout(timer);
   },
 };
 
@@ -26,6 +32,6 @@ export interface FuzzGateway {
 export async function startFuzzGateway(sourceCount = 64): Promise<FuzzGateway> {
   const sources = Array.from({ length: sourceCount }, (_, i) => `127.0.3.${i + 1}`);
   const log = levelCountingLogger({ level: 'info', keepFrom: 40 });
-  const fx = await startGatewayFixture({ logger: log.logger, trustedSources: sources, ringMs: 0, callHandler: hangUpAtOnce });
+  const fx = await startGatewayFixture({ logger: log.logger, trustedSources: sources, ringMs: 0, callHandler: holdThenHangUp });
   return { fx, log, sources, probeSource: '127.0.0.2', did: numbers.trunkDid };
 }

@@ -72,6 +72,36 @@ const NORMAL_SEEDS: ReadonlyArray<readonly [string, (o: CaseOrigin, id: string) 
   ['INFO', (o, id) => request(o, id, 'INFO', { toTag: 'gw1', cseq: '3 INFO', extra: 'Content-Type: application/dtmf-relay\r\n' })],
 ];
 
+/** A call the gateway answered to an earlier case: in-dialog seeds use its identifiers. */
+export interface LiveDialog {
+  readonly callId: string;
+  /** Our From tag and the gateway's To tag. */
+  readonly fromTag: string;
+  readonly toTag: string;
+}
+
+/**
+ * Requests inside a dialog the gateway really has (RFC 3261 sec. 12.2): target refreshes, INFO,
+ * REFER, NOTIFY, OPTIONS, BYE. The CSeq grows with the case index, so unmutated ones are in order.
+ */
+function inDialog(o: CaseOrigin, id: string, d: LiveDialog, index: number, method: string, extra = '', body = ''): string {
+  const ruri = `sip:gateway@127.0.0.1:${o.gatewayPort}`;
+  return `${method} ${ruri} SIP/2.0\r\nVia: SIP/2.0/${o.transport} ${o.host}:${o.port};branch=z9hG4bK${id};rport\r\n` +
+    `Max-Forwards: 70\r\nFrom: "Fuzz" <sip:+919800000001@${o.host}>;tag=${d.fromTag}\r\nTo: <sip:${o.did}@127.0.0.1:${o.gatewayPort}>;tag=${d.toTag}\r\n` +
+    `Call-ID: ${d.callId}\r\nCSeq: ${index + 2} ${method}\r\nContact: <sip:fuzz@${o.host}:${o.port};transport=${o.transport.toLowerCase()}>\r\n` +
+    `${extra}Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
+}
+
+const IN_DIALOG_SEEDS: ReadonlyArray<readonly [string, (o: CaseOrigin, id: string, d: LiveDialog, index: number) => string]> = [
+  ['re-INVITE in a live dialog', (o, id, d, i) => inDialog(o, id, d, i, 'INVITE', 'Content-Type: application/sdp\r\nSupported: timer\r\nSession-Expires: 1800;refresher=uac\r\n', SDP(o.host))],
+  ['UPDATE in a live dialog', (o, id, d, i) => inDialog(o, id, d, i, 'UPDATE', 'Content-Type: application/sdp\r\n', SDP(o.host))],
+  ['INFO DTMF in a live dialog', (o, id, d, i) => inDialog(o, id, d, i, 'INFO', 'Content-Type: application/dtmf-relay\r\n', 'Signal=5\r\nDuration=160\r\n')],
+  ['REFER in a live dialog', (o, id, d, i) => inDialog(o, id, d, i, 'REFER', `Refer-To: <sip:+914440000002@${o.host}>\r\nReferred-By: <sip:fuzz@${o.host}>\r\n`)],
+  ['NOTIFY in a live dialog', (o, id, d, i) => inDialog(o, id, d, i, 'NOTIFY', 'Event: refer\r\nSubscription-State: active;expires=60\r\nContent-Type: message/sipfrag\r\n', 'SIP/2.0 200 OK\r\n')],
+  ['OPTIONS in a live dialog', (o, id, d, i) => inDialog(o, id, d, i, 'OPTIONS')],
+  ['BYE in a live dialog', (o, id, d, i) => inDialog(o, id, d, i, 'BYE')],
+];
+
 const TORTURE = tortureCases.map((c) => [c.name, loadTortureMessage(c.name).toString('latin1')] as const);
 
 /** A torture message with its top Via aimed at `o`, so its answer comes back. */
@@ -198,14 +228,23 @@ export interface FuzzCase {
   readonly octets: Buffer;
 }
 
-/** Case `index` of run `seed`, from `origin`. */
-export function makeCase(seed: number, index: number, origin: CaseOrigin, rtp: { host: string; port: number }): FuzzCase {
+/**
+ * Case `index` of run `seed`, from `origin`. A quarter of the cases are requests inside a dialog:
+ * `dialog` (a call the gateway answered from this source), else made-up tags (then 481). Which
+ * dialog depends on timing; the seed, the mutations and where they hit do not.
+ */
+export function makeCase(seed: number, index: number, origin: CaseOrigin, rtp: { host: string; port: number }, dialog?: LiveDialog): FuzzCase {
   const r = casePrng(seed, index);
   const id = `fz${seed}x${index}`;
   let name: string;
   let text: string;
-  if (r.chance(0.5)) {
-    const [n, build] = r.pick(NORMAL_SEEDS);
+  const pick = r.next();
+  if (pick < 0.25) {
+    const [n, build] = r.pick(IN_DIALOG_SEEDS);
+    [name, text] = [n, build(origin, id, dialog ?? { callId: `${id}@fuzz`, fromTag: 'f1', toTag: 'gw1' }, index)];
+  } else if (pick < 0.55) {
+    // The INVITE that becomes a call is weighted up: the in-dialog cases need live calls.
+    const [n, build] = r.chance(0.3) ? (NORMAL_SEEDS[0] as (typeof NORMAL_SEEDS)[number]) : r.pick(NORMAL_SEEDS);
     [name, text] = [n, build(origin, id)];
   } else {
     const [n, raw] = r.pick(TORTURE);

@@ -5,7 +5,7 @@ import { SipRequest } from '../../gateway/sip/message/message.js';
 import { parseDatagram } from '../../gateway/sip/message/parser.js';
 import { createResponse } from '../../gateway/sip/message/response.js';
 import { serialize } from '../../gateway/sip/message/serializer.js';
-import { casePrng, makeCase, type CaseOrigin } from './sip-fuzz-cases.js';
+import { casePrng, makeCase, type CaseOrigin, type LiveDialog } from './sip-fuzz-cases.js';
 
 /**
  * Sends seeded fuzz cases (sip-fuzz-cases.ts) to a running gateway over UDP and TCP, from many
@@ -54,7 +54,12 @@ export interface FuzzStats {
   responses: number;
   byStatus: Map<number, number>;
   fiveXx: FiveXxSample[];
+  /** 5xx answers RFC 3261 requires (see rfcRequired), by kind. */
+  rfcRequired: Map<string, number>;
   requestsFromGateway: number;
+  /** RTP the answered calls sent to the fuzzer's sink. */
+  rtpPackets: number;
+  gatewayRequestMethods: Map<string, number>;
   probesSent: number;
   probesAnswered: number;
   probesUnanswered: number;
@@ -86,10 +91,31 @@ function cleanlyFramed(octets: Buffer): boolean {
   return lengths.length === 1 && Number(lengths[0]?.[1]) === octets.length - end - 4;
 }
 
+/** Where an answer arrived: the source it was sent from and its local port. */
+interface Receiver {
+  readonly transport: 'UDP' | 'TCP';
+  readonly host: string;
+  readonly port: number;
+}
+
+/**
+ * The 5xx answers RFC 3261 itself prescribes, kept apart from the must-be-zero count: 501 for an
+ * unknown method and 505 for another version (sec. 8.2.1, 21.5.2, 21.5.6), 500 for a request whose
+ * CSeq is below the dialog's (sec. 12.2.2) and 500 with Retry-After for an INVITE while another is
+ * in progress in the dialog (sec. 14.2).
+ */
+function rfcRequired(code: number, reason: string, text: string): string | undefined {
+  if (code === 501) return '501 unknown method (sec. 8.2.1)';
+  if (code === 505) return '505 SIP version (sec. 8.2.1)';
+  if (code === 500 && reason === 'CSeq out of order') return '500 CSeq out of order (sec. 12.2.2)';
+  if (code === 500 && /\r\nCSeq: *\d+ INVITE\r\n/i.test(text) && /\r\nRetry-After:/i.test(text)) return '500 + Retry-After, INVITE in progress (sec. 14.2)';
+  return undefined;
+}
+
 export async function runSipFuzz(o: FuzzRunOptions): Promise<FuzzStats> {
   const stats: FuzzStats = {
     sent: 0, sentUdp: 0, sentTcp: 0, tooBigForUdp: 0, coalescedWrites: 0, tcpClosedByGateway: 0, responses: 0,
-    byStatus: new Map(), fiveXx: [], requestsFromGateway: 0, probesSent: 0, probesAnswered: 0, probesUnanswered: 0,
+    byStatus: new Map(), fiveXx: [], rfcRequired: new Map(), requestsFromGateway: 0, rtpPackets: 0, gatewayRequestMethods: new Map(), probesSent: 0, probesAnswered: 0, probesUnanswered: 0,
     uncaughtExceptions: 0, unhandledRejections: 0,
   };
   const onUncaught = (): void => void stats.uncaughtExceptions++;
@@ -102,17 +128,55 @@ export async function runSipFuzz(o: FuzzRunOptions): Promise<FuzzStats> {
     return m ? Number(m[1]) : undefined;
   };
 
+  /** The last calls the gateway answered: in-dialog cases pick one by their index. */
+  const dialogs: LiveDialog[] = [];
+  let acks = 0;
+  /**
+   * A final answer to an INVITE is ACKed like a UAC would: a 3xx-6xx in its transaction (same top
+   * Via, sec. 17.1.1.3), so the gateway stops retransmitting it and the counts are not inflated;
+   * a 2xx with a new branch to its Contact (sec. 13.2.2.4), confirming the call, which then joins
+   * the live dialogs until the gateway's BYE. Built from the raw header lines: an answer that
+   * copies a malformed header of its request does not parse.
+   */
+  const ack = (octets: Buffer, text: string, code: number, at: Receiver, reply: (b: Buffer) => void): void => {
+    const raw = (re: RegExp): string | undefined => re.exec(text)?.[1];
+    const seq = raw(/\r\nCSeq[ \t]*:[ \t]*(\d+)[ \t]+INVITE[ \t]*\r\n/i);
+    const from = raw(/\r\n(?:From|f)[ \t]*:[ \t]*([^\r\n]*)/i);
+    const to = raw(/\r\n(?:To|t)[ \t]*:[ \t]*([^\r\n]*)/i);
+    const callId = raw(/\r\n(?:Call-ID|i)[ \t]*:[ \t]*([^\r\n]*)/i);
+    if (seq === undefined || from === undefined || to === undefined || callId === undefined) return;
+    const ok = code < 300;
+    const gateway = `sip:gateway@127.0.0.1:${at.transport === 'TCP' ? o.tcpPort : o.udpPort}`;
+    const target = ok ? (raw(/\r\n(?:Contact|m)[ \t]*:[^<\r\n]*<([^>\r\n]*)>/i) ?? gateway) : gateway;
+    const via = ok ? `SIP/2.0/${at.transport} ${at.host}:${at.port};branch=z9hG4bKack${acks++};rport` : raw(/\r\n(?:Via|v)[ \t]*:[ \t]*([^\r\n]*)/i);
+    if (via === undefined) return;
+    reply(Buffer.from(`ACK ${target} SIP/2.0\r\nVia: ${via}\r\nMax-Forwards: 70\r\nFrom: ${from}\r\nTo: ${to}\r\n` +
+      `Call-ID: ${callId}\r\nCSeq: ${seq} ACK\r\nContent-Length: 0\r\n\r\n`, 'latin1'));
+    if (!ok || !new RegExp(`^fz${o.seed}x\\d+@fuzz$`).test(callId) || dialogs.some((d) => d.callId === callId)) return;
+    try {
+      const res = parseDatagram(octets);
+      if (res.from.tag && res.to.tag) dialogs.push({ callId, fromTag: res.from.tag, toTag: res.to.tag });
+      if (dialogs.length > 16) dialogs.shift();
+    } catch {
+      // Not a call we can address.
+    }
+  };
+
   /** Whatever the gateway sent: a response is tallied; a request (a BYE) is answered 200. */
   let lastReceived = Date.now();
-  const receive = (octets: Buffer, reply: (b: Buffer) => void): void => {
+  const receive = (octets: Buffer, at: Receiver, reply: (b: Buffer) => void): void => {
     lastReceived = Date.now();
     const text = octets.toString('latin1');
     const status = /^SIP\/2\.0 (\d{3}) ([^\r\n]*)/.exec(text);
     if (!status) {
       stats.requestsFromGateway++;
+      const method = /^([A-Z]{1,12}) /.exec(text)?.[1] ?? 'unparsable';
+      stats.gatewayRequestMethods.set(method, (stats.gatewayRequestMethods.get(method) ?? 0) + 1);
       try {
         const req = parseDatagram(octets);
         if (req instanceof SipRequest && req.method !== 'ACK') reply(serialize(createResponse(req, 200)));
+        const ended = req instanceof SipRequest && req.method === 'BYE' ? dialogs.findIndex((d) => d.callId === req.callId) : -1;
+        if (ended >= 0) dialogs.splice(ended, 1);
       } catch {
         // Nothing to answer.
       }
@@ -126,22 +190,24 @@ export async function runSipFuzz(o: FuzzRunOptions): Promise<FuzzStats> {
       probes.delete(callId);
       stats.probesAnswered++;
     }
-    // 501 (unknown method, sec. 8.2.1) and 505 (sec. 8.2.1 version) are what the RFC requires.
-    if (code >= 500 && code !== 501 && code !== 505 && stats.fiveXx.length < 50) {
-      stats.fiveXx.push({ status: code, reason: status[2] ?? '', caseIndex: caseOf(text) });
-    }
+    if (code >= 200) ack(octets, text, code, at, reply);
+    const required = rfcRequired(code, status[2] ?? '', text);
+    if (required) stats.rfcRequired.set(required, (stats.rfcRequired.get(required) ?? 0) + 1);
+    else if (code >= 500 && stats.fiveXx.length < 50) stats.fiveXx.push({ status: code, reason: status[2] ?? '', caseIndex: caseOf(text) });
   };
 
   const udp = new Map<string, UdpSocket>();
   const bindUdp = async (host: string): Promise<UdpSocket> => {
     const s = createSocket('udp4');
     await new Promise<void>((resolve) => s.bind(0, host, resolve));
-    s.on('message', (buf, from) => receive(buf, (b) => s.send(b, from.port, from.address)));
+    s.on('message', (buf, from) => receive(buf, { transport: 'UDP', host, port: s.address().port }, (b) => s.send(b, from.port, from.address)));
     s.on('error', () => undefined);
     return s;
   };
   for (const host of [...o.sources, o.probeSource]) udp.set(host, await bindUdp(host));
-  const rtpSink = await bindUdp(RTP_HOST);
+  const rtpSink = createSocket('udp4');
+  await new Promise<void>((resolve) => rtpSink.bind(0, RTP_HOST, resolve));
+  rtpSink.on('message', () => void stats.rtpPackets++);
   const rtp = { host: RTP_HOST, port: rtpSink.address().port };
 
   const tcp = new Map<string, Promise<Socket>>();
@@ -158,7 +224,7 @@ export async function runSipFuzz(o: FuzzRunOptions): Promise<FuzzStats> {
         buffered = Buffer.concat([buffered, chunk]);
         for (let next = nextMessage(buffered); next; next = nextMessage(buffered)) {
           buffered = next.rest;
-          receive(next.message, (b) => s.write(b));
+          receive(next.message, { transport: 'TCP', host, port: s.localPort ?? 0 }, (b) => s.write(b));
         }
       });
       s.once('connect', () => resolve(s));
@@ -226,7 +292,7 @@ export async function runSipFuzz(o: FuzzRunOptions): Promise<FuzzStats> {
     const origin: CaseOrigin = overTcp
       ? { transport: 'TCP', host, port: socket?.localPort ?? 5060, gatewayPort: o.tcpPort, did: o.did }
       : { transport: 'UDP', host, port: local(udp.get(host) as UdpSocket), gatewayPort: o.udpPort, did: o.did };
-    const c = makeCase(o.seed, index, origin, rtp);
+    const c = makeCase(o.seed, index, origin, rtp, dialogs[index % Math.max(1, dialogs.length)]);
     stats.sent++;
     if (!overTcp) {
       stats.sentUdp++;
