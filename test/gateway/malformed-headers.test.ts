@@ -127,6 +127,36 @@ describe('gateway: malformed headers are answered 400 before routing', function 
     });
   }
 
+  it('answers a re-INVITE with a malformed Contact inside a call 400, and the call goes on (it was an unhandled rejection)', async () => {
+    // The Contact of a target refresh was parsed inside Dialog.refresh, run without a catch: the
+    // SipParseError became an unhandled rejection, which ends a Node process (found by the fuzz bench).
+    const unhandled: unknown[] = [];
+    const onUnhandled = (e: unknown): void => void unhandled.push(e);
+    process.on('unhandledRejection', onUnhandled);
+    try {
+      const callId = `reinvite-${Math.random().toString(36).slice(2, 8)}`;
+      const before = fx.handler.calls.length;
+      peer.socket.send(Buffer.from(invite(peer, callId)), fx.gateway.ports.UDP as number, '127.0.0.1');
+      const ok = await peer.wait((e) => /^SIP\/2\.0 200 /.test(e.text) && e.text.includes(`branch=z9hG4bK${callId}`), 5000);
+      const toTag = /\r\nTo: [^\r]*;tag=([^;\r]+)/.exec(ok.text)?.[1] as string;
+      const inDialog = (method: string, cseq: number, branch: string, edit: Record<string, string | null> = {}): string =>
+        invite(peer, branch, { To: `<sip:${numbers.trunkDid}@127.0.0.1>;tag=${toTag}`, 'Call-ID': callId, CSeq: `${cseq} ${method}`, ...edit })
+          .replace(/^INVITE /, `${method} `);
+      peer.socket.send(Buffer.from(inDialog('ACK', 1, `${callId}a`)), fx.gateway.ports.UDP as number, '127.0.0.1');
+      const res = await answer(inDialog('INVITE', 2, `${callId}r`, { Contact: '<sip:caller@127.0.0.1;;>' }), `${callId}r`);
+      assert.deepEqual([res.status, res.reason], [400, 'Bad Contact Header']);
+      const bye = await answer(inDialog('BYE', 3, `${callId}b`), `${callId}b`);
+      assert.equal(bye.status, 200, 'the call was still up');
+      const seen = fx.handler.calls[before];
+      const end = Date.now() + 3000;
+      while (seen?.endReason === undefined && Date.now() < end) await new Promise((r) => setTimeout(r, 20));
+      assert.equal(seen?.endReason, 'remote-bye');
+      assert.deepEqual(unhandled, []);
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+    }
+  });
+
   it('routes the same INVITE when it is well formed (the lookups above would have been counted)', async () => {
     const callId = `good-${Math.random().toString(36).slice(2, 8)}`;
     const lookups = directory.lookups;

@@ -243,7 +243,12 @@ export class Dialog extends TypedEmitter<DialogEvents> implements DialogEntry {
         return;
       case 'INVITE':
       case 'UPDATE':
-        void this.refresh(sreq, req.method);
+        // Nothing may escape as an unhandled rejection: Node ends the process on one.
+        this.refresh(sreq, req.method).catch((error: unknown) => {
+          this.host.logger.error({ err: error, callId: this.callId }, 'target refresh failed');
+          if (this.incomingInvite === sreq) this.incomingInvite = undefined;
+          if (!sreq.answered) sreq.respond(500);
+        });
         return;
       case 'INFO':
         sreq.respond(200);
