@@ -3,11 +3,12 @@
  * [--seed 1] [--rate 1500] [--tcp-share 0.4] [--sources 64] [--only 12,345] [--no-netns]`.
  *
  * SipGateway with the whole stack on 127.0.0.1 (UDP + TCP) over the gateway tests' PostgreSQL
- * directory; cases are seeds (normal INVITE/OPTIONS/REGISTER/BYE/CANCEL/ACK/INFO and the 49 RFC
- * 4475 messages) with 0-3 mutations (test/fuzz/sip-fuzz-cases.ts), from 127.0.3.1..N, TCP ones in
+ * directory; cases are seeds (normal INVITE/OPTIONS/REGISTER/BYE/CANCEL/ACK/INFO, requests inside the
+ * calls the gateway answered, and the 49 RFC 4475 messages) with 0-3 mutations (test/fuzz/sip-fuzz-cases.ts), from 127.0.3.1..N, TCP ones in
  * random fragments or several per segment; an OPTIONS probe from 127.0.0.2 every 200 cases. The
- * cases depend only on the seed. Prints progress, then: cases, responses by class, 5xx (501/505,
- * which the RFC requires for unknown methods and versions, are listed apart), crashes (uncaught
+ * cases depend only on the seed. Prints progress, then: cases, responses by class, 5xx (those RFC
+ * 3261 requires - 501, 505, 500 for a CSeq out of order or an overlapping INVITE - are listed
+ * apart), crashes (uncaught
  * exceptions and unhandled rejections), unanswered probes, error-level log records. Exits 1 if
  * any of 5xx, crashes or unanswered probes is not 0.
  *
@@ -68,26 +69,27 @@ async function main(): Promise<void> {
     rate: Number(args.rate),
     tcpShare: Number(args['tcp-share']),
     progressEvery: 5000,
-    onProgress: (s) => console.log(`  ${s.sent} sent (${s.sentUdp} UDP, ${s.sentTcp} TCP), ${s.responses} answers [${byClass(s)}], 5xx ${s.fiveXx.length}, probes ${s.probesAnswered}/${s.probesSent}, error logs ${gw.log.atLeast(50)}, ${((Date.now() - started) / 1000).toFixed(0)} s`),
+    onProgress: (s) => console.log(`  ${s.sent} sent (${s.sentUdp} UDP, ${s.sentTcp} TCP), ${s.responses} answers [${byClass(s)}], 5xx ${s.serverErrors}, probes ${s.probesAnswered}/${s.probesSent}, error logs ${gw.log.atLeast(50)}, ${((Date.now() - started) / 1000).toFixed(0)} s`),
   });
   const cpu = process.cpuUsage(cpuStart);
-  const rfcFiveXx = [501, 505].map((c) => `${c}: ${stats.byStatus.get(c) ?? 0}`).join(', ');
+  const rfcFiveXx = [...stats.rfcRequired].map(([k, n]) => `${k}: ${n}`).join('; ') || 'none';
   const top = [...stats.byStatus].sort((a, b) => b[1] - a[1]).slice(0, 12).map(([c, n]) => `${c} ${n}`).join(', ');
   console.log(`\ncases sent: ${stats.sent} (UDP ${stats.sentUdp}, of which ${stats.tooBigForUdp} over 64 KiB not sendable; TCP ${stats.sentTcp}, ${stats.coalescedWrites} writes with several messages, ${stats.tcpClosedByGateway} connections closed by the gateway)`);
   console.log(`responses: ${stats.responses} [${byClass(stats)}]; most frequent: ${top}`);
-  console.log(`5xx: ${stats.fiveXx.length} (besides the RFC-required ${rfcFiveXx})`);
+  console.log(`5xx: ${stats.serverErrors} (apart from those RFC 3261 requires: ${rfcFiveXx})`);
   for (const f of stats.fiveXx.slice(0, 10)) console.log(`  ${f.status} ${f.reason} (case ${f.caseIndex ?? '?'}: replay with --only ${f.caseIndex ?? '?'})`);
   console.log(`crashes: ${stats.uncaughtExceptions} uncaught exceptions, ${stats.unhandledRejections} unhandled rejections; the process is alive`);
+  for (const c of stats.crashSamples.slice(0, 5)) console.log(`  ${c}`);
   console.log(`liveness probes: ${stats.probesSent} sent, ${stats.probesAnswered} answered, ${stats.probesUnanswered} unanswered`);
   console.log(`error-level log records: ${gw.log.atLeast(50)} (warn ${gw.log.counts.get(40) ?? 0}, info ${gw.log.counts.get(30) ?? 0})`);
   const kinds = new Map<string, number>();
   for (const k of gw.log.kept) kinds.set(`${k.level >= 50 ? 'error' : 'warn'}: ${k.msg}${k.err ? `: ${k.err.slice(0, 80)}` : ''}`, (kinds.get(`${k.level >= 50 ? 'error' : 'warn'}: ${k.msg}${k.err ? `: ${k.err.slice(0, 80)}` : ''}`) ?? 0) + 1);
   for (const [k, n] of [...kinds].sort((a, b) => b[1] - a[1]).slice(0, 8)) console.log(`  ${n} x ${k}`);
-  console.log(`requests the gateway sent to the fuzzer (BYEs of hung-up calls): ${stats.requestsFromGateway}; now: ${gw.fx.gateway.registry.size} calls, ${gw.fx.gateway.registry.inProgress} in set-up, ${gw.fx.media.openSessions} media sessions`);
+  console.log(`requests the gateway sent to the fuzzer: ${stats.requestsFromGateway} (${[...stats.gatewayRequestMethods].map(([m, n]) => `${m} ${n}`).join(', ')}); RTP packets from answered calls ${stats.rtpPackets}; now: ${gw.fx.gateway.registry.size} calls, ${gw.fx.gateway.registry.inProgress} in set-up, ${gw.fx.media.openSessions} media sessions`);
   console.log(`wall ${((Date.now() - started) / 1000).toFixed(1)} s, CPU ${((cpu.user + cpu.system) / 1e6).toFixed(1)} s, load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
   await gw.fx.close();
   await stopTestPostgres();
-  const failed = stats.fiveXx.length > 0 || stats.uncaughtExceptions + stats.unhandledRejections > 0 || stats.probesUnanswered > 0;
+  const failed = stats.serverErrors > 0 || stats.uncaughtExceptions + stats.unhandledRejections > 0 || stats.probesUnanswered > 0;
   process.exit(failed ? 1 : 0);
 }
 

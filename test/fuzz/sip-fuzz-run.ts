@@ -53,6 +53,9 @@ export interface FuzzStats {
   tcpClosedByGateway: number;
   responses: number;
   byStatus: Map<number, number>;
+  /** 5xx answers RFC 3261 does not require: must be 0. */
+  serverErrors: number;
+  /** The first 50 of them. */
   fiveXx: FiveXxSample[];
   /** 5xx answers RFC 3261 requires (see rfcRequired), by kind. */
   rfcRequired: Map<string, number>;
@@ -65,6 +68,8 @@ export interface FuzzStats {
   probesUnanswered: number;
   uncaughtExceptions: number;
   unhandledRejections: number;
+  /** The first few of them, with their stack's top. */
+  crashSamples: string[];
 }
 
 const RTP_HOST = '127.0.3.250';
@@ -115,11 +120,20 @@ function rfcRequired(code: number, reason: string, text: string): string | undef
 export async function runSipFuzz(o: FuzzRunOptions): Promise<FuzzStats> {
   const stats: FuzzStats = {
     sent: 0, sentUdp: 0, sentTcp: 0, tooBigForUdp: 0, coalescedWrites: 0, tcpClosedByGateway: 0, responses: 0,
-    byStatus: new Map(), fiveXx: [], rfcRequired: new Map(), requestsFromGateway: 0, rtpPackets: 0, gatewayRequestMethods: new Map(), probesSent: 0, probesAnswered: 0, probesUnanswered: 0,
-    uncaughtExceptions: 0, unhandledRejections: 0,
+    byStatus: new Map(), serverErrors: 0, fiveXx: [], rfcRequired: new Map(), requestsFromGateway: 0, rtpPackets: 0, gatewayRequestMethods: new Map(), probesSent: 0, probesAnswered: 0, probesUnanswered: 0,
+    uncaughtExceptions: 0, unhandledRejections: 0, crashSamples: [],
   };
-  const onUncaught = (): void => void stats.uncaughtExceptions++;
-  const onUnhandled = (): void => void stats.unhandledRejections++;
+  const sample = (kind: string, e: unknown): void => {
+    if (stats.crashSamples.length < 10) stats.crashSamples.push(`${kind}: ${e instanceof Error ? (e.stack ?? e.message).split('\n').slice(0, 4).join(' | ') : String(e)}`);
+  };
+  const onUncaught = (e: unknown): void => {
+    stats.uncaughtExceptions++;
+    sample('uncaught exception', e);
+  };
+  const onUnhandled = (e: unknown): void => {
+    stats.unhandledRejections++;
+    sample('unhandled rejection', e);
+  };
   process.on('uncaughtException', onUncaught);
   process.on('unhandledRejection', onUnhandled);
   const probes = new Map<string, number>();
@@ -193,7 +207,10 @@ export async function runSipFuzz(o: FuzzRunOptions): Promise<FuzzStats> {
     if (code >= 200) ack(octets, text, code, at, reply);
     const required = rfcRequired(code, status[2] ?? '', text);
     if (required) stats.rfcRequired.set(required, (stats.rfcRequired.get(required) ?? 0) + 1);
-    else if (code >= 500 && stats.fiveXx.length < 50) stats.fiveXx.push({ status: code, reason: status[2] ?? '', caseIndex: caseOf(text) });
+    else if (code >= 500) {
+      stats.serverErrors++;
+      if (stats.fiveXx.length < 50) stats.fiveXx.push({ status: code, reason: status[2] ?? '', caseIndex: caseOf(text) });
+    }
   };
 
   const udp = new Map<string, UdpSocket>();
