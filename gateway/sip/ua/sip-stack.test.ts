@@ -132,6 +132,31 @@ describe('SipStack core over UDP', function () {
     assert.equal(dialog.state, 'terminated');
   });
 
+  it('keeps a failure after a target refresh from becoming an unhandled rejection (which ends the process)', async () => {
+    const unhandled: unknown[] = [];
+    const onUnhandled = (e: unknown): void => void unhandled.push(e);
+    process.on('unhandledRejection', onUnhandled);
+    try {
+      peer.send(port, request(peer, 'INVITE', { callId: 'refresh-bug', body: 'v=0\r\n' }));
+      const ok = (await peer.wait((e) => status(200)(e) && e.msg?.callId === 'refresh-bug')).msg as SipResponse;
+      const tag = ok.to.tag as string;
+      peer.send(port, request(peer, 'ACK', { callId: 'refresh-bug', toTag: tag, cseq: '1 ACK' }));
+      const dialog = dialogs.find((d) => d.callId === 'refresh-bug') as Dialog;
+      dialog.on('modify', () => {
+        throw new Error('a modify listener bug');
+      });
+      await new Promise((r) => setTimeout(r, 50));
+      peer.send(port, request(peer, 'INVITE', { callId: 'refresh-bug', toTag: tag, cseq: '2 INVITE', body: 'v=0\r\n' }));
+      await peer.wait((e) => status(200)(e) && e.msg?.callId === 'refresh-bug' && e.msg.cseq.seq === 2);
+      peer.send(port, request(peer, 'BYE', { callId: 'refresh-bug', toTag: tag, cseq: '3 BYE' }));
+      await peer.wait((e) => status(200)(e) && e.msg?.callId === 'refresh-bug' && e.msg.cseq.method === 'BYE');
+      await new Promise((r) => setImmediate(r));
+      assert.deepEqual(unhandled, []);
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+    }
+  });
+
   it('answers an out-of-order CSeq inside a dialog with 500 (sec. 12.2.2)', async () => {
     peer.send(port, request(peer, 'INVITE', { callId: 'order', cseq: '10 INVITE', body: 'v=0\r\n' }));
     const ok = (await peer.wait((e) => status(200)(e) && e.msg?.callId === 'order')).msg as SipResponse;
