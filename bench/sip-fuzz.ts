@@ -18,7 +18,7 @@
 import { spawnSync } from 'node:child_process';
 import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
-import { startFuzzGateway } from '../test/fuzz/fuzz-gateway.js';
+import { linesAt, startFuzzGateway } from '../test/fuzz/fuzz-gateway.js';
 import { runSipFuzz, type FuzzStats } from '../test/fuzz/sip-fuzz-run.js';
 import { stopTestPostgres } from '../test/helpers/postgres-cluster.js';
 
@@ -69,7 +69,7 @@ async function main(): Promise<void> {
     rate: Number(args.rate),
     tcpShare: Number(args['tcp-share']),
     progressEvery: 5000,
-    onProgress: (s) => console.log(`  ${s.sent} sent (${s.sentUdp} UDP, ${s.sentTcp} TCP), ${s.responses} answers [${byClass(s)}], 5xx ${s.serverErrors}, probes ${s.probesAnswered}/${s.probesSent}, error logs ${gw.log.atLeast(50)}, ${((Date.now() - started) / 1000).toFixed(0)} s`),
+    onProgress: (s) => console.log(`  ${s.sent} sent (${s.sentUdp} UDP, ${s.sentTcp} TCP), ${s.responses} answers [${byClass(s)}], 5xx ${s.serverErrors}, probes ${s.probesAnswered}/${s.probesSent}, error logs ${linesAt(gw.log, 'error', 'fatal').length}, ${((Date.now() - started) / 1000).toFixed(0)} s`),
   });
   const cpu = process.cpuUsage(cpuStart);
   const rfcFiveXx = [...stats.rfcRequired].map(([k, n]) => `${k}: ${n}`).join('; ') || 'none';
@@ -81,9 +81,13 @@ async function main(): Promise<void> {
   console.log(`crashes: ${stats.uncaughtExceptions} uncaught exceptions, ${stats.unhandledRejections} unhandled rejections; the process is alive`);
   for (const c of stats.crashSamples.slice(0, 5)) console.log(`  ${c}`);
   console.log(`liveness probes: ${stats.probesSent} sent, ${stats.probesAnswered} answered, ${stats.probesUnanswered} unanswered`);
-  console.log(`error-level log records: ${gw.log.atLeast(50)} (warn ${gw.log.counts.get(40) ?? 0}, info ${gw.log.counts.get(30) ?? 0})`);
+  console.log(`error-level log records: ${linesAt(gw.log, 'error', 'fatal').length} (warn ${linesAt(gw.log, 'warn').length}, info ${linesAt(gw.log, 'info').length})`);
   const kinds = new Map<string, number>();
-  for (const k of gw.log.kept) kinds.set(`${k.level >= 50 ? 'error' : 'warn'}: ${k.msg}${k.err ? `: ${k.err.slice(0, 80)}` : ''}`, (kinds.get(`${k.level >= 50 ? 'error' : 'warn'}: ${k.msg}${k.err ? `: ${k.err.slice(0, 80)}` : ''}`) ?? 0) + 1);
+  for (const l of linesAt(gw.log, 'warn', 'error', 'fatal')) {
+    const err = (l.err as { message?: string } | undefined)?.message;
+    const kind = `${l.level}: ${l.msg}${err ? `: ${err.slice(0, 80)}` : ''}`;
+    kinds.set(kind, (kinds.get(kind) ?? 0) + 1);
+  }
   for (const [k, n] of [...kinds].sort((a, b) => b[1] - a[1]).slice(0, 8)) console.log(`  ${n} x ${k}`);
   console.log(`requests the gateway sent to the fuzzer: ${stats.requestsFromGateway} (${[...stats.gatewayRequestMethods].map(([m, n]) => `${m} ${n}`).join(', ')}); RTP packets from answered calls ${stats.rtpPackets}; now: ${gw.fx.gateway.registry.size} calls, ${gw.fx.gateway.registry.inProgress} in set-up, ${gw.fx.media.openSessions} media sessions`);
   console.log(`wall ${((Date.now() - started) / 1000).toFixed(1)} s, CPU ${((cpu.user + cpu.system) / 1e6).toFixed(1)} s, load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);

@@ -1,5 +1,5 @@
 import type { ActiveCall, CallHandler } from '../../core/ports/call-handler.js';
-import { levelCountingLogger, type LevelCountingLogger } from '../helpers/level-counting-logger.js';
+import { captureLogs, type LogCapture, type LogLine } from '../helpers/log-capture.js';
 import { numbers, startGatewayFixture, type GatewayFixture } from '../gateway/gateway-harness.js';
 
 /**
@@ -17,7 +17,8 @@ const holdThenHangUp: CallHandler = {
 
 export interface FuzzGateway {
   readonly fx: GatewayFixture;
-  readonly log: LevelCountingLogger;
+  /** The gateway's log at info and above, as production writes it. */
+  readonly log: LogCapture;
   readonly sources: readonly string[];
   readonly probeSource: string;
   readonly did: string;
@@ -31,7 +32,10 @@ export interface FuzzGateway {
  */
 export async function startFuzzGateway(sourceCount = 64): Promise<FuzzGateway> {
   const sources = Array.from({ length: sourceCount }, (_, i) => `127.0.3.${i + 1}`);
-  const log = levelCountingLogger({ level: 'info', keepFrom: 40 });
+  const log = captureLogs('info');
   const fx = await startGatewayFixture({ logger: log.logger, trustedSources: sources, ringMs: 0, callHandler: holdThenHangUp });
   return { fx, log, sources, probeSource: '127.0.0.2', did: numbers.trunkDid };
 }
+
+/** Log lines at `level` (pino's label: info, warn, error, fatal). */
+export const linesAt = (log: LogCapture, ...levels: string[]): LogLine[] => log.lines.filter((l) => levels.includes(l.level));

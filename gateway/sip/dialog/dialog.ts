@@ -136,10 +136,8 @@ export class Dialog extends TypedEmitter<DialogEvents> implements DialogEntry {
     const req = sreq.request;
     const contact = req.contacts[0];
     if (contact?.wildcard) throw new SipError(400, 'Bad Contact Header');
-    // An RFC 2543 UAC may leave out Contact (RFC 4475 sec. 3.4.1; the parser lets only those
-    // through). RFC 2543 then addresses requests to the From URI; they are sent back over the
-    // flow the INVITE came on, the one address known to reach that caller (its From host may be
-    // a name or an address it does not listen on).
+    // An RFC 2543 UAC may leave out Contact (RFC 4475 sec. 3.4.1; only those pass the parser): requests
+    // go to its From URI, sent over the INVITE's flow, the one address known to reach it.
     const remoteTarget = contact?.uriText ?? req.from.uriText;
     return withAllow(new Dialog(
       host,
@@ -326,7 +324,7 @@ export class Dialog extends TypedEmitter<DialogEvents> implements DialogEntry {
     const routes = strict ? [...this.routeSet.slice(1), `<${this.remoteTarget}>`] : this.routeSet;
     for (const r of routes) h.append('Route', r);
     h.append('From', `<${this.localUri}>;tag=${this.localTag}`);
-    // An RFC 2543 peer may have sent no From tag (RFC 4475 sec. 3.4.1): then the To carries none.
+    // No From tag from an RFC 2543 peer (RFC 4475 sec. 3.4.1): no To tag either.
     h.append('To', this.remoteTag ? `<${this.remoteUri}>;tag=${this.remoteTag}` : `<${this.remoteUri}>`);
     h.append('Call-ID', this.callId);
     if (method !== 'ACK') this.localSeq += 1;

@@ -53,20 +53,11 @@ export class SipParseError extends Error {
   /** The same error, attributed to `header` unless it already names one. */
   inHeader(header: string): SipParseError {
     if (this.header !== undefined) return this;
-    return new SipParseError(this.reason, { status: this.status, ...(this.basis ? { basis: this.basis } : {}), fatal: this.fatal, header });
+    return new SipParseError(this.reason, { status: this.status, ...(this.basis ? { basis: this.basis } : {}), fatal: this.fatal, header, missing: this.missing });
   }
 
   /** Whether a response can be sent: only requests are answered, and only with a Via to follow. */
   get canRespond(): boolean {
     return this.basis !== undefined && this.basis.vias.length > 0;
-  }
-}
-
-/** Runs a header's parse, naming the header in any SipParseError so the 400 can say which. */
-export function inHeader<T>(header: string, parse: () => T): T {
-  try {
-    return parse();
-  } catch (e) {
-    throw e instanceof SipParseError ? e.inHeader(header) : e;
   }
 }

@@ -42,6 +42,7 @@ export abstract class SipMessage {
   private fromView: NameAddr | undefined;
   private toView: NameAddr | undefined;
   private cseqView: CSeq | undefined;
+  private contactsView: NameAddr[] | undefined;
 
   constructor(
     readonly headers: Headers,
@@ -57,6 +58,7 @@ export abstract class SipMessage {
       this.fromView = undefined;
       this.toView = undefined;
       this.cseqView = undefined;
+      this.contactsView = undefined;
     }
   }
 
@@ -103,9 +105,13 @@ export abstract class SipMessage {
     return this.headers.get('content-type');
   }
 
-  /** Contact values (RFC 3261 sec. 20.10); `*` only as REGISTER's remove-all. */
-  get contacts(): NameAddr[] {
-    return this.headers.values('contact').map((v) => parseNameAddr(v, { allowWildcard: true }));
+  /**
+   * Contact values (RFC 3261 sec. 20.10); `*` only as REGISTER's remove-all. Cached like the
+   * other views: the parser's validation and the dialog read the same parse.
+   */
+  get contacts(): readonly NameAddr[] {
+    this.sync();
+    return (this.contactsView ??= this.headers.values('contact').map((v) => parseNameAddr(v, { allowWildcard: true })));
   }
 
   get routes(): NameAddr[] {

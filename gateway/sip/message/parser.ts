@@ -1,5 +1,5 @@
 import { hasWhitespaceOrControl, isToken, isWsp, parseDigits, trimWsp } from './chars.js';
-import { SipParseError, inHeader, type ResponseBasis } from './errors.js';
+import { SipParseError, type ResponseBasis } from './errors.js';
 import { Headers, canonicalName } from './headers.js';
 import { EMPTY_BODY, SipRequest, SipResponse, parseCSeq, type SipMessage } from './message.js';
 import { parseNameAddr } from './name-addr.js';
@@ -132,10 +132,9 @@ function basisOf(method: string, h: Headers): ResponseBasis {
 
 function requireSingle(h: Headers, key: string): string {
   const v = h.only(key);
-  const header = canonicalName(key);
-  if (v === undefined) throw new SipParseError(`missing ${header} header`, { header, missing: true });
+  if (v === undefined) throw new SipParseError(`missing ${canonicalName(key)} header`, { missing: true });
   // RFC 4475 sec. 3.3.8: more than one value in a single-valued field is a 400.
-  if (v === null) throw new SipParseError(`more than one ${header} header`, { header });
+  if (v === null) throw new SipParseError(`more than one ${canonicalName(key)} header`);
   return v;
 }
 
@@ -157,16 +156,24 @@ export function buildMessage(head: ParsedHead, body: Buffer): SipMessage {
       ? new SipRequest(start.method, start.uri, headers, body)
       : new SipResponse(start.status, start.reason, headers, body);
   if (head.problem) throw withBasis(head.problem, msg);
+  // The header being read, named in any SipParseError so the 400 can say which (one variable
+  // rather than a closure per header: this runs for every message).
+  let header = 'Via';
   try {
-    const via = inHeader('Via', () => parseViaValues(headers.getAll('via')));
-    if (via.length === 0) throw new SipParseError('missing Via header', { header: 'Via', missing: true });
-    const from = inHeader('From', () => parseNameAddr(requireSingle(headers, 'from')));
-    const to = inHeader('To', () => parseNameAddr(requireSingle(headers, 'to')));
+    const via = parseViaValues(headers.getAll('via'));
+    if (via.length === 0) throw new SipParseError('missing Via header', { missing: true });
+    header = 'From';
+    const from = parseNameAddr(requireSingle(headers, 'from'));
+    header = 'To';
+    const to = parseNameAddr(requireSingle(headers, 'to'));
+    header = 'Call-ID';
     const callId = requireSingle(headers, 'call-id');
-    if (callId.length === 0 || hasWhitespaceOrControl(callId)) throw new SipParseError('malformed Call-ID', { header: 'Call-ID' });
-    const cseq = inHeader('CSeq', () => parseCSeq(requireSingle(headers, 'cseq')));
-    if (headers.count('max-forwards') > 1) throw new SipParseError('more than one Max-Forwards header', { header: 'Max-Forwards' });
-    inHeader('Max-Forwards', () => msg.maxForwards);
+    if (callId.length === 0 || hasWhitespaceOrControl(callId)) throw new SipParseError('malformed Call-ID');
+    header = 'CSeq';
+    const cseq = parseCSeq(requireSingle(headers, 'cseq'));
+    header = 'Max-Forwards';
+    if (headers.count('max-forwards') > 1) throw new SipParseError('more than one Max-Forwards header');
+    void msg.maxForwards;
     if (start.kind === 'request') {
       const req = msg as SipRequest;
       if (cseq.method !== start.method) {
@@ -176,9 +183,10 @@ export function buildMessage(head: ParsedHead, body: Buffer): SipMessage {
           header: 'CSeq',
         });
       }
-      const ruri = inHeader('Request-URI', () => req.requestUri);
+      header = 'Request-URI';
+      const ruri = req.requestUri;
       // Headers are not allowed in a Request-URI (RFC 3261 sec. 19.1.1 table 1; RFC 4475 3.1.2.11).
-      if (isSipUri(ruri) && ruri.headers.length > 0) throw new SipParseError('Request-URI carries headers', { header: 'Request-URI' });
+      if (isSipUri(ruri) && ruri.headers.length > 0) throw new SipParseError('Request-URI carries headers');
       msg.primeViews(via, from, to, cseq);
       // Everything else a UAS reads, checked here so that no malformed value can throw later,
       // deep in routing (RFC 3261 sec. 8.2: a request is validated before it is processed).
@@ -187,7 +195,7 @@ export function buildMessage(head: ParsedHead, body: Buffer): SipMessage {
       msg.primeViews(via, from, to, cseq);
     }
   } catch (e) {
-    if (e instanceof SipParseError) throw withBasis(e, msg);
+    if (e instanceof SipParseError) throw withBasis(e.inHeader(header), msg);
     throw e;
   }
   return msg;

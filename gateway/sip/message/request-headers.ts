@@ -1,5 +1,5 @@
-import { isToken, parseDigits, trimWsp } from './chars.js';
-import { SipParseError, inHeader } from './errors.js';
+import { isTokenChar, isWsp, parseDigits, trimWsp } from './chars.js';
+import { SipParseError } from './errors.js';
 import { splitList } from './headers.js';
 import { parseAccept, parseMediaType } from './media-type.js';
 import type { SipRequest } from './message.js';
@@ -35,57 +35,116 @@ function checkDeltaSeconds(value: string): void {
   if (semi >= 0 && parseParamsAt(s, semi, new Params()) !== s.length) throw new SipParseError(`malformed parameters: ${s.slice(semi, semi + 40)}`);
 }
 
-/** An option-tag list (Require, Proxy-Require, Supported: sec. 20.29, 20.32, 20.37). */
+/**
+ * An option-tag list (Require, Proxy-Require, Supported: sec. 20.29, 20.32, 20.37): tokens
+ * separated by commas and whitespace, checked in place (no split: every request has one).
+ */
 function checkTokens(line: string): void {
-  for (const tag of splitList(line)) {
-    if (tag.length > 0 && !isToken(tag)) throw new SipParseError(`bad option tag: ${tag.slice(0, 40)}`);
+  let inTag = false;
+  let gap = false;
+  for (let i = 0; i < line.length; i++) {
+    const c = line.charCodeAt(i);
+    if (c === 44) {
+      inTag = false;
+      gap = false;
+    } else if (isWsp(c)) {
+      if (inTag) gap = true;
+    } else if (!isTokenChar(c) || gap) {
+      throw new SipParseError(`bad option tag in ${line.slice(0, 40)}`);
+    } else {
+      inTag = true;
+    }
   }
 }
 
-function checkAddress(value: string): void {
-  void parseNameAddr(value).uri;
+const NAMES: Readonly<Record<string, string>> = {
+  require: 'Require', 'proxy-require': 'Proxy-Require', supported: 'Supported', 'session-expires': 'Session-Expires', 'min-se': 'Min-SE',
+};
+
+function checkAddresses(line: string): void {
+  for (const v of splitList(line)) void parseNameAddr(v).uri;
 }
 
-function each(req: SipRequest, key: string, header: string, check: (value: string) => void): void {
-  for (const line of req.headers.getAll(key)) inHeader(header, () => check(line));
-}
-
+/**
+ * One pass over the header lines (this runs for every request), `header` naming the one being
+ * read for the 400 (sec. 21.4.1).
+ */
 export function validateRequestHeaders(req: SipRequest): void {
   const method = req.method;
   // An ACK is matched and absorbed, never answered (sec. 17.2.1): only what matching reads counts.
   if (method === 'ACK') return;
-  inHeader('From', () => req.from.uri);
-  inHeader('To', () => req.to.uri);
-  const inDialog = req.to.tag !== undefined;
-  if (TARGET_METHODS.has(method)) {
-    for (const line of req.headers.getAll('contact')) {
-      for (const v of splitList(line)) inHeader('Contact', () => checkAddress(v));
+  let header = 'From';
+  try {
+    void req.from.uri;
+    header = 'To';
+    void req.to.uri;
+    const inDialog = req.to.tag !== undefined;
+    const targets = TARGET_METHODS.has(method);
+    const routeSet = DIALOG_CREATING.has(method) && !inDialog;
+    const timers = SESSION_TIMER_METHODS.has(method);
+    const h = req.headers;
+    let contacts = 0;
+    const seen = { 'content-type': false, 'session-expires': false, 'min-se': false };
+    for (let i = 0; i < h.size; i++) {
+      const key = h.keyAt(i);
+      const value = h.valueAt(i);
+      switch (key) {
+        case 'contact':
+          if (!targets) break;
+          header = 'Contact';
+          // All lines at once, in the parse the dialog reads later (SipMessage.contacts).
+          if (contacts++ > 0) break;
+          for (const c of req.contacts) {
+            if (c.wildcard) throw new SipParseError('"*" is a REGISTER Contact only');
+            void c.uri;
+          }
+          break;
+        case 'record-route':
+          if (!routeSet) break;
+          header = 'Record-Route';
+          checkAddresses(value);
+          break;
+        case 'content-type':
+          header = 'Content-Type';
+          if (seen[key]) throw new SipParseError('more than one Content-Type header');
+          seen[key] = true;
+          void parseMediaType(value);
+          break;
+        case 'accept':
+          if (method !== 'INVITE') break;
+          header = 'Accept';
+          void parseAccept([value]);
+          break;
+        case 'require':
+        case 'proxy-require':
+        case 'supported':
+          header = NAMES[key] ?? key;
+          checkTokens(value);
+          break;
+        case 'session-expires':
+        case 'min-se':
+          if (!timers) break;
+          header = NAMES[key] ?? key;
+          if (seen[key]) throw new SipParseError(`more than one ${header} header`);
+          seen[key] = true;
+          checkDeltaSeconds(value);
+          break;
+        case 'refer-to':
+          if (method !== 'REFER') break;
+          header = 'Refer-To';
+          checkAddresses(value);
+          break;
+        default:
+      }
     }
     // Sec. 8.1.1.8: a dialog-creating INVITE MUST carry a Contact. RFC 2543 peers (no magic
     // cookie in the branch, RFC 4475 sec. 3.4.1) did not have to: the dialog then reaches them at
     // the From URI over the flow the INVITE came on (see Dialog.fromInvite).
-    if (method === 'INVITE' && !inDialog && !req.headers.has('contact') && req.topVia.branch?.startsWith(MAGIC_COOKIE)) {
-      throw new SipParseError('INVITE without Contact', { header: 'Contact', missing: true });
+    if (method === 'INVITE' && !inDialog && contacts === 0 && req.topVia.branch?.startsWith(MAGIC_COOKIE)) {
+      header = 'Contact';
+      throw new SipParseError('INVITE without Contact', { missing: true });
     }
+  } catch (e) {
+    throw e instanceof SipParseError ? e.inHeader(header) : e;
   }
-  if (DIALOG_CREATING.has(method) && !inDialog) {
-    for (const line of req.headers.getAll('record-route')) {
-      for (const v of splitList(line)) inHeader('Record-Route', () => checkAddress(v));
-    }
-  }
-  const contentType = req.headers.getAll('content-type');
-  if (contentType.length > 1) throw new SipParseError('more than one Content-Type header', { header: 'Content-Type' });
-  each(req, 'content-type', 'Content-Type', (v) => void parseMediaType(v));
-  if (method === 'INVITE') inHeader('Accept', () => parseAccept(req.headers.getAll('accept')));
-  each(req, 'require', 'Require', checkTokens);
-  each(req, 'proxy-require', 'Proxy-Require', checkTokens);
-  each(req, 'supported', 'Supported', checkTokens);
-  if (SESSION_TIMER_METHODS.has(method)) {
-    for (const [key, header] of [['session-expires', 'Session-Expires'], ['min-se', 'Min-SE']] as const) {
-      const lines = req.headers.getAll(key);
-      if (lines.length > 1) throw new SipParseError(`more than one ${header} header`, { header });
-      each(req, key, header, checkDeltaSeconds);
-    }
-  }
-  if (method === 'REFER') each(req, 'refer-to', 'Refer-To', checkAddress);
 }

@@ -312,10 +312,9 @@ export class SipStack {
     if (fallback?.reliable && fallback.open) return fallback;
     if (!this.transports) throw new Error('SIP stack has no transports');
     const uri = parseTarget(uriText);
-    // Only a real IP literal: a numeric-looking name such as 1270.0.0.1 would go to DNS in dgram.
+    // A real IP literal only (dgram sends 1270.0.0.1 to DNS), over a transport we run, else the known flow.
     if (uri && isIP(uri.host) !== 0) {
       const transport = uri.transport ?? fallback?.transport ?? 'UDP';
-      // A transport we do not run (sctp, or a mangled name) cannot carry it; the known flow can.
       if (!fallback || this.transports.get(transport.toUpperCase() as TransportName)) {
         return this.transports.flowTo(transport, { address: uri.host, port: uri.port });
       }
@@ -325,10 +324,8 @@ export class SipStack {
   }
 
   /**
-   * Our Contact for a flow (sec. 8.1.1.8): where this UA receives requests of that transport.
-   * Over TLS it is `sips:` only for a SIPS dialog (sec. 8.1.1.8, 12.1.1); a `sip:` request that
-   * merely arrived over TLS gets `sip:...;transport=tls` (RFC 5630 sec. 3.1.3: TLS does not make
-   * the request SIPS), since UAs such as baresip 1.0 never ACK a `sips:` Contact they did not ask for.
+   * Our Contact on a flow (sec. 8.1.1.8). `sips:` only for a SIPS dialog (sec. 12.1.1): a `sip:` request
+   * over TLS gets `sip:...;transport=tls` (RFC 5630 sec. 3.1.3); baresip 1.0 never ACKs a `sips:` one.
    */
   contactUri(flow: Flow, sips = false, user = 'gateway'): string {
     const host = this.advertisedHost(flow);
