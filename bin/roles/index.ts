@@ -13,5 +13,11 @@ export const roleStarters: Readonly<Record<RoleName, RoleStarter>> = {
   worker: startWorkerRole,
 };
 
-/** Start order: storage users first, the SIP gateway last so calls only arrive once all is up. */
-export const roleStartOrder: readonly RoleName[] = ['worker', 'control', 'sandbox', 'gateway'];
+/**
+ * Start order (stop is the reverse). The worker comes after the gateway because it dials through
+ * the gateway's originator (bin/originator-registry.ts): started first, its first poll claimed the
+ * calls already due (after a restart, all of them) while nothing was bound, and each failed with
+ * 503; stopped last, it kept claiming calls after the gateway had gone. Inbound calls may arrive
+ * before the worker runs: what they leave for it (post-call analysis) waits in the store.
+ */
+export const roleStartOrder: readonly RoleName[] = ['control', 'sandbox', 'gateway', 'worker'];
