@@ -5,6 +5,7 @@ import { Kysely, PostgresDialect, type Dialect } from 'kysely';
 import { PGliteDialect } from 'kysely-pglite-dialect';
 import pg from 'pg';
 import { acquireDirectoryLock, type DirectoryLock } from './directory-lock.js';
+import { yieldingToIo } from './pglite-io-yield.js';
 import type { Database } from './schema.js';
 
 // int8 as BigInt, so int64 identifiers (plant ids, counters) never lose precision; PGlite does the same.
@@ -42,7 +43,7 @@ export async function openStore(options: OpenStoreOptions): Promise<Store> {
   if (dir === 'memory://') {
     const pglite = new PGlite(pgliteOptions);
     await pglite.waitReady;
-    return wrap(new PGliteDialect(pglite), 'pglite');
+    return wrap(yieldingToIo(new PGliteDialect(pglite)), 'pglite');
   }
   const absolute = resolve(dir);
   mkdirSync(absolute, { recursive: true });
@@ -50,7 +51,7 @@ export async function openStore(options: OpenStoreOptions): Promise<Store> {
   try {
     const pglite = new PGlite(absolute, pgliteOptions);
     await pglite.waitReady;
-    return wrap(new PGliteDialect(pglite), 'pglite', undefined, lock);
+    return wrap(yieldingToIo(new PGliteDialect(pglite)), 'pglite', undefined, lock);
   } catch (error) {
     lock.release();
     throw error;
