@@ -1,5 +1,6 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Clock } from '../../core/clock.js';
+import { AppError } from '../../core/errors.js';
 import type { Logger } from '../../core/logger.js';
 import { PollingLoop } from '../../core/polling-loop.js';
 import { counter } from '../../core/metrics.js';
@@ -104,6 +105,15 @@ export interface CallbackDeliveryOptions {
   readonly backoffMs?: (tries: number) => number;
 }
 
+interface CallbackRow {
+  readonly id: bigint | number;
+  readonly message_id: string;
+  readonly tenant_id: string;
+  readonly url: string;
+  readonly body: string;
+  readonly tries: number;
+}
+
 const delivered = counter('campaign_callbacks_total', 'Campaign status callback delivery results', ['result']);
 
 const defaultBackoff = (tries: number): number => Math.min(3_600_000, 15_000 * 2 ** (tries - 1)) * (0.8 + Math.random() * 0.4);
@@ -154,13 +164,13 @@ export class CallbackDelivery {
     }
   }
 
-  private async claim(): Promise<Array<{ id: bigint | number; tenant_id: string; url: string; body: string; tries: number }>> {
+  private async claim(): Promise<CallbackRow[]> {
     const now = new Date(this.options.clock.now());
     const claimFor = new Date(this.options.clock.now() + (this.options.timeoutMs ?? 10_000) * 2);
     return this.options.db.transaction().execute(async (trx) => {
       const rows = await trx
         .selectFrom('campaign_callbacks')
-        .select(['id', 'tenant_id', 'url', 'body', 'tries'])
+        .select(['id', 'message_id', 'tenant_id', 'url', 'body', 'tries'])
         .where('delivered_at', 'is', null)
         .where('given_up_at', 'is', null)
         .where('next_try_at', '<=', now)
@@ -181,10 +191,13 @@ export class CallbackDelivery {
     });
   }
 
-  private async send(row: { id: bigint | number; tenant_id: string; url: string; body: string; tries: number }): Promise<void> {
+  private async send(row: CallbackRow): Promise<void> {
     const { clock, db } = this.options;
     let status: number | undefined;
     let error: string | undefined;
+    // The target itself is refused (SSRF policy: a private, loopback, link-local or reserved
+    // address, also one a host name resolves to, or not an http(s) URL): no retry can succeed.
+    let refused = false;
     try {
       const secret = await this.options.secretFor(row.tenant_id);
       const headers: Record<string, string> = { 'content-type': 'application/json', 'user-agent': 'voice-agent-platform-callbacks' };
@@ -200,11 +213,12 @@ export class CallbackDelivery {
       status = response.status;
     } catch (thrown) {
       error = (thrown as Error).message ?? String(thrown);
+      refused = thrown instanceof AppError && (thrown.code === 'permission_denied' || thrown.code === 'invalid_argument');
     }
     const tries = row.tries + 1;
     const ok = status !== undefined && status >= 200 && status < 300;
     // 4xx other than 408/429 means the receiver rejects this body: retrying will not help.
-    const permanent = status !== undefined && status >= 400 && status < 500 && status !== 408 && status !== 429;
+    const permanent = refused || (status !== undefined && status >= 400 && status < 500 && status !== 408 && status !== 429);
     const giveUp = !ok && (permanent || tries >= (this.options.maxTries ?? 8));
     const now = clock.now();
     await db
@@ -220,7 +234,8 @@ export class CallbackDelivery {
       })
       .where('id', '=', row.id as bigint)
       .execute();
-    delivered.inc({ result: ok ? 'delivered' : giveUp ? 'given_up' : 'retry' });
-    if (!ok) this.options.logger.warn({ callbackId: String(row.id), status, error, tries, giveUp }, 'campaign callback not delivered');
+    delivered.inc({ result: ok ? 'delivered' : refused ? 'refused' : giveUp ? 'given_up' : 'retry' });
+    if (refused) this.options.logger.warn({ callbackId: String(row.id), messageId: row.message_id, reason: error, tries }, 'campaign callback refused by the outbound address policy: given up, not retried');
+    else if (!ok) this.options.logger.warn({ callbackId: String(row.id), status, error, tries, giveUp }, 'campaign callback not delivered');
   }
 }

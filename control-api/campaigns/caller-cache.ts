@@ -9,6 +9,8 @@
 export interface CachedCaller {
   readonly tenantId: string;
   readonly timezone: string;
+  /** The tenant's `settings.ssrfAllowlist`, for the Callback.URL check (delivery checks again). */
+  readonly ssrfAllowlist: readonly string[];
 }
 
 export class CallerCache {

@@ -13,7 +13,7 @@ import { hashToken } from '../tenants/api-tokens.js';
 import { acceptMessage } from './accept-message.js';
 import { CallerCache, type CachedCaller } from './caller-cache.js';
 import { MessageIntake } from './message-intake.js';
-import { parseSendMessage, type SendMessageRequest } from './send-message-request.js';
+import { checkCallbackTarget, parseSendMessage, type SendMessageRequest } from './send-message-request.js';
 import { badRoute, isJsonContentType, writeTwirpError } from './twirp.js';
 
 /**
@@ -64,7 +64,7 @@ async function resolveCaller(db: Kysely<Database>, clientId: string, token: stri
   const row = await db
     .selectFrom('tenants')
     .leftJoin('api_tokens', (join) => join.onRef('api_tokens.tenant_id', '=', 'tenants.id').on('api_tokens.token_hash', '=', digest))
-    .select(['tenants.id', 'tenants.timezone', 'api_tokens.token_hash', 'api_tokens.scopes', 'api_tokens.expires_at', 'api_tokens.revoked_at'])
+    .select(['tenants.id', 'tenants.timezone', 'tenants.settings', 'api_tokens.token_hash', 'api_tokens.scopes', 'api_tokens.expires_at', 'api_tokens.revoked_at'])
     .where('tenants.client_id', '=', clientId)
     .executeTakeFirst();
   if (!row) throw new AppError('not_found', `no tenant '${clientId}': check the client ID in the address`);
@@ -72,7 +72,15 @@ async function resolveCaller(db: Kysely<Database>, clientId: string, token: stri
   // The lookup was by digest; compare the digests again in constant time before trusting the match.
   if (!timingSafeEqual(Buffer.from(row.token_hash, 'hex'), createHash('sha256').update(token, 'utf8').digest())) throw unauthenticated();
   if (row.revoked_at || (row.expires_at && row.expires_at.getTime() <= now) || !(row.scopes ?? []).includes('campaign')) throw unauthenticated();
-  return { tenantId: row.id, timezone: row.timezone };
+  const allowlist = (row.settings as { ssrfAllowlist?: unknown } | null)?.ssrfAllowlist;
+  return { tenantId: row.id, timezone: row.timezone, ssrfAllowlist: Array.isArray(allowlist) ? allowlist.filter((e): e is string => typeof e === 'string') : [] };
+}
+
+/** The body as a request of this caller: fields (parseSendMessage), then the Callback.URL's target. */
+function validRequest(body: unknown, caller: CachedCaller, now: number): SendMessageRequest {
+  const request = parseSendMessage(body, { timezone: caller.timezone, now });
+  checkCallbackTarget(request, caller.ssrfAllowlist);
+  return request;
 }
 
 async function readBody(ctx: Koa.Context, limit: number): Promise<unknown> {
@@ -167,12 +175,12 @@ export function campaignService(deps: CampaignServiceDeps): Koa.Middleware {
       });
       let request: SendMessageRequest;
       try {
-        request = parseSendMessage(body, { timezone: caller.timezone, now });
+        request = validRequest(body, caller, now);
       } catch (error) {
         // A refusal is answered as the uncached path would: a token revoked since it was cached
-        // gets `unauthenticated`, not a validation message, and the timezone is the current one.
+        // gets `unauthenticated`, not a validation message, and the timezone and allowlist are current.
         if (!cached) throw error;
-        request = parseSendMessage(body, { timezone: (await recheckCaller()).timezone, now });
+        request = validRequest(body, await recheckCaller(), now);
       }
       const key = idempotencyKey ? { idempotencyKey } : {};
       // Fast path: stored with the concurrent requests in one statement that re-checks the caller.
@@ -181,7 +189,7 @@ export function campaignService(deps: CampaignServiceDeps): Koa.Middleware {
         // Not stored there: an Idempotency-Key replay, a campaign that is unknown or unpublished, or
         // a caller that changed since it was cached. The per-request path answers each exactly.
         const fresh = await recheckCaller();
-        accepted = await acceptMessage(deps.db, fresh.tenantId, parseSendMessage(body, { timezone: fresh.timezone, now }), { ...key, now });
+        accepted = await acceptMessage(deps.db, fresh.tenantId, validRequest(body, fresh, now), { ...key, now });
         if (accepted.created) await jobs?.([accepted], clock.now());
       }
       ctx.status = 200;

@@ -1,5 +1,6 @@
 import { DateTime } from 'luxon';
 import { AppError } from '../../core/errors.js';
+import { refusalBeforeLookup } from '../net/address-policy.js';
 
 /**
  * The SendMessage body (spec: Campaign call request), validated field by field so each error
@@ -133,4 +134,17 @@ export function parseSendMessage(body: unknown, context: { timezone: string; now
     scheduledAt,
     bypassCallingWindow: bypass === true,
   };
+}
+
+/**
+ * Refuses a Callback.URL the callback delivery would refuse anyway, as far as that can be told
+ * without DNS (the scheme is checked by the parser): an IP literal or a `localhost` name in a
+ * loopback, private, link-local (cloud metadata) or reserved range the tenant's `ssrfAllowlist`
+ * does not name. Accepting it would only queue a callback that can never be delivered. A host
+ * name is resolved, and every address it resolves to checked, at delivery (control-api/net/safe-http.ts).
+ */
+export function checkCallbackTarget(request: SendMessageRequest, allowlist: readonly string[]): void {
+  if (!request.callback) return;
+  const refused = refusalBeforeLookup(allowlist, new URL(request.callback.url).hostname);
+  if (refused) throw invalid('Callback.URL', `Callback.URL is refused by the outbound address policy: ${refused}; add the host or its network to the tenant's settings.ssrfAllowlist to allow it`);
 }

@@ -81,3 +81,19 @@ export function refusal(allowlist: readonly string[], hostname: string, address:
   if (!isBlockedAddress(address) || isAllowlisted(allowlist, hostname, address)) return undefined;
   return `outbound request to ${hostname} refused: ${address} is a loopback, private, link-local or reserved address not in the tenant's allowlist`;
 }
+
+/**
+ * What can be decided about a URL's host before any DNS lookup: an IP literal is checked as
+ * it is, and `localhost` / `*.localhost` always mean loopback (RFC 6761 sec. 6.3). Any other
+ * name needs the lookup at connection time (SafeHttp checks every address it resolves to).
+ * Returns why the host is refused, or undefined.
+ */
+export function refusalBeforeLookup(allowlist: readonly string[], hostname: string): string | undefined {
+  const host = hostname.toLowerCase().replace(/^\[|\]$/g, '').replace(/\.$/, '');
+  if (isIP(host)) return refusal(allowlist, host, host);
+  if (host === 'localhost' || host.endsWith('.localhost')) {
+    if (isAllowlisted(allowlist, host, '127.0.0.1') || isAllowlisted(allowlist, host, '::1')) return undefined;
+    return `${host} is a loopback name (RFC 6761) not in the tenant's allowlist`;
+  }
+  return undefined;
+}

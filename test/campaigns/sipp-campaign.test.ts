@@ -40,6 +40,8 @@ describe('campaign calls to SIPp: endpoint -> scheduler -> SIP Originator -> cal
     fx = await startGatewayFixture();
     await receiver.start();
     token = (await issueToken(fx.store.db, { tenantId: fx.ids.tenantId, name: 'campaign', scopes: ['campaign'] })).token;
+    // The callback receiver is on loopback, which SendMessage refuses unless the tenant allows it.
+    await fx.store.db.updateTable('tenants').set({ settings: JSON.stringify({ ssrfAllowlist: ['127.0.0.1'] }) }).where('id', '=', fx.ids.tenantId).execute();
     const originator = new SipOriginator({
       stack: fx.gateway.stack,
       media: fx.media,
