@@ -20,6 +20,7 @@ export const callViewSchema = z.object({
   contactNumber: nullableText.describe('the other party, E.164'),
   campaignId: nullableText,
   messageId: nullableText.describe('SendMessage message_id (outbound campaign calls)'),
+  attempt: z.number().int().min(1).nullable().describe('campaign calls: the attempt (1 = first call, 2 = first retry, ...)'),
   recipeId: nullableText,
   language: nullableText,
   status: z.enum(['in_progress', 'ended']),

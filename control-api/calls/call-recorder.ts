@@ -134,6 +134,7 @@ function startColumns(start: CallStart) {
     remote_number: start.remoteNumber ?? null,
     campaign_id: start.campaignId ?? null,
     message_id: start.messageId ?? null,
+    attempt: start.attempt ?? null,
     recipe_id: start.recipeId ?? null,
     language: start.language ?? null,
     variables: JSON.stringify(start.variables ?? {}),

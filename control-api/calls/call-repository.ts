@@ -18,6 +18,7 @@ export function toCallRecord(row: CallRow): CallRecord {
     remoteNumber: row.remote_number,
     campaignId: row.campaign_id,
     messageId: row.message_id,
+    attempt: row.attempt,
     recipeId: row.recipe_id,
     language: row.language,
     startedAt: row.started_at,

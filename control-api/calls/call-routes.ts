@@ -47,6 +47,7 @@ export function renderCall(tenant: TenantRef, call: CallRecord, basePath: string
     contactNumber: call.remoteNumber,
     campaignId: call.campaignId,
     messageId: call.messageId,
+    attempt: call.attempt,
     recipeId: call.recipeId,
     language: call.language,
     status: call.status,

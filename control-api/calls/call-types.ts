@@ -57,6 +57,8 @@ export interface CallStart {
   readonly campaignId?: string;
   /** The SendMessage `message_id` this call serves (outbound campaign calls). */
   readonly messageId?: string;
+  /** The campaign attempt this call is (1 = first call, 2 = first retry, ...). */
+  readonly attempt?: number;
   readonly recipeId?: string;
   readonly language?: string;
   readonly variables?: Readonly<Record<string, unknown>>;
@@ -95,6 +97,7 @@ export interface CallRecord {
   readonly remoteNumber: string | null;
   readonly campaignId: string | null;
   readonly messageId: string | null;
+  readonly attempt: number | null;
   readonly recipeId: string | null;
   readonly language: string | null;
   readonly startedAt: Date;

@@ -1,4 +1,5 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
+import { recordUnconnectedCalls } from './unconnected-calls.js';
 import type { Clock } from '../../core/clock.js';
 import type { CampaignSpec } from '../domain/campaign.js';
 import type { CampaignMessagesTable, Database } from '../store/schema.js';
@@ -77,7 +78,8 @@ export class AttemptOutcomes {
    * Settles many unanswered attempts in one transaction with multi-row statements (a burst of
    * busy outcomes must not cost a transaction each). Per attempt the effect is exactly that of
    * settling it alone: only an attempt still active changes, its message becomes final or is
-   * rescheduled for a retry, and its callbacks take the message's next sequence numbers.
+   * rescheduled for a retry, its callbacks take the message's next sequence numbers, and its call
+   * record is written (so an attempt that never connected is listed once, with its outcome).
    */
   async finishUnansweredMany(items: readonly Unanswered[]): Promise<void> {
     if (items.length === 0) return;
@@ -136,6 +138,7 @@ export class AttemptOutcomes {
         }));
       });
       for (let i = 0; i < callbacks.length; i += 500) await trx.insertInto('campaign_callbacks').values(callbacks.slice(i, i + 500)).execute();
+      await recordUnconnectedCalls(trx, changed.map(({ item }) => item), now);
       return changed;
     });
     this.deps.onCallbacksQueued();

@@ -334,9 +334,9 @@ export class RecipeCallHandler implements CallHandler {
 }
 
 /** The campaign ids are uuid columns: an id of another shape is left out rather than failing the record. */
-function campaignColumns(request: OriginateRequest): { campaignId?: string; messageId?: string; variables: Readonly<Record<string, unknown>> } {
-  const { campaignId, messageId, variables } = request.context;
-  return { ...(isUuid(campaignId) ? { campaignId } : {}), ...(isUuid(messageId) ? { messageId } : {}), variables };
+function campaignColumns(request: OriginateRequest): { campaignId?: string; messageId?: string; attempt?: number; variables: Readonly<Record<string, unknown>> } {
+  const { campaignId, messageId, attempt, variables } = request.context;
+  return { ...(isUuid(campaignId) ? { campaignId } : {}), ...(isUuid(messageId) ? { messageId, attempt } : {}), variables };
 }
 
 function startLogicOf(request: OriginateRequest): StartLogic {

@@ -171,6 +171,8 @@ export interface CallsTable {
   remote_number: string | null;
   campaign_id: string | null;
   message_id: string | null;
+  /** Campaign calls: the attempt (1 = first call, 2 = first retry, ...); null otherwise. */
+  attempt: number | null;
   recipe_id: string | null;
   language: string | null;
   started_at: Timestamp;

@@ -5,7 +5,7 @@ import type { MediaDtmfEvent } from '../../core/ports/media.js';
 import { StoreCallDirectory } from '../../control-api/gateway-adapters/store-call-directory.js';
 import { createResourceDefinitions } from '../../control-api/resources/registry.js';
 import { numberDoc, recipeDoc, testBox, trunkDoc } from '../../control-api/resources/definitions/test-fixtures.js';
-import type { Store } from '../../control-api/store/database.js';
+import type { Store, StoreKind } from '../../control-api/store/database.js';
 import { SipGateway, type SipGatewayOptions } from '../../gateway/inbound/sip-gateway.js';
 import { MediaService } from '../../media/media-service.js';
 import { freshStore } from '../helpers/stores.js';
@@ -65,13 +65,14 @@ export interface GatewayFixture {
   close(): Promise<void>;
 }
 
-/** PostgreSQL with two tenants, a trunk from 127.0.0.1, numbers; the gateway on 127.0.0.1 random ports. */
+/** PostgreSQL (or PGlite) with two tenants, a trunk from 127.0.0.1, numbers; the gateway on 127.0.0.1 random ports. */
 export async function startGatewayFixture(
   options: Partial<SipGatewayOptions> = {},
   /** Options that need the store (a directory or handler of the control plane). */
   withStore?: (store: Store) => Partial<SipGatewayOptions>,
+  kind: StoreKind = 'postgres',
 ): Promise<GatewayFixture> {
-  const store = await freshStore('postgres');
+  const store = await freshStore(kind);
   const db = store.db;
   const defs = createResourceDefinitions({ secretBox: testBox() });
   const rows = await db.insertInto('tenants').values([{ client_id: 'acme', name: 'Acme' }, { client_id: 'other', name: 'Other' }]).returning(['id', 'client_id']).execute();

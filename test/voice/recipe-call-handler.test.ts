@@ -224,12 +224,13 @@ describe('RecipeCallHandler: an inbound SIP call runs the number\'s recipe and i
     }) as never);
     const recipe = await fx.store.db.selectFrom('recipes').select('id').where('tenant_id', '=', fx.ids.tenantId).where('name', '=', 'Reminder').executeTakeFirstOrThrow();
     const campaignId = randomUUID();
+    const messageId = randomUUID();
     const result = await originator.originate({
       from: { e164: reminderNumber, phoneNumberId: number.id, sipTrunkId: trunk.id },
       to: '+919812345678',
       ringTimeoutMs: 15_000,
       startLogic: { mode: 'immediately' },
-      context: { tenantId: fx.ids.tenantId, campaignId, messageId: randomUUID(), attempt: 1, recipeId: recipe.id, variables: { name: 'Asha' } },
+      context: { tenantId: fx.ids.tenantId, campaignId, messageId, attempt: 2, recipeId: recipe.id, variables: { name: 'Asha' } },
       signal: new AbortController().signal,
     });
     assert.equal(result.outcome, 'answered');
@@ -239,6 +240,7 @@ describe('RecipeCallHandler: an inbound SIP call runs the number\'s recipe and i
     assert.equal(row.direction, 'outbound');
     assert.equal(row.remote_number, '+919812345678');
     assert.equal(row.campaign_id, campaignId);
+    assert.deepEqual([row.message_id, row.attempt], [messageId, 2], 'the record names the SendMessage and the attempt (a retry here)');
     assert.equal(row.disposition, 'reminded');
     // This callee sends no audio at all: nothing heard is no evidence either way.
     assert.equal(row.amd_verdict, 'unknown');
