@@ -19,6 +19,8 @@ export interface Unanswered {
   readonly outcome: UnansweredOutcome;
   readonly sipStatus?: number;
   readonly reason?: string;
+  /** No retry whatever the campaign says (an attempt lost with its worker: the callee may have rung). */
+  readonly final?: boolean;
 }
 
 export interface AttemptOutcomesDeps {
@@ -70,6 +72,36 @@ export class AttemptOutcomes {
     this.deps.onCallbacksQueued();
   }
 
+  /**
+   * Hands attempts whose INVITE never left (still `claimed`) back to the queue: the attempt row
+   * goes, so its number is used again, and the message is due now, for any worker. `workerId`
+   * releases only that worker's own claims; `expiredBefore` only claims whose lease lapsed
+   * before then (a dead worker's). Returns the messages handed back.
+   */
+  async release(keys: ReadonlyArray<{ readonly messageId: string; readonly attemptNo: number }>, guard: { readonly workerId?: string; readonly expiredBefore?: Date }): Promise<string[]> {
+    if (keys.length === 0) return [];
+    const now = new Date(this.deps.clock.now());
+    const released = await this.deps.db.transaction().execute(async (trx) => {
+      const ids = [...new Set(keys.map((k) => k.messageId))].sort();
+      await trx.selectFrom('campaign_messages').select('id').where('id', 'in', ids).orderBy('id').forUpdate().execute();
+      const values = sql.join(keys.map((k) => sql`(${k.messageId}::uuid, ${k.attemptNo}::int)`));
+      const { rows } = await sql<{ id: string }>`
+        WITH gone AS (
+          DELETE FROM campaign_attempts a USING (VALUES ${values}) AS v(message_id, attempt_no)
+          WHERE a.message_id = v.message_id AND a.attempt_no = v.attempt_no AND a.status = 'claimed'
+            ${guard.workerId !== undefined ? sql`AND a.worker_id = ${guard.workerId}` : sql``}
+            ${guard.expiredBefore !== undefined ? sql`AND a.lease_until < ${guard.expiredBefore}` : sql``}
+          RETURNING a.message_id, a.attempt_no
+        )
+        UPDATE campaign_messages m SET status = 'scheduled', attempts_made = gone.attempt_no - 1, next_attempt_at = ${now}, updated_at = ${now}
+        FROM gone WHERE m.id = gone.message_id AND m.status = 'calling'
+        RETURNING m.id`.execute(trx);
+      return rows.map((r) => r.id);
+    });
+    await Promise.all(released.map((id) => this.deps.enqueue(id, now.getTime())));
+    return released;
+  }
+
   async finishUnanswered(message: MessageRow, attemptNo: number, spec: CampaignSpec, outcome: UnansweredOutcome, sipStatus?: number, reason?: string): Promise<void> {
     await this.finishUnansweredMany([{ message, attemptNo, spec, outcome, ...(sipStatus !== undefined ? { sipStatus } : {}), ...(reason !== undefined ? { reason } : {}) }]);
   }
@@ -92,7 +124,7 @@ export class AttemptOutcomes {
       seen.add(key);
       return true;
     });
-    const decided = unique.map((item) => ({ item, decision: decideRetry(item.spec, item.attemptNo, item.outcome, now) }));
+    const decided = unique.map((item) => ({ item, decision: item.final ? ({ retry: false } as const) : decideRetry(item.spec, item.attemptNo, item.outcome, now) }));
     const settled = await this.deps.db.transaction().execute(async (trx) => {
       // Message rows first, in id order: the same lock order as every other writer of a batch.
       const ids = [...new Set(unique.map((i) => i.message.id))].sort();

@@ -1,16 +1,15 @@
 import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
 import type { Clock, TimerHandle } from '../../core/clock.js';
 import type { Logger } from '../../core/logger.js';
-import { counter, histogram } from '../../core/metrics.js';
-import type { OriginateResult, Originator } from '../../core/ports/originator.js';
-import { campaignSchema, type CampaignSpec } from '../domain/campaign.js';
+import { counter } from '../../core/metrics.js';
+import type { Originator } from '../../core/ports/originator.js';
 import type { CampaignMessagesTable, Database } from '../store/schema.js';
 import { enqueueCallback, type MessageForCallback } from './callbacks.js';
-import { AttemptOutcomes, type Unanswered } from './attempt-outcomes.js';
-import { GroupCommit } from './group-commit.js';
-import { Limiter } from './limiter.js';
+import { AttemptDialer, type Claim } from './attempt-dialer.js';
+import { AttemptOutcomes } from './attempt-outcomes.js';
+import { recoverExpiredAttempts } from './lease-recovery.js';
 import { nextOpening } from './working-window.js';
-import { activeStatuses, belowLimits, campaignContext, type CampaignContext } from './claim-context.js';
+import { belowLimits, campaignContext, type CampaignContext } from './claim-context.js';
 
 /**
  * Places campaign calls. A job (Agenda or the store poller) calls `runMessage(id)` when a message
@@ -19,9 +18,11 @@ import { activeStatuses, belowLimits, campaignContext, type CampaignContext } fr
  *  - not due / not scheduled: nothing happens;
  *  - outside the working window: reschedule to the next opening or discard (campaign DND setting);
  *  - at a concurrency limit: stay queued and look again shortly;
- *  - otherwise claim the attempt by inserting the (message_id, attempt_no) row, commit, then dial.
+ *  - otherwise claim the attempt by inserting the (message_id, attempt_no) row, commit, then dial
+ *    (attempt-dialer.ts: `dialing` is committed right before the INVITE leaves).
  * An attempt row carries a lease the dialing worker renews; an expired lease means the worker
- * died mid-attempt and `recoverExpired` settles it (answered: completed; else failed + retry policy).
+ * died mid-attempt and `recoverExpired` settles it (lease-recovery.ts): never dialled, it is
+ * handed back to the queue; dialled, it is never placed again.
  */
 export type RunResult = 'locked' | 'not-scheduled' | 'not-due' | 'rescheduled' | 'discarded' | 'queued' | 'dialing' | 'duplicate';
 
@@ -40,21 +41,13 @@ export interface CampaignSchedulerOptions {
   readonly enqueue?: (messageId: string, dueAt: number) => Promise<void>;
   /** Outcome transactions run at once; default 4 (leave pooled connections for claiming). */
   readonly bookkeepingConcurrency?: number;
-  /** Unanswered outcomes settled per transaction at most; default 500. */
+  /** Unanswered outcomes (and ringing / answered steps) settled per transaction at most; default 500. */
   readonly outcomeBatchSize?: number;
   /** Called after callbacks were queued, to wake the delivery loop. */
   readonly onCallbacksQueued?: () => void;
 }
 
 type MessageRow = Selectable<CampaignMessagesTable>;
-
-interface Claim {
-  readonly message: MessageRow;
-  readonly spec: CampaignSpec;
-  readonly attemptNo: number;
-  readonly from: { e164: string; phoneNumberId: string; sipTrunkId: string | null };
-  readonly recipeId: string;
-}
 
 interface PendingClaim {
   readonly followUp: FollowUp;
@@ -70,45 +63,35 @@ interface FollowUp {
 }
 
 const runs = counter('campaign_runs_total', 'Campaign message job runs by result', ['result']);
-const outcomes = counter('campaign_attempt_outcomes_total', 'Campaign call attempt outcomes', ['outcome']);
-const lateness = histogram('campaign_dial_lateness_seconds', 'Time from an attempt being due to originate() being called', [], [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30]);
 
 const forCallback = (m: MessageRow): MessageForCallback => m;
 
 export class CampaignScheduler {
-  private readonly inFlight = new Map<string, { controller: AbortController; done: Promise<void> }>();
   private heartbeat: TimerHandle | undefined;
-  // Outcome transactions of a burst of calls must not take every pooled connection: claiming the
-  // next calls is what keeps them on time.
-  private readonly bookkeeping: Limiter;
   private readonly outcomes: AttemptOutcomes;
-  // Unanswered outcomes (a burst of busy / failed calls) are settled in groups, one transaction each.
-  private readonly unanswered: GroupCommit<Unanswered, undefined>;
+  private readonly dialer: AttemptDialer;
   private stopping = false;
 
   constructor(private readonly options: CampaignSchedulerOptions) {
-    this.bookkeeping = new Limiter(options.bookkeepingConcurrency ?? 4);
     this.outcomes = new AttemptOutcomes({
       db: options.db,
       clock: options.clock,
       onCallbacksQueued: () => options.onCallbacksQueued?.(),
       enqueue: (id, at) => this.enqueue(id, at),
     });
-    this.unanswered = new GroupCommit({
-      flush: async (items) => {
-        try {
-          await this.outcomes.finishUnansweredMany(items);
-        } catch (error) {
-          if (items.length === 1) throw error;
-          // One attempt's value the server refuses must not leave the whole group unsettled
-          // (until its leases expire): settle each alone; only the offending one fails.
-          this.options.logger.warn({ err: error, attempts: items.length }, 'settling a group of call outcomes failed; settling them one by one');
-          await Promise.allSettled(items.map((item) => this.outcomes.finishUnansweredMany([item]).catch((e: unknown) => this.options.logger.error({ err: e, messageId: item.message.id, attempt: item.attemptNo }, 'campaign call bookkeeping failed'))));
-        }
-        return items.map(() => undefined);
-      },
-      maxBatch: options.outcomeBatchSize ?? 500,
-      maxConcurrent: 1,
+    this.dialer = new AttemptDialer({
+      db: options.db,
+      originator: options.originator,
+      clock: options.clock,
+      logger: options.logger,
+      workerId: options.workerId,
+      leaseMs: this.leaseMs,
+      outcomes: this.outcomes,
+      outcomeBatchSize: options.outcomeBatchSize ?? 500,
+      // Outcome transactions of a burst of calls must not take every pooled connection: claiming the
+      // next calls is what keeps them on time.
+      bookkeepingConcurrency: options.bookkeepingConcurrency ?? 4,
+      onCallbacksQueued: () => options.onCallbacksQueued?.(),
     });
   }
 
@@ -125,23 +108,16 @@ export class CampaignScheduler {
   async stop(graceMs = 0): Promise<void> {
     this.stopping = true;
     if (this.heartbeat) this.options.clock.clearTimeout(this.heartbeat);
-    const all = Promise.all([...this.inFlight.values()].map((c) => c.done));
-    let timer: NodeJS.Timeout | undefined;
-    const timedOut = await Promise.race([all.then(() => false), new Promise<boolean>((r) => (timer = setTimeout(() => r(true), graceMs)))]);
-    clearTimeout(timer);
-    if (timedOut) {
-      for (const call of this.inFlight.values()) call.controller.abort(new Error('worker stopping'));
-      await all;
-    }
+    if (!(await this.dialer.waitFor(graceMs))) await this.dialer.abortAll(new Error('worker stopping'));
   }
 
   /** Resolves when every call this worker placed has been settled in the store. */
   async settled(): Promise<void> {
-    while (this.inFlight.size > 0) await Promise.all([...this.inFlight.values()].map((c) => c.done));
+    await this.dialer.settled();
   }
 
   get activeCalls(): number {
-    return this.inFlight.size;
+    return this.dialer.activeCalls;
   }
 
   async runMessage(messageId: string): Promise<RunResult> {
@@ -177,7 +153,17 @@ export class CampaignScheduler {
    * skipped. Returns how many messages were decided.
    */
   async runDueBatch(limit = 200, graceMs = 0): Promise<number> {
-    if (this.stopping) return 0;
+    return (await this.claimDueBatch(limit, graceMs)).decided;
+  }
+
+  /**
+   * `runDueBatch`, also giving when the batch's calls have sent their INVITEs (or ended without
+   * one), at most `dispatchWaitMs` later. Claiming sweeps wait for it before the next batch:
+   * calls are claimed as fast as they are dialled, not faster, and on PGlite a claim (which
+   * holds the event loop while it runs) does not delay INVITEs that are ready to go.
+   */
+  async claimDueBatch(limit = 200, graceMs = 0, dispatchWaitMs = 5_000): Promise<{ decided: number; dispatched: Promise<void> }> {
+    if (this.stopping) return { decided: 0, dispatched: Promise.resolve() };
     const now = this.options.clock.now();
     const followUps: FollowUp[] = [];
     const decided = await this.options.db.transaction().execute(async (trx) => {
@@ -201,17 +187,23 @@ export class CampaignScheduler {
       await this.flushClaims(trx, pending, now);
       return due.length;
     });
-    await this.afterCommit(followUps, now);
-    return decided;
+    const { dispatched } = await this.afterCommit(followUps, now);
+    let timer: NodeJS.Timeout | undefined;
+    const bounded = Promise.race([dispatched, new Promise<void>((resolve) => (timer = setTimeout(resolve, dispatchWaitMs)))]).finally(() => clearTimeout(timer));
+    return { decided, dispatched: bounded };
   }
 
-  private async afterCommit(followUps: readonly FollowUp[], now: number): Promise<void> {
+  /** Starts the claimed calls and queues the follow-ups; `dispatched`: when the calls' INVITEs are out. */
+  private async afterCommit(followUps: readonly FollowUp[], now: number): Promise<{ dispatched: Promise<void> }> {
     if (followUps.some((f) => f.callbacks)) this.options.onCallbacksQueued?.();
+    const started: Array<Promise<void>> = [];
     for (const followUp of followUps) {
       if (followUp.result) runs.inc({ result: followUp.result });
-      if (followUp.claim) this.startCall(followUp.claim, now);
+      if (followUp.claim) started.push(this.dialer.start(followUp.claim, now));
     }
     await Promise.all(followUps.filter((f) => f.enqueueAt !== undefined).map((f) => this.enqueue(f.messageId, f.enqueueAt!)));
+    // Wrapped: an async function returning a promise would wait for it.
+    return { dispatched: Promise.all(started).then(() => undefined) };
   }
 
   /** The decision for one due, locked, scheduled message (see the class comment). */
@@ -273,7 +265,7 @@ export class CampaignScheduler {
         attempt_no: attemptNo,
         campaign_id: message.campaign_id,
         from_e164: campaign.e164,
-        status: 'dialing',
+        status: 'claimed',
         worker_id: this.options.workerId,
         lease_until: new Date(now + this.leaseMs),
         started_at: new Date(now),
@@ -299,7 +291,7 @@ export class CampaignScheduler {
             attempt_no: claim.attemptNo,
             campaign_id: claim.message.campaign_id,
             from_e164: claim.from.e164,
-            status: 'dialing',
+            status: 'claimed',
             worker_id: this.options.workerId,
             lease_until: new Date(now + this.leaseMs),
             started_at: new Date(now),
@@ -332,49 +324,6 @@ export class CampaignScheduler {
     }
   }
 
-  private startCall(claim: Claim, claimedAt: number): void {
-    const key = `${claim.message.id}#${claim.attemptNo}`;
-    const controller = new AbortController();
-    const done = this.call(claim, claimedAt, controller.signal)
-      .catch((error: unknown) => this.options.logger.error({ err: error, messageId: claim.message.id, attempt: claim.attemptNo }, 'campaign call bookkeeping failed'))
-      .finally(() => this.inFlight.delete(key));
-    this.inFlight.set(key, { controller, done });
-  }
-
-  private async call(claim: Claim, claimedAt: number, signal: AbortSignal): Promise<void> {
-    const { message, attemptNo, spec } = claim;
-    const due = message.next_attempt_at?.getTime() ?? message.requested_at.getTime();
-    lateness.observe(Math.max(0, claimedAt - due) / 1000);
-    // State updates of one attempt are applied in order, whatever order the events race in.
-    let chain = Promise.resolve();
-    const step = (work: () => Promise<void>): Promise<void> => (chain = chain.then(() => this.bookkeeping.run(work)));
-    let result: OriginateResult;
-    try {
-      result = await this.options.originator.originate({
-        from: claim.from,
-        to: message.to_e164,
-        ringTimeoutMs: spec.ringDurationSeconds * 1000,
-        startLogic: spec.startLogic,
-        context: { tenantId: message.tenant_id, campaignId: message.campaign_id, messageId: message.id, attempt: attemptNo, recipeId: claim.recipeId, variables: message.variables as Record<string, unknown> },
-        signal,
-        onRinging: () => void step(() => this.outcomes.progress(message, attemptNo, 'ringing', ['dialing'])).catch(() => undefined),
-      });
-    } catch (error) {
-      result = { outcome: 'failed', reason: `originator error: ${(error as Error).message ?? String(error)}` };
-    }
-    outcomes.inc({ outcome: result.outcome });
-    if (result.outcome !== 'answered') {
-      const reason = 'reason' in result ? result.reason : undefined;
-      const item: Unanswered = { message, attemptNo, spec, outcome: result.outcome, ...(result.sipStatus !== undefined ? { sipStatus: result.sipStatus } : {}), ...(reason !== undefined ? { reason } : {}) };
-      // Not through the bookkeeping limiter: the group commit itself bounds the transactions.
-      await (chain = chain.then(() => this.unanswered.submit(item)));
-      return;
-    }
-    await step(() => this.outcomes.progress(message, attemptNo, 'answered', ['dialing', 'ringing'], { sipStatus: result.sipStatus }));
-    const completion = await result.completion;
-    await step(() => this.outcomes.complete(message, attemptNo, completion.reason, completion.durationMs));
-  }
-
   private scheduleHeartbeat(): void {
     const every = Math.max(50, Math.floor(this.leaseMs / 3));
     this.heartbeat = this.options.clock.setTimeout(() => {
@@ -388,37 +337,14 @@ export class CampaignScheduler {
 
   /** Extends the lease of every attempt this worker is still running. */
   async renewLeases(): Promise<void> {
-    if (this.inFlight.size === 0) return;
-    await this.options.db
-      .updateTable('campaign_attempts')
-      .set({ lease_until: new Date(this.options.clock.now() + this.leaseMs) })
-      .where('worker_id', '=', this.options.workerId)
-      .where('status', 'in', activeStatuses)
-      .execute();
+    await this.dialer.renewLeases(new Date(this.options.clock.now() + this.leaseMs));
   }
 
   /**
-   * Settles attempts whose worker stopped renewing the lease (crashed or was cut off): an answered
-   * call is recorded as completed; anything earlier as failed, retried if the campaign says so.
-   * The attempt number stays used, so the same attempt is never placed twice.
+   * Settles attempts whose worker stopped renewing the lease (crashed or was cut off), see
+   * lease-recovery.ts. Returns how many were settled or handed back.
    */
-  async recoverExpired(limit = 100): Promise<number> {
-    const now = new Date(this.options.clock.now());
-    const expired = await this.options.db
-      .selectFrom('campaign_attempts')
-      .innerJoin('campaign_messages', 'campaign_messages.id', 'campaign_attempts.message_id')
-      .innerJoin('campaigns', 'campaigns.id', 'campaign_messages.campaign_id')
-      .select(['campaign_attempts.message_id', 'campaign_attempts.attempt_no', 'campaign_attempts.status', 'campaigns.spec'])
-      .where('campaign_attempts.status', 'in', activeStatuses)
-      .where('campaign_attempts.lease_until', '<', now)
-      .limit(limit)
-      .execute();
-    for (const row of expired) {
-      const message = await this.options.db.selectFrom('campaign_messages').selectAll().where('id', '=', row.message_id).executeTakeFirstOrThrow();
-      this.options.logger.warn({ messageId: row.message_id, attempt: row.attempt_no, status: row.status }, 'campaign call lease expired: settling the attempt');
-      if (row.status === 'answered') await this.outcomes.complete(message, row.attempt_no, 'worker-lost');
-      else await this.outcomes.finishUnanswered(message, row.attempt_no, campaignSchema.parse(row.spec), 'failed', undefined, 'worker-lost');
-    }
-    return expired.length;
+  async recoverExpired(limit = 500): Promise<number> {
+    return recoverExpiredAttempts({ db: this.options.db, clock: this.options.clock, logger: this.options.logger, outcomes: this.outcomes }, limit);
   }
 }

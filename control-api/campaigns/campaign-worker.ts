@@ -104,7 +104,12 @@ export async function startCampaignWorker(options: CampaignWorkerOptions): Promi
     let sweep: Promise<void> | undefined;
     await agenda.process(async (id) => {
       sweep ??= (async () => {
-        while ((await scheduler.runDueBatch(settings.claimBatchSize)) === settings.claimBatchSize);
+        // As the store poller's sweep: the next batch once this one's INVITEs are out.
+        for (;;) {
+          const { decided, dispatched } = await scheduler.claimDueBatch(settings.claimBatchSize);
+          if (decided < settings.claimBatchSize) break;
+          await dispatched;
+        }
       })().finally(() => (sweep = undefined));
       await sweep;
       return scheduler.runMessage(id);

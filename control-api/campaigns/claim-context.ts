@@ -4,8 +4,10 @@ import type { CampaignMessagesTable, Database } from '../store/schema.js';
 import { resolveWindow } from './retry-policy.js';
 import type { CallingWindow } from './working-window.js';
 
-/** What the scheduler reads to decide on a message: campaign, number, window, concurrency. */
-export const activeStatuses = ['dialing', 'ringing', 'answered'] as const;
+// What the scheduler reads to decide on a message: campaign, number, window, concurrency.
+
+/** Attempt statuses that hold a line: claimed (INVITE not sent yet), dialing (it may have left), ringing, answered. */
+export const activeStatuses = ['claimed', 'dialing', 'ringing', 'answered'] as const;
 
 export interface CampaignContext {
   readonly spec: CampaignSpec;

@@ -54,10 +54,12 @@ export class DuePoller {
     const sweep = async (): Promise<number> => {
       let ran = 0;
       for (;;) {
-        const n = await scheduler.runDueBatch(batch, this.options.graceMs ?? 0);
+        const { decided: n, dispatched } = await scheduler.claimDueBatch(batch, this.options.graceMs ?? 0);
         ran += n;
         // Messages queued behind a limit come back 1 s later, so a short batch means "done for now".
         if (n < batch || this.stopping) return ran;
+        // The next batch once this one's INVITEs are out (see claimDueBatch).
+        await dispatched;
       }
     };
     // Concurrent sweeps take disjoint rows (SKIP LOCKED) and overlap their commits.

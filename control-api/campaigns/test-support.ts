@@ -77,9 +77,15 @@ export class ScriptedOriginator implements Originator {
     return this;
   }
 
+  /** As the SIP originator does: the dial is recorded (`beforeInvite`) before the callee can ring. */
   async originate(request: OriginateRequest): Promise<OriginateResult> {
     this.requests.push(request);
     const script = this.scripts.shift() ?? this.fallback;
+    try {
+      await request.beforeInvite?.();
+    } catch (error) {
+      return { outcome: 'failed', reason: `not dialled: ${(error as Error).message}` };
+    }
     return script(request);
   }
 }

@@ -26,8 +26,8 @@ export const schedulerSchema = z.strictObject({
   reconcilePollMs: ms(3_600_000).default(10_000),
   /** Next to Agenda the poller only takes messages overdue by this much. */
   reconcileGraceMs: z.number().int().min(0).max(3_600_000).default(30_000),
-  /** Due messages claimed per transaction. */
-  claimBatchSize: z.number().int().min(1).max(2_000).default(500),
+  /** Due messages claimed per transaction; a sweep claims its next batch once this one's INVITEs are out (docs/scheduler.md). */
+  claimBatchSize: z.number().int().min(1).max(2_000).default(200),
   /** Claiming transactions run at once per sweep. */
   claimParallelism: z.number().int().min(1).max(16).default(2),
   /** An attempt's lease; renewed every third of it while the call runs. */

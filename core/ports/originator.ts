@@ -40,6 +40,14 @@ export interface OriginateRequest {
   readonly signal: AbortSignal;
   /** Called once on the first provisional response showing the callee is alerted (180/183). */
   readonly onRinging?: () => void;
+  /**
+   * Awaited once, after the route and media are ready and right before the first INVITE is
+   * handed to the transport: from then on the callee may ring. The campaign scheduler records
+   * it durably here, so after a crash it knows which calls may have rung (never to be placed
+   * again) and which never left (placed by another worker). A rejection cancels the dial with
+   * no INVITE sent (outcome `failed`).
+   */
+  readonly beforeInvite?: () => Promise<void>;
 }
 
 /** How an answered call ended. */

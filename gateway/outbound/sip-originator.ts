@@ -119,6 +119,14 @@ export class SipOriginator implements Originator {
       log.warn({ err: error }, 'no media session for an outbound call');
       return { outcome: 'failed', sipStatus: 503, reason: 'no media capacity', cause: error };
     }
+    if (request.beforeInvite) {
+      try {
+        await request.beforeInvite();
+      } catch (error) {
+        await session.close();
+        return { outcome: 'failed', reason: `not dialled: ${error instanceof Error ? error.message : String(error)}` };
+      }
+    }
     const hostPart = route.host.includes(':') ? `[${route.host}]` : route.host;
     const scheme = route.transport === 'tls' ? 'sips' : 'sip';
     let ringing = false;

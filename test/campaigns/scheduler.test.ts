@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { FakeClock } from '../../core/clock.js';
 import { createLogger } from '../../core/logger.js';
-import type { OriginateResult } from '../../core/ports/originator.js';
+import type { OriginateResult, Originator } from '../../core/ports/originator.js';
 import { acceptMessage } from '../../control-api/campaigns/accept-message.js';
 import { AttemptOutcomes } from '../../control-api/campaigns/attempt-outcomes.js';
 import { CallbackDelivery } from '../../control-api/campaigns/callbacks.js';
@@ -23,6 +23,13 @@ const monday10 = Date.parse('2026-03-02T04:30:00Z');
 const busy: OriginateResult = { outcome: 'busy', sipStatus: 486 };
 const noAnswer: OriginateResult = { outcome: 'no-answer', sipStatus: 487 };
 const failed503: OriginateResult = { outcome: 'failed', sipStatus: 503, reason: 'Service Unavailable' };
+
+/** Polls `condition` until it holds, failing after `ms`. */
+async function waitFor(condition: () => Promise<boolean>, ms = 5_000): Promise<void> {
+  for (const until = Date.now() + ms; !(await condition()); await new Promise((r) => setTimeout(r, 10))) {
+    if (Date.now() > until) throw new Error('condition not met in time');
+  }
+}
 
 forEachStore('campaign scheduler', (store) => {
   const db = () => store().db;
@@ -297,22 +304,78 @@ forEachStore('campaign scheduler', (store) => {
       }
     });
 
-    it('settles an attempt whose worker died mid-ring as failed and retries it as a new attempt, never re-placing it', async () => {
-      const id = await send(await campaign({ maxRetries: 1, retryIntervalMinutes: 1 }), monday10);
-      originator.queue(() => new Promise<OriginateResult>(() => undefined)); // the worker dies during this call
+    it('settles an attempt whose worker died after dialing as failed (worker-lost) and never places it again, retries or not', async () => {
+      const id = await send(await campaign({ maxRetries: 1, retryIntervalMinutes: 1, retryScenarios: ['failed'] }), monday10);
+      originator.queue(() => new Promise<OriginateResult>(() => undefined)); // the worker dies while it rings
       const crashed = newScheduler('worker-crashed', 30_000);
       assert.equal(await crashed.runMessage(id), 'dialing');
+      await waitFor(async () => (await attempts(id))[0]?.status === 'dialing');
       const survivor = newScheduler('worker-b', 30_000);
       assert.equal(await survivor.recoverExpired(), 0, 'a live lease is left alone');
       clock.advance(31_000);
       assert.equal(await survivor.recoverExpired(), 1);
       assert.deepEqual((await attempts(id)).map((a) => [a.attempt_no, a.status, a.reason]), [[1, 'failed', 'worker-lost']]);
+      assert.equal((await message(id)).status, 'failed');
       clock.advance(1 * minutes);
+      assert.equal(await survivor.runMessage(id), 'not-scheduled');
+      assert.equal(originator.requests.length, 1, 'the callee may have rung: no second call');
+      await flush();
+      assert.deepEqual(receiver.statuses(id), ['scheduled#0', 'failed#1']);
+      assert.equal(receiver.received.find((r) => r.body.message_id === id && r.body.status === 'failed')?.body.final, true);
+      const [call] = await db().selectFrom('calls').select(['attempt', 'outcome', 'end_reason']).where('message_id', '=', id).execute();
+      assert.deepEqual(call, { attempt: 1, outcome: 'failed', end_reason: 'failed' }, 'the lost attempt is a call record too');
+    });
+
+    it('hands an attempt claimed but never dialled back to the queue when its worker dies, and it is placed once', async () => {
+      const id = await send(await campaign({ maxRetries: 0 }), monday10);
+      // The worker is killed after the claim, before the INVITE (while it looks up the route).
+      const stuck: Originator = { originate: () => new Promise<OriginateResult>(() => undefined) };
+      const crashed = new CampaignScheduler({ db: db(), originator: stuck, clock, logger, workerId: 'worker-crashed', leaseMs: 30_000 });
+      assert.equal(await crashed.runMessage(id), 'dialing');
+      assert.deepEqual((await attempts(id)).map((a) => [a.attempt_no, a.status]), [[1, 'claimed']]);
+      clock.advance(31_000);
+      const survivor = newScheduler('worker-b', 30_000);
+      assert.equal(await survivor.recoverExpired(), 1);
+      assert.deepEqual(await attempts(id), [], 'the attempt number is free again');
+      assert.deepEqual([(await message(id)).status, (await message(id)).attempts_made], ['scheduled', 0]);
       originator.queue(() => busy);
-      await run(id, survivor);
-      assert.deepEqual((await attempts(id)).map((a) => [a.attempt_no, a.status]), [[1, 'failed'], [2, 'busy']]);
-      assert.equal(originator.requests.length, 2);
-      assert.deepEqual(originator.requests.map((r) => r.context.attempt), [1, 2]);
+      assert.equal(await run(id, survivor), 'dialing');
+      assert.deepEqual((await attempts(id)).map((a) => [a.attempt_no, a.status]), [[1, 'busy']]);
+      assert.deepEqual(originator.requests.map((r) => r.context.attempt), [1]);
+      await flush();
+      assert.deepEqual(receiver.statuses(id), ['scheduled#0', 'busy#1']);
+    });
+
+    it('a worker whose claim was handed back while it stalled sends no INVITE for it', async () => {
+      const id = await send(await campaign({ maxRetries: 0 }), monday10);
+      let resume: () => void = () => undefined;
+      const stalled = new Promise<void>((r) => (resume = r));
+      let invitedByStalled = false;
+      const slow: Originator = {
+        async originate(request) {
+          await stalled; // e.g. cut off from the database past its lease
+          try {
+            await request.beforeInvite?.();
+          } catch (error) {
+            return { outcome: 'failed', reason: (error as Error).message };
+          }
+          invitedByStalled = true;
+          return busy;
+        },
+      };
+      const stalledWorker = new CampaignScheduler({ db: db(), originator: slow, clock, logger, workerId: 'worker-stalled', leaseMs: 30_000 });
+      assert.equal(await stalledWorker.runMessage(id), 'dialing');
+      clock.advance(31_000);
+      const survivor = newScheduler('worker-b', 30_000);
+      assert.equal(await survivor.recoverExpired(), 1);
+      originator.queue(() => busy);
+      assert.equal(await run(id, survivor), 'dialing');
+      resume();
+      await stalledWorker.settled();
+      assert.equal(invitedByStalled, false);
+      assert.deepEqual((await attempts(id)).map((a) => [a.attempt_no, a.status]), [[1, 'busy']]);
+      assert.equal((await message(id)).status, 'busy');
+      assert.equal(originator.requests.length, 1);
     });
 
     it('records an answered call whose worker died as completed (worker-lost)', async () => {
@@ -321,7 +384,7 @@ forEachStore('campaign scheduler', (store) => {
       originator.queue(() => call.result); // never hung up: the worker is gone
       const crashed = newScheduler('worker-crashed', 30_000);
       await crashed.runMessage(id);
-      await new Promise((r) => setTimeout(r, 50));
+      await waitFor(async () => (await attempts(id))[0]?.status === 'answered');
       clock.advance(31_000);
       await newScheduler('worker-b').recoverExpired();
       assert.equal((await message(id)).status, 'completed');
