@@ -83,7 +83,7 @@ describe('platform configuration', () => {
     const defaults = loadConfig({ env: {} }).scheduler;
     assert.equal(defaults.pollMs, 500);
     assert.equal(defaults.reconcileGraceMs, 30_000);
-    assert.equal(defaults.claimBatchSize, 500);
+    assert.equal(defaults.claimBatchSize, 200);
     const dir = mkdtempSync(path.join(tmpdir(), 'vap-cfg-'));
     const file = path.join(dir, 'platform.yaml');
     writeFileSync(file, 'scheduler:\n  claimBatchSize: 100\n  leaseMs: 30000\n');

@@ -78,7 +78,9 @@ describe('campaign jobs through Agenda 6 on PostgreSQL', function () {
     const id = await sendAt(due);
     await sleep(due - Date.now() - 300);
     assert.equal(originator.requests.length, 0, 'not dialed before the due time');
-    await until(() => originator.requests.length === 1, 5_000);
+    // The script runs after the dial is recorded (beforeInvite): wait for the INVITE itself.
+    await until(() => dialedAt.length === 1, 5_000);
+    assert.equal(originator.requests.length, 1);
     assert.ok(dialedAt[0]! >= due, `dialed ${dialedAt[0]! - due} ms early`);
     assert.ok(dialedAt[0]! - due < 3_000, `dialed ${dialedAt[0]! - due} ms late`);
     await until(() => receiver.statuses(id).length === 2, 5_000);

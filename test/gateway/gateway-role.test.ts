@@ -104,7 +104,7 @@ describe('platform process: gateway role', function () {
     }
   });
 
-  it("runs a SIPp call with the tenant's cloud speech (settings.speech applied with the CLI): Deepgram hears the caller, ElevenLabs speaks the branch", async () => {
+  it("runs a SIPp call with the tenant's cloud speech (settings.speech applied with the CLI): Deepgram hears the caller, ElevenLabs speaks the branch", async function () {
     this.timeout(180_000);
     const dataDir = mkdtempSync(path.join(tmpdir(), 'vap-gw-speech-'));
     const deepgramKey = 'dg-role-key-0123456789abcdef';
