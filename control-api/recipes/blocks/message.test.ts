@@ -12,10 +12,10 @@ describe('Message block', () => {
     assert.equal(ctx.heard.length, 0);
   });
 
-  it('renders a missing variable as empty and reports it instead of failing', async () => {
+  it('renders a missing variable as empty, leaves no stray space before punctuation, and reports it instead of failing', async () => {
     const ctx = fakeContext();
     await messageBlock.run(ctx, { text: 'Dear {{first_name}}, hello.' }, ctx.signal);
-    assert.equal(ctx.said[0]?.text, 'Dear , hello.');
+    assert.equal(ctx.said[0]?.text, 'Dear, hello.');
     assert.deepEqual(ctx.warnings, ["template variable 'first_name' is not set"]);
   });
 });

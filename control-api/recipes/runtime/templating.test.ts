@@ -16,6 +16,20 @@ describe('templating', () => {
     assert.deepEqual(missing, ['nope', 'loan.nope']);
   });
 
+  it('leaves no doubled or stray whitespace where a missing variable was (text only, not encoded output)', () => {
+    const cases: [string, string][] = [
+      ['Hello {{nope}}, your Greenleaf order is ready.', 'Hello, your Greenleaf order is ready.'],
+      ['Dear {{nope}} {{nope2}}.', 'Dear.'],
+      ['Hi {{nope}} there, {{name}}!', 'Hi there, प्रिया!'],
+      ['{{nope}} Welcome back', 'Welcome back'],
+      ['Your code is {{nope}}\nThanks', 'Your code is\nThanks'],
+      ['Paid ({{nope}}) today', 'Paid () today'],
+      ['Due on {{nope}} at {{nope2}}.', 'Due on at.'],
+    ];
+    for (const [template, spoken] of cases) assert.equal(render(template, scope), spoken, template);
+    assert.equal(render('a={{nope}}&b={{name}}', scope, undefined, encodeURIComponent), 'a=&b=%E0%A4%AA%E0%A5%8D%E0%A4%B0%E0%A4%BF%E0%A4%AF%E0%A4%BE');
+  });
+
   it('leaves non-placeholders alone and encodes substituted values on request', () => {
     assert.equal(render('{{ 1bad }} {name} {{name}}', scope, undefined, encodeURIComponent), '{{ 1bad }} {name} %E0%A4%AA%E0%A5%8D%E0%A4%B0%E0%A4%BF%E0%A4%AF%E0%A4%BE');
     assert.deepEqual(referencedNames('{{a}} and {{ b.c }}'), ['a', 'b.c']);

@@ -12,20 +12,41 @@ export interface TemplateScope {
 
 const placeholder = /\{\{\s*([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z0-9_]+)*)\s*\}\}/g;
 
+/** Marks where a placeholder rendered empty (a private-use character no template contains). */
+const gap = '\uE000';
+
+/**
+ * Text (no `encode`: prose spoken or shown) has the blanks of empty placeholders tidied: "Hello
+ * {{name}}, ..." with no name reads "Hello, ...", never "Hello , ...", and no double spaces are
+ * left. Encoded output (URLs, JSON) is left exactly as substituted.
+ */
 export function render(
   template: string,
   scope: TemplateScope,
   onMissing: (name: string) => void = () => {},
-  encode: (value: string) => string = (v) => v,
+  encode?: (value: string) => string,
 ): string {
-  return template.replace(placeholder, (_match, name: string) => {
+  let empty = false;
+  const out = template.replace(placeholder, (_match, name: string) => {
     const value = resolve(scope, name);
-    if (value === undefined || value === null) {
-      onMissing(name);
-      return '';
+    if (value === undefined || value === null || value === '') {
+      if (value !== '') onMissing(name);
+      empty = true;
+      return encode ? '' : gap;
     }
-    return encode(typeof value === 'object' ? JSON.stringify(value) : String(value));
+    const text = typeof value === 'object' ? JSON.stringify(value) : String(value);
+    return encode ? encode(text) : text;
   });
+  return empty && !encode ? tidyGaps(out) : out;
+}
+
+/** Removes empty placeholders with the blanks around them: none before punctuation or at a line's ends, one between words. */
+function tidyGaps(text: string): string {
+  return text
+    .replace(/[ \t]*\uE000(?:[ \t]*\uE000)*[ \t]*/g, gap)
+    .replace(/\uE000(?=[,.;:!?)\]]|$|\n)/gm, '')
+    .replace(/(^|\n|[([])\uE000/g, '$1')
+    .replace(/\uE000/g, ' ');
 }
 
 /** Renders every string inside a JSON value (webhook payloads), keeping its structure. */
