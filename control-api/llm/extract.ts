@@ -36,7 +36,7 @@ const units: Record<string, number> = {
   eleven: 11, twelve: 12, thirteen: 13, fourteen: 14, fifteen: 15, sixteen: 16, seventeen: 17, eighteen: 18,
   nineteen: 19, twenty: 20, thirty: 30, forty: 40, fifty: 50, sixty: 60, seventy: 70, eighty: 80, ninety: 90,
 };
-const scales: Record<string, number> = { hundred: 100, thousand: 1_000, lakh: 100_000, million: 1_000_000, crore: 10_000_000 };
+const scales: Record<string, number> = { hundred: 100, thousand: 1_000, lakh: 100_000, lakhs: 100_000, million: 1_000_000, crore: 10_000_000 };
 
 export function extractNumber(text: string): number | undefined {
   const digits = /-?\d[\d,]*(?:\.\d+)?/.exec(text.replace(/(\d),(?=\d{2,3}\b)/g, '$1'));
@@ -64,8 +64,31 @@ export function extractNumber(text: string): number | undefined {
   return seen ? total + current : undefined;
 }
 
-const months = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december'];
-const weekdays = ['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday'];
+export const months = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december'];
+export const weekdays = ['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday'];
+const ordinalWords: Record<string, number> = {
+  first: 1, second: 2, third: 3, fourth: 4, fifth: 5, sixth: 6, seventh: 7, eighth: 8, ninth: 9, tenth: 10,
+  eleventh: 11, twelfth: 12, thirteenth: 13, fourteenth: 14, fifteenth: 15, sixteenth: 16, seventeenth: 17,
+  eighteenth: 18, nineteenth: 19, twentieth: 20, thirtieth: 30,
+};
+/** Words a spoken date or amount is made of (recognisers that need a vocabulary use them). */
+export const numberWords: readonly string[] = [...Object.keys(units), ...Object.keys(scales), 'and', 'point'];
+export const dateWords: readonly string[] = [...months, ...weekdays, ...Object.keys(ordinalWords), ...numberWords, 'today', 'tomorrow', 'next', 'this', 'week', 'on', 'of', 'the'];
+
+/**
+ * The day of the month written or spoken around a month name: "3", "3rd", "third",
+ * "twenty fifth", "thirty first", "twenty five". `words` are the tokens on one side, nearest first.
+ */
+function dayOf(near: readonly (string | undefined)[]): number | undefined {
+  const [first, second] = near;
+  if (first === undefined) return undefined;
+  const digits = parseInt(first, 10);
+  if (Number.isInteger(digits)) return digits;
+  const tens = (w: string | undefined): number | undefined => (w === 'twenty' ? 20 : w === 'thirty' ? 30 : undefined);
+  const one = ordinalWords[first] ?? units[first];
+  if (one !== undefined && one < 10 && tens(second) !== undefined) return (tens(second) as number) + one;
+  return one;
+}
 
 /** Resolves ISO, D/M/Y, "15 March", "March 15", today/tomorrow/weekday names against `today`. */
 export function extractDate(text: string, today: string): string | undefined {
@@ -84,9 +107,10 @@ export function extractDate(text: string, today: string): string | undefined {
   const monthIndex = words.findIndex((w) => months.some((m) => m === w || (w.length >= 3 && m.startsWith(w))));
   if (monthIndex !== -1) {
     const month = months.findIndex((m) => m === words[monthIndex] || m.startsWith(words[monthIndex] ?? '#'));
-    // "3 December", "December 3rd", "the 3rd of December".
-    const near = [words[monthIndex - 1], words[monthIndex + 1], words[monthIndex - 1] === 'of' ? words[monthIndex - 2] : undefined].map((w) => parseInt(w ?? '', 10));
-    const day = near.find((n) => Number.isInteger(n) && n >= 1 && n <= 31);
+    // "3 December", "December 3rd", "the 3rd of December", "the twenty fifth of December", "December fifth".
+    const before = words[monthIndex - 1] === 'of' ? monthIndex - 2 : monthIndex - 1;
+    const candidates = [dayOf([words[before], words[before - 1]]), dayOfAfter(words, monthIndex + 1)];
+    const day = candidates.find((n) => n !== undefined && Number.isInteger(n) && n >= 1 && n <= 31);
     if (day !== undefined) {
       let candidate = Date.UTC(base.getUTCFullYear(), month, day);
       if (candidate < base.getTime()) candidate = Date.UTC(base.getUTCFullYear() + 1, month, day);
@@ -99,6 +123,16 @@ export function extractDate(text: string, today: string): string | undefined {
     return ymd(base.getTime() + ahead * 86_400_000);
   }
   return undefined;
+}
+
+/** Reads "twenty fifth" forwards: the tens word comes first. */
+function dayOfAfter(words: readonly string[], at: number): number | undefined {
+  const first = words[at];
+  if (first === 'twenty' || first === 'thirty') {
+    const unit = ordinalWords[words[at + 1] ?? ''] ?? units[words[at + 1] ?? ''];
+    return (first === 'twenty' ? 20 : 30) + (unit !== undefined && unit < 10 ? unit : 0);
+  }
+  return dayOf([first]);
 }
 
 export function extractEnum(text: string, options: readonly string[]): string | undefined {

@@ -76,8 +76,29 @@ export const intentSchema = z.object({
     error: `intent name must not be one of the reserved exits: ${reservedLlmExits.join(', ')}`,
   }),
   description: requiredText('intent description', 500),
+  /**
+   * Phrases a caller says for this intent ("can I reschedule", "move it to another day"). The
+   * offline recogniser can only hear what some block expects, and the offline engine matches
+   * them exactly; an LLM reads them as examples.
+   */
+  examples: z.array(requiredText('intent example', 200)).max(50, { error: 'intent examples must have at most 50 entries' }).default([]),
 });
 export type Intent = z.infer<typeof intentSchema>;
+
+/** Keypad entry rules of a listening block (RFC 4733 digits). */
+export const dtmfSettingsSchema = z.object({
+  maxDigits: boundedInt('dtmf.maxDigits', 1, 64, 'digits').default(32),
+  terminator: z.enum(['#', '*', ''], { error: "dtmf.terminator must be '#', '*' or '' (none)" }).default('#'),
+  interDigitTimeoutMs: boundedInt('dtmf.interDigitTimeoutMs', 500, 20_000, 'ms').default(3_000),
+});
+export type DtmfSettings = z.infer<typeof dtmfSettingsSchema>;
+
+const confidence = (field: string, fallback: number) =>
+  z
+    .number({ error: `${field} must be a number` })
+    .min(0, { error: `${field} must be between 0 and 1` })
+    .max(1, { error: `${field} must be between 0 and 1` })
+    .default(fallback);
 
 export const speechNormalizationRules = ['numbers', 'dates', 'times', 'currency', 'units', 'phoneNumbers', 'ordinals'] as const;
 
@@ -89,6 +110,16 @@ const llmSettingsShape = {
   conversationHistory: z.boolean({ error: 'conversationHistory must be true or false' }).default(true),
   bargeIn: z.boolean({ error: 'bargeIn must be true or false' }).default(true),
   nudge: z.boolean({ error: 'nudge must be true or false' }).default(true),
+  /** Silence before a nudge (or before silence counts as a turn with nudge off). Default: the platform's listen timeout (8 s). */
+  nudgeAfterMs: boundedInt('nudgeAfterMs', 1_000, 120_000, 'ms').optional(),
+  dtmf: dtmfSettingsSchema.default({ maxDigits: 32, terminator: '#', interDigitTimeoutMs: 3_000 }),
+  /**
+   * Never a wrong branch on a doubtful hearing: below `confirmBelowConfidence` the block asks
+   * "Did you say ...?" before acting on what it heard; below `rejectBelowConfidence` it treats
+   * the words as not understood and reprompts (docs/recipes.md: confidence).
+   */
+  confirmBelowConfidence: confidence('confirmBelowConfidence', 0.6),
+  rejectBelowConfidence: confidence('rejectBelowConfidence', 0.3),
   answerFlow: z
     .object({
       enabled: z.boolean({ error: 'answerFlow.enabled must be true or false' }).default(false),
@@ -111,9 +142,15 @@ const llmSettingsShape = {
   intentVariable: identifier('intentVariable').optional(),
 };
 
-const checkLlmSettings = (s: { intents: Intent[]; variables: ExtractedVariable[] }, ctx: z.RefinementCtx) => {
+const checkLlmSettings = (
+  s: { intents: Intent[]; variables: ExtractedVariable[]; confirmBelowConfidence: number; rejectBelowConfidence: number },
+  ctx: z.RefinementCtx,
+) => {
   checkUnique(s.intents, (i) => i.name, ctx, ['intents'], 'name', 'intent');
   checkUnique(s.variables, (v) => v.name, ctx, ['variables'], 'name', 'variable');
+  if (s.rejectBelowConfidence > s.confirmBelowConfidence) {
+    ctx.addIssue({ code: 'custom', path: ['rejectBelowConfidence'], message: 'rejectBelowConfidence must not be above confirmBelowConfidence' });
+  }
 };
 
 export const smartAiSettingsSchema = z.object(llmSettingsShape).superRefine(checkLlmSettings);

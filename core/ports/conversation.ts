@@ -26,10 +26,67 @@ export interface ListenOptions {
   readonly timeoutMs: number;
 }
 
+/** How key presses become one answer (per block): the entry ends at the terminator, at maxDigits or after the inter-digit timeout. */
+export interface DtmfCollection {
+  readonly maxDigits: number;
+  /** '#' or '*' ends the entry (and is not part of it); '' = no terminator. */
+  readonly terminator: '#' | '*' | '';
+  readonly interDigitTimeoutMs: number;
+}
+
+/** One thing a caller may mean, as the phrases that say it (an intent's examples, yes, no, an enum option). */
+export interface PhraseGroup {
+  readonly name: string;
+  readonly phrases: readonly string[];
+  /** Yes / no: answers that go with any other group ("no, please cancel it") instead of competing with it. */
+  readonly neutral?: boolean;
+}
+
+/** Spoken values a block can capture: dates ("the third of December"), amounts, digit strings. */
+export type SpokenValue = 'date' | 'number' | 'digits';
+
+/**
+ * What the block about to listen can accept. Recognisers use it to hear better: the offline
+ * engine only recognises these phrases and values (its grammar), cloud engines boost them.
+ */
+export interface ListenExpectation {
+  readonly phrases: readonly PhraseGroup[];
+  readonly values: readonly SpokenValue[];
+  readonly dtmf?: DtmfCollection;
+}
+
+/** Another reading of the same audio, for deciding whether the best one is trustworthy. */
+export interface Alternative {
+  readonly text: string;
+  readonly confidence: number;
+  /**
+   * How much less likely than the best reading, in the decoder's log units per 10 ms of audio
+   * (0 = as likely, negative = likelier), when the recogniser can tell; cloud recognisers give
+   * only `confidence`.
+   */
+  readonly scoreGap?: number;
+}
+
 export type Heard =
-  | { readonly kind: 'utterance'; readonly text: string }
+  | {
+      readonly kind: 'utterance';
+      readonly text: string;
+      /** 0..1 from the recogniser, when it reports one: how sure it is of `text`. */
+      readonly confidence?: number;
+      /** Competing readings (n-best), best first, when the recogniser reports them. */
+      readonly alternatives?: readonly Alternative[];
+      /**
+       * A grammar-constrained recogniser's account of what was meant: the name of the expected
+       * phrase group most of the speech matched ('' = none, only values or nothing). Open
+       * recognisers leave it out.
+       */
+      readonly meaning?: string;
+    }
   | { readonly kind: 'dtmf'; readonly digits: string }
   | { readonly kind: 'silence' };
+
+/** Why caller words did not reach the flow (they are still transcribed). */
+export type IgnoredWhy = 'bargeInDisabled' | 'backchannel' | 'notListening';
 
 export type TransferResult = { readonly ok: true } | { readonly ok: false; readonly reason: string };
 
@@ -41,6 +98,14 @@ export interface Conversation {
    */
   sayStream?(pieces: AsyncIterable<string>, options: SayOptions): Promise<SayResult & { readonly text: string }>;
   listen(options: ListenOptions): Promise<Heard>;
+  /**
+   * Optional: the block that now takes the turn says what it can accept. Caller words heard
+   * before this call (during a block that did not listen) are not answers to it: they are
+   * reported through `onIgnored` with 'notListening' and dropped from the queue.
+   */
+  expect?(expectation: ListenExpectation): void;
+  /** Optional: where caller words that do not drive the flow go (the run records them in the transcript). */
+  onIgnored?(listener: (text: string, why: IgnoredWhy) => void): void;
   /** Bridges the caller to a SIP URI or E.164 number after speaking the bridge message. */
   transfer(target: string, bridgeMessage: string, signal: AbortSignal): Promise<TransferResult>;
   /** The agent ends the call. Idempotent. */

@@ -1,8 +1,9 @@
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { buildRecognitionGrammar, fillerDictionary, parseBacktrace, scoreHypothesis, type ScoredHypothesis } from './recognition-grammar.js';
 import { upsample2x } from './resampler.js';
 import { SpeechProviderError, type SttOptions, type SttProvider, type SttStream, type Transcript } from './speech-provider.js';
 
@@ -35,6 +36,24 @@ function loadDictionary(modelDir: string): Promise<ReadonlySet<string>> {
     (text) => new Set(text.split('\n').map((line) => line.slice(0, line.indexOf(' '))).filter((w) => w && !w.includes('('))),
   );
   return dictionary;
+}
+
+let fillerDict: Promise<string> | undefined;
+/** The model's dictionary plus the filler pseudo-words, written once per process. */
+function loadFillerDictionary(modelDir: string): Promise<string> {
+  fillerDict ??= (async () => {
+    const dir = join(tmpdir(), `vap-pocketsphinx-${process.pid}`);
+    const file = join(dir, 'cmudict-fillers.dict');
+    await mkdir(dir, { recursive: true });
+    const base = await readFile(join(modelDir, 'cmudict-en-us.dict'), 'utf8');
+    await writeFile(`${file}.tmp`, base.endsWith('\n') ? base + fillerDictionary() : `${base}\n${fillerDictionary()}`);
+    await rename(`${file}.tmp`, file);
+    return file;
+  })().catch((error: unknown) => {
+    fillerDict = undefined;
+    throw error;
+  });
+  return fillerDict;
 }
 
 /** A JSGF grammar accepting any sequence of the given words (those the dictionary knows). */
@@ -95,11 +114,96 @@ export class PocketsphinxStt implements SttProvider {
       dictionary = undefined;
       throw new SpeechProviderError(this.name, 'pocketsphinx-en-us model not installed', false, error);
     });
-    const grammar = this.options.phrases
-      ? buildPhraseGrammar(this.options.phrases, known)
-      : buildGrammar([...baseVocabulary, ...(this.options.vocabulary ?? []), ...options.keywords], known);
-    return new PocketsphinxStream(this.options, modelDir, grammar ?? '', options.signal);
+    const run = (wav: string, grammar: string, extra: readonly string[] = [], dict?: string, logFile?: string): Promise<string> =>
+      decode(this.options.binary, modelDir, wav, grammar, extra, dict, options.signal, logFile);
+    if (this.options.phrases) {
+      const grammar = buildPhraseGrammar(this.options.phrases, known) ?? '';
+      return new PocketsphinxStream(this.options, options.signal, async (wav) => ({ text: joinLines(await run(wav, grammar)) }));
+    }
+    if (options.expectation) {
+      // The block said what it can accept: its phrase groups and values against a filler model,
+      // so the result carries a confidence and a competing reading (recognition-grammar.ts).
+      const input = { ...options.expectation, words: [...(this.options.vocabulary ?? []), ...options.keywords] };
+      const dict = await loadFillerDictionary(modelDir).catch((error: unknown) => {
+        throw new SpeechProviderError(this.name, 'could not prepare the recognition dictionary', false, error);
+      });
+      // Fillers must not be cheap: a word insertion penalty makes runs of single-phone fillers
+      // lose against an expected phrase that fits. 3e-3 was tuned on 172 flite utterances over
+      // G.711 (four voices, answers in and out of scope; docs/voice-pipeline.md): 1e-3 let stray
+      // phrases win, 1e-2 lost short answers to fillers, and common English words as extra
+      // garbage cost more right answers than they saved.
+      const scored = async (wav: string, without?: string): Promise<ScoredHypothesis & { score: number; frames: number }> => {
+        const log = `${wav}.${without ? 'second' : 'first'}.log`;
+        try {
+          await run(wav, buildRecognitionGrammar(input, known, without), ['-backtrace', 'yes', '-wip', '3e-3'], dict, log);
+          const decoding = parseBacktrace(await readFile(log, 'utf8').catch(() => ''));
+          return { ...scoreHypothesis(decoding.units, input, known), score: decoding.score, frames: decoding.frames };
+        } finally {
+          await rm(log, { force: true });
+        }
+      };
+      return new PocketsphinxStream(this.options, options.signal, async (wav) => {
+        const first = await scored(wav);
+        if (!first.dominant || !first.text) return { text: first.text, confidence: first.confidence, meaning: first.dominant ?? '' };
+        // The n-best, the grammar way: how likely is the audio without the winning meaning? The
+        // reading that covers more of the speech comes first; the likelihood gap (negative when
+        // the other path is likelier: a beam search does not always find the best path) says
+        // how close the other reading is.
+        const second = await scored(wav, first.dominant);
+        const [best, other] = second.text && second.confidence > first.confidence ? [second, first] : [first, second];
+        const scoreGap = (best.score - other.score) / Math.max(1, best.frames);
+        return {
+          text: best.text,
+          confidence: best.confidence,
+          meaning: best.dominant ?? '',
+          ...(other.text ? { alternatives: [{ text: other.text, confidence: other.confidence, scoreGap }] } : {}),
+        };
+      });
+    }
+    const grammar = buildGrammar([...baseVocabulary, ...(this.options.vocabulary ?? []), ...options.keywords], known) ?? '';
+    return new PocketsphinxStream(this.options, options.signal, async (wav) => ({ text: joinLines(await run(wav, grammar)) }));
   }
+}
+
+/** The decoder's reading of one utterance. */
+type Reading = Omit<Transcript, 'final'>;
+
+/** One pocketsphinx run over a 16 kHz WAV file; '' when the call ended meanwhile. */
+async function decode(
+  binary: string | undefined,
+  modelDir: string,
+  wav: string,
+  grammar: string,
+  extra: readonly string[],
+  dict: string | undefined,
+  signal: AbortSignal,
+  logFile = '/dev/null',
+): Promise<string> {
+  const args = ['-hmm', join(modelDir, 'en-us'), '-dict', dict ?? join(modelDir, 'cmudict-en-us.dict'), '-infile', wav, '-logfn', logFile, ...extra];
+  const grammarFile = `${wav}.${randomUUID()}.jsgf`;
+  try {
+    if (grammar) {
+      await writeFile(grammarFile, grammar);
+      args.push('-jsgf', grammarFile);
+    } else {
+      args.push('-lm', join(modelDir, 'en-us.lm.bin'));
+    }
+    return await new Promise<string>((resolve, reject) => {
+      execFile(binary ?? 'pocketsphinx_continuous', args, { signal, timeout: 20_000 }, (error, out) => {
+        if (error) reject(error);
+        else resolve(out);
+      });
+    }).catch((error: unknown) => {
+      if (signal.aborted) return '';
+      throw new SpeechProviderError('pocketsphinx', `recognition failed: ${(error as Error).message}`, false, error);
+    });
+  } finally {
+    await rm(grammarFile, { force: true });
+  }
+}
+
+function joinLines(stdout: string): string {
+  return stdout.split('\n').map((l) => l.trim()).filter(Boolean).join(' ');
 }
 
 class PocketsphinxStream implements SttStream {
@@ -109,9 +213,8 @@ class PocketsphinxStream implements SttStream {
 
   constructor(
     private readonly options: PocketsphinxOptions,
-    private readonly modelDir: string,
-    private readonly grammar: string,
     private readonly signal: AbortSignal,
+    private readonly recognise: (wavFile: string) => Promise<Reading>,
   ) {}
 
   push(samples: Int16Array): void {
@@ -145,31 +248,15 @@ class PocketsphinxStream implements SttStream {
       seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0;
       up[i] = Math.max(-32768, Math.min(32767, up[i]! + Math.round((seed / 0x80000000 - 1) * amplitude)));
     }
-    const base = join(tmpdir(), `vap-stt-${randomUUID()}`);
+    const wav = join(tmpdir(), `vap-stt-${randomUUID()}.wav`);
     try {
-      await writeFile(`${base}.wav`, wav16k(up));
-      const args = ['-hmm', join(this.modelDir, 'en-us'), '-dict', join(this.modelDir, 'cmudict-en-us.dict'), '-infile', `${base}.wav`, '-logfn', '/dev/null'];
-      if (this.grammar) {
-        await writeFile(`${base}.jsgf`, this.grammar);
-        args.push('-jsgf', `${base}.jsgf`);
-      } else {
-        args.push('-lm', join(this.modelDir, 'en-us.lm.bin'));
-      }
-      const stdout = await new Promise<string>((resolve, reject) => {
-        execFile(this.options.binary ?? 'pocketsphinx_continuous', args, { signal: this.signal, timeout: 20_000 }, (error, out) => {
-          if (error) reject(error);
-          else resolve(out);
-        });
-      }).catch((error: unknown) => {
-        if (this.signal.aborted) return '';
-        throw new SpeechProviderError('pocketsphinx', `recognition failed: ${(error as Error).message}`, false, error);
-      });
-      const text = stdout.split('\n').map((l) => l.trim()).filter(Boolean).join(' ');
-      for (const l of this.listeners) l({ text, final: true });
-      return text;
+      await writeFile(wav, wav16k(up));
+      const reading = await this.recognise(wav);
+      if (this.signal.aborted) return '';
+      for (const l of this.listeners) l({ ...reading, final: true });
+      return reading.text;
     } finally {
-      await rm(`${base}.wav`, { force: true });
-      await rm(`${base}.jsgf`, { force: true });
+      await rm(wav, { force: true });
     }
   }
 }

@@ -1,4 +1,5 @@
 import { AppError } from '../../core/errors.js';
+import type { Alternative, ListenExpectation } from '../../core/ports/conversation.js';
 
 /**
  * Streaming speech provider contracts. Audio is always 8 kHz mono 16-bit PCM (the call's rate),
@@ -10,6 +11,11 @@ export interface SttOptions {
   readonly language: string;
   /** Words to favour (phone number "Boosted Keywords"); the offline engine builds its grammar from them. */
   readonly keywords: readonly string[];
+  /**
+   * What the current block acts on (phrase groups, spoken values): the offline engine's grammar
+   * is built from it; cloud engines may boost its phrases.
+   */
+  readonly expectation?: Pick<ListenExpectation, 'phrases' | 'values'>;
   readonly signal: AbortSignal;
 }
 
@@ -18,6 +24,10 @@ export interface Transcript {
   readonly final: boolean;
   /** 0..1 when the provider reports it. */
   readonly confidence?: number;
+  /** Other readings of the same audio (n-best), when the provider reports them. */
+  readonly alternatives?: readonly Alternative[];
+  /** Grammar-constrained recognisers: the expected phrase group most of the speech matched ('' = none). */
+  readonly meaning?: string;
 }
 
 /** One utterance (or a continuous stream) of caller audio in, transcripts out. */

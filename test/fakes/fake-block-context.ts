@@ -5,7 +5,8 @@ import { OfflineEngine } from '../../control-api/llm/offline-engine.js';
 import { globalSettingsSchema, type GlobalSettings } from '../../control-api/recipes/recipe-schema.js';
 import type { BlockContext } from '../../control-api/recipes/runtime/block.js';
 import { builtinVariables, localTime, type CallContext } from '../../control-api/recipes/runtime/call-context.js';
-import { CallEndedError, type Heard, type TransferResult } from '../../control-api/recipes/runtime/conversation.js';
+import { CallEndedError, type Heard, type ListenExpectation, type TransferResult } from '../../control-api/recipes/runtime/conversation.js';
+import type { TurnNote } from '../../control-api/recipes/runtime/run-events.js';
 import type { HttpRequest, HttpResponse, RuntimeServices } from '../../control-api/recipes/runtime/services.js';
 import { render, renderDeep, resolve, type TemplateScope } from '../../control-api/recipes/runtime/templating.js';
 
@@ -34,6 +35,8 @@ export interface FakeContext extends BlockContext {
   readonly httpRequests: HttpRequest[];
   readonly controller: AbortController;
   readonly streamed: { pieces: string[]; firstAt: number }[];
+  readonly expectations: ListenExpectation[];
+  readonly notes: Omit<TurnNote, 'blockId'>[];
 }
 
 export function fakeContext(options: FakeContextOptions = {}): FakeContext {
@@ -47,6 +50,8 @@ export function fakeContext(options: FakeContextOptions = {}): FakeContext {
   const history: ChatMessage[] = [];
   const turns = [...(options.turns ?? [])];
   const streamed: { pieces: string[]; firstAt: number }[] = [];
+  const expectations: ListenExpectation[] = [];
+  const notes: Omit<TurnNote, 'blockId'>[] = [];
   const call: CallContext = {
     callId: 'call-1',
     tenantId: 'tenant-1',
@@ -88,6 +93,10 @@ export function fakeContext(options: FakeContextOptions = {}): FakeContext {
     vars,
     httpRequests,
     streamed,
+    expectations,
+    notes,
+    expect: (expectation) => void expectations.push(expectation),
+    note: (turn) => void notes.push(turn),
     sayStream: options.streaming
       ? async (pieces, sayOptions = {}) => {
           const record = { pieces: [] as string[], firstAt: 0 };

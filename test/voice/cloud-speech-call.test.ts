@@ -198,9 +198,9 @@ describe("cloud speech on phone calls: the tenant's settings pick the providers"
     }
     const row = await ended('+914440000092');
     // pocketsphinx heard the flite "yes": the recipe went on to its yes branch and closed.
-    assert.equal(row.end_reason, 'closed');
-    assert.equal(row.disposition, 'confirmed');
     const lines = await transcriptOf(row.id);
+    assert.equal(row.end_reason, 'closed', JSON.stringify(lines));
+    assert.equal(row.disposition, 'confirmed', JSON.stringify(lines));
     assert.ok(lines.some((l) => l.speaker === 'agent' && l.text === 'Wonderful, we will see you tomorrow. Goodbye.'), JSON.stringify(lines));
     const mine = logLines.slice(logBefore).map((l) => JSON.parse(l) as Record<string, unknown>);
     const stt = mine.find((l) => l['kind'] === 'stt' && l['from'] === 'deepgram');

@@ -1,7 +1,25 @@
 import { isProviderError } from '../../llm/chat-provider.js';
 import { askSettingsSchema, type AskSettings } from '../recipe-schema.js';
-import type { BlockModule } from '../runtime/block.js';
-import { conversationLoop } from './conversational-turns.js';
+import type { BlockContext, BlockModule } from '../runtime/block.js';
+import { conversationLoop, templatedReplies } from './conversational-turns.js';
+
+/**
+ * The question an Ask speaks when the engine gave no opening (the offline engine without an
+ * `Opening:` line, or a model that returned nothing): the prompt's first paragraph that asks
+ * something, else a request for the first variable.
+ */
+export function askQuestion(ctx: BlockContext, settings: AskSettings): string {
+  const prompt = ctx.render(settings.prompt);
+  const plain = prompt
+    .split(/\n\s*\n/)
+    .map((p) => p.replace(/^\s*(Opening|Reprompt|Reply\s+\w+)\s*:.*$/gm, '').replace(/\s+/g, ' ').trim())
+    .find((p) => p.includes('?'));
+  if (plain) return plain;
+  const reprompt = templatedReplies(prompt).reprompt;
+  if (reprompt) return reprompt;
+  const first = settings.variables[0];
+  return `Please tell me ${first?.description || first?.name.replace(/_/g, ' ') || 'your answer'}.`;
+}
 
 /** Ask: captures its declared variable(s), then leaves through `next`; intents may steer away. */
 export const askBlock: BlockModule<AskSettings> = {
@@ -10,7 +28,7 @@ export const askBlock: BlockModule<AskSettings> = {
   async run(ctx, settings) {
     const isDone = (captured: ReadonlySet<string>): boolean => settings.variables.every((v) => captured.has(v.name));
     try {
-      return await conversationLoop(ctx, settings, { isDone, doneExit: 'next' });
+      return await conversationLoop(ctx, settings, { isDone, doneExit: 'next', openingFallback: (c) => askQuestion(c, settings) });
     } catch (error) {
       if (!isProviderError(error) || ctx.signal.aborted) throw error;
       ctx.warn(`language model failed: ${error.message}`);

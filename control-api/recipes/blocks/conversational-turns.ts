@@ -2,7 +2,11 @@ import type { TemplatedReplies, TurnRequest, TurnResult, VariableSpec } from '..
 import type { ChatMessage } from '../../llm/chat-provider.js';
 import type { SmartAiSettings } from '../recipe-schema.js';
 import type { BlockContext, BlockSayOptions } from '../runtime/block.js';
+import type { Heard } from '../runtime/conversation.js';
 import { TextStream } from '../runtime/text-stream.js';
+import { confirmHearing, hearingEcho } from './confirm-hearing.js';
+import { decisionOf, meaningDisagrees, rivalReading } from './hearing-doubt.js';
+import { expectationFor } from './listen-expectation.js';
 
 /**
  * What SmartAI and Ask share: instructions from the prompt plus the recipe's persona and
@@ -67,7 +71,12 @@ export interface TurnLoopOptions {
   /** True when the block has what it came for (Ask: every variable captured in this block). */
   readonly isDone: (captured: ReadonlySet<string>) => boolean;
   readonly doneExit: string;
+  /** Spoken when the engine's opening is empty (an Ask always asks before it takes an answer). */
+  readonly openingFallback?: (ctx: BlockContext) => string;
 }
+
+/** Said when nothing usable was heard and the prompt has no `Reprompt:` line. */
+const notUnderstood = 'Sorry, I did not catch that.';
 
 export async function conversationLoop(ctx: BlockContext, settings: SmartAiSettings, options?: TurnLoopOptions): Promise<TurnLoopResult> {
   const instructions = buildInstructions(ctx, settings);
@@ -76,7 +85,7 @@ export async function conversationLoop(ctx: BlockContext, settings: SmartAiSetti
   const exchange: ChatMessage[] = [];
   const base = {
     instructions,
-    intents: settings.intents.map((i) => ({ name: i.name, description: i.description })),
+    intents: settings.intents.map((i) => ({ name: i.name, description: i.description, ...(i.examples.length > 0 ? { examples: i.examples } : {}) })),
     variables: variableSpecs(settings),
     expressiveness: settings.expressiveness,
     replies,
@@ -90,32 +99,67 @@ export async function conversationLoop(ctx: BlockContext, settings: SmartAiSetti
     if (!text) return;
     await ctx.say(text, sayOptions);
   };
+  // Before the question: what the caller may answer shapes recognition, and anything said during
+  // earlier blocks is no answer to this one.
+  ctx.expect(expectationFor(settings));
   const opening = await streamedTurn(ctx, sayOptions, true, (onDelta) => ctx.services.engine.turn({ ...base, history: earlier, onDelta }));
-  if (!opening.spoken) await speak(opening.result.reply);
-  const openingText = opening.spoken || opening.result.reply;
+  const openingText = opening.spoken || opening.result.reply || options?.openingFallback?.(ctx) || '';
+  if (!opening.spoken) await speak(openingText);
   if (openingText) exchange.push({ role: 'assistant', content: openingText });
   let lastPrompt = openingText || replies.reprompt || '';
   let turns = 0;
   const captured = new Set<string>();
+  const listenOptions = settings.nudgeAfterMs ? { timeoutMs: settings.nudgeAfterMs } : undefined;
+  /** One more turn that got the block nowhere: true when the retry limit is spent. */
+  const spent = (): boolean => ++turns >= settings.retryLimit;
+  let carried: Heard | undefined;
   for (;;) {
-    const heard = await ctx.listen();
+    const heard = carried ?? (await ctx.listen(listenOptions));
+    carried = undefined;
     if (heard.kind === 'silence') {
       // Nudge off: keep waiting; the call's silence/duration limits end a dead line, not the block.
       if (!settings.nudge) continue;
-      turns++;
-      if (turns >= settings.retryLimit) return { exit: 'fallback' };
+      ctx.note({ kind: 'nudge', reason: 'silence' });
+      if (spent()) return { exit: 'fallback' };
       const nudge = replies.reprompt ?? lastPrompt;
       if (nudge) await ctx.say(nudge, sayOptions);
       continue;
     }
-    const userText = heard.kind === 'dtmf' ? heard.digits : heard.text;
+    const userText = heard.kind === 'dtmf' ? heard.digits : heard.text.trim();
+    const confidence = heard.kind === 'utterance' ? heard.confidence : undefined;
+    // Speech with no words the recogniser could stand behind: say so now (no dead air), never guess.
+    if (!userText || (confidence !== undefined && confidence < settings.rejectBelowConfidence)) {
+      ctx.note({ kind: 'reprompt', reason: userText ? 'lowConfidence' : 'notUnderstood', ...(userText ? { heard: userText } : {}), ...(confidence !== undefined ? { confidence } : {}) });
+      if (spent()) return { exit: 'fallback' };
+      await speak(`${notUnderstood} ${replies.reprompt ?? lastPrompt}`.trim());
+      continue;
+    }
+    // Too unsure to act on at once: a low confidence, or another reading of the same audio that
+    // would go elsewhere (n-best). Such a hearing is confirmed before the block acts on it.
+    const unsure = confidence !== undefined && confidence < settings.confirmBelowConfidence;
+    const rival = rivalReading(heard, settings, ctx.today()) !== undefined;
+    const doubtful = unsure || rival;
     const knowledge = await retrieve(ctx, settings, userText);
-    // Streaming is safe on every turn but the last allowed one: there, an unmatched reply must
-    // not be spoken (the block leaves through fallback), exactly as without streaming.
-    const mayStream = turns + 1 < settings.retryLimit;
+    // Streaming is safe on every turn but the last allowed one (an unmatched reply there must not
+    // be spoken: the block leaves through fallback) and a doubtful one (it may be confirmed away).
+    const mayStream = turns + 1 < settings.retryLimit && !doubtful;
     const history = [...earlier, ...exchange];
     const turn = await streamedTurn(ctx, sayOptions, mayStream, (onDelta) => ctx.services.engine.turn({ ...base, history, userText, knowledge, onDelta }));
     const result: TurnResult = turn.result;
+    const decision = decisionOf(result);
+    const unsupported = meaningDisagrees(heard, decision, settings);
+    if ((doubtful || unsupported) && decision) {
+      // Only a plain yes settles a doubt. Hearing the same doubtful words again does not: the
+      // same mishearing repeats as readily as the right hearing (measured: docs/recipes.md).
+      const answer = await confirmHearing(ctx, hearingEcho(heard, decision, settings, unsupported), confidence, sayOptions, listenOptions, settings);
+      if (answer !== 'yes') {
+        if (spent()) return { exit: 'fallback' };
+        // Anything else said is the caller's next answer; a "no" or a doubt gets the question again.
+        if (answer !== 'no') carried = answer;
+        else await speak(replies.reprompt ?? lastPrompt);
+        continue;
+      }
+    }
     for (const [name, value] of Object.entries(result.values)) {
       ctx.setVariable(name, value);
       captured.add(name);
@@ -130,8 +174,8 @@ export async function conversationLoop(ctx: BlockContext, settings: SmartAiSetti
       if (!turn.spoken) await speak(result.reply);
       return { exit: options.doneExit };
     }
-    turns++;
-    if (turns >= settings.retryLimit) return { exit: 'fallback' };
+    ctx.note({ kind: 'reprompt', reason: 'noMatch', heard: userText, ...(confidence !== undefined ? { confidence } : {}) });
+    if (spent()) return { exit: 'fallback' };
     // A model that only called the tool leaves the caller in silence; say the reprompt instead.
     const reply = turn.spoken || result.reply || replies.reprompt || lastPrompt;
     if (!turn.spoken) await speak(reply);

@@ -2,7 +2,8 @@ import type { z } from 'zod';
 import type { ChatMessage } from '../../llm/chat-provider.js';
 import type { GlobalSettings } from '../recipe-schema.js';
 import type { CallContext } from './call-context.js';
-import type { Heard, SayOptions, SayResult, TransferResult } from './conversation.js';
+import type { Heard, ListenExpectation, SayOptions, SayResult, TransferResult } from './conversation.js';
+import type { TurnNote } from './run-events.js';
 import type { RuntimeServices } from './services.js';
 
 /**
@@ -32,6 +33,10 @@ export interface BlockContext {
   /** Present when the conversation can speak text as it streams in (see Conversation.sayStream). */
   readonly sayStream?: (pieces: AsyncIterable<string>, options?: BlockSayOptions) => Promise<SayResult & { readonly text: string }>;
   listen(options?: { readonly timeoutMs?: number }): Promise<Heard>;
+  /** Tells the recogniser what this block can accept (before its question is spoken). */
+  expect(expectation: ListenExpectation): void;
+  /** Records how the block handled a turn (reprompt, confirmation, ...) in the run's steps. */
+  note(turn: Omit<TurnNote, 'blockId'>): void;
   transfer(target: string, bridgeMessage: string): Promise<TransferResult>;
   /** Renders `{{name}}`; `encode` escapes each substituted value (URL components, JSON strings). */
   render(template: string, encode?: (value: string) => string): string;

@@ -4,9 +4,15 @@
  */
 export {
   CallEndedError,
+  type Alternative,
+  type PhraseGroup,
+  type SpokenValue,
   throwIfEnded,
   type Conversation,
+  type DtmfCollection,
   type Heard,
+  type IgnoredWhy,
+  type ListenExpectation,
   type ListenOptions,
   type SayOptions,
   type SayResult,

@@ -5,7 +5,7 @@ import type { Block, BlockOf, BlockType, Recipe } from '../recipe-schema.js';
 import type { BlockContext, BlockModule, BlockOutcome, BlockSayOptions } from './block.js';
 import { builtinVariables, localTime, type CallContext } from './call-context.js';
 import { CallEndedError, type Conversation } from './conversation.js';
-import type { RunEnd, RunEvents, TranscriptEntry } from './run-events.js';
+import type { RunEnd, RunEvents, RunStep, TranscriptEntry } from './run-events.js';
 import type { RuntimeServices } from './services.js';
 import { render, renderDeep, resolve, type TemplateScope } from './templating.js';
 
@@ -23,6 +23,8 @@ export interface RecipeRunOptions {
 
 export interface RunResult extends RunEnd {
   readonly path: readonly string[];
+  /** The path with how each block was left and its reprompts/confirmations. */
+  readonly steps: readonly RunStep[];
   readonly variables: Readonly<Record<string, unknown>>;
   readonly transcript: readonly TranscriptEntry[];
 }
@@ -41,6 +43,7 @@ const normalization = (options: BlockSayOptions): Pick<BlockSayOptions, 'speechN
 export class RecipeRun extends TypedEmitter<RunEvents> {
   readonly transcript: TranscriptEntry[] = [];
   readonly path: string[] = [];
+  readonly steps: RunStep[] = [];
   private readonly vars = new Map<string, unknown>();
   private readonly controller = new AbortController();
   private readonly blocksById: ReadonlyMap<string, Block>;
@@ -52,6 +55,11 @@ export class RecipeRun extends TypedEmitter<RunEvents> {
     this.blocksById = new Map(options.recipe.blocks.map((b) => [b.id, b]));
     this.routes = new Map(options.recipe.connections.map((c) => [`${c.from}\u0000${c.exit}`, c.to]));
     for (const [name, value] of Object.entries(options.context.campaignVariables)) this.vars.set(name, value);
+    // Words that did not drive the flow still belong in the transcript (spec: barge-in disabled).
+    options.conversation.onIgnored?.((text, why) => {
+      const blockId = this.path[this.path.length - 1] ?? options.recipe.startBlockId;
+      this.record({ at: options.context.now(), speaker: 'caller', text, blockId, ignored: why });
+    });
   }
 
   get signal(): AbortSignal {
@@ -76,7 +84,7 @@ export class RecipeRun extends TypedEmitter<RunEvents> {
     }
     const end = await this.walk();
     this.emit('ended', end);
-    return { ...end, path: [...this.path], variables: this.variables(), transcript: [...this.transcript] };
+    return { ...end, path: [...this.path], steps: this.steps.map((s) => ({ ...s, turns: [...s.turns] })), variables: this.variables(), transcript: [...this.transcript] };
   }
 
   private async walk(): Promise<RunEnd> {
@@ -88,12 +96,15 @@ export class RecipeRun extends TypedEmitter<RunEvents> {
       if (step >= maxSteps) return this.finish({ reason: 'stepLimit', lastBlockId: blockId }, blockId);
       if (this.signal.aborted) return { reason: 'callerHangup', lastBlockId: blockId };
       this.path.push(block.id);
+      const visit: RunStep = { blockId: block.id, type: block.type, turns: [] };
+      this.steps.push(visit);
       this.emit('blockEntered', { blockId: block.id, type: block.type });
       let outcome: BlockOutcome;
       try {
         outcome = await this.runBlock(block);
       } catch (error) {
         if (this.signal.aborted || error instanceof CallEndedError) {
+          visit.end = 'callerHangup';
           this.emit('blockExited', { blockId: block.id, type: block.type, end: 'callerHangup' });
           return { reason: 'callerHangup', lastBlockId: block.id };
         }
@@ -105,6 +116,7 @@ export class RecipeRun extends TypedEmitter<RunEvents> {
         outcome = { exit };
       }
       if ('end' in outcome) {
+        visit.end = outcome.end;
         this.emit('blockExited', { blockId: block.id, type: block.type, end: outcome.end });
         return outcome.end === 'closed'
           ? this.finish({ reason: 'closed', disposition: outcome.disposition, lastBlockId: block.id }, block.id)
@@ -114,6 +126,7 @@ export class RecipeRun extends TypedEmitter<RunEvents> {
         // A block module returned an exit its type does not declare: a bug, never a routing choice.
         return this.fail(block.id, `block '${block.id}' returned unknown exit '${outcome.exit}'; its exits are ${exitsOf(block).join(', ') || 'none'}`);
       }
+      visit.exit = outcome.exit;
       this.emit('blockExited', { blockId: block.id, type: block.type, exit: outcome.exit });
       blockId = this.routes.get(`${block.id}\u0000${outcome.exit}`);
       if (blockId === undefined) {
@@ -199,9 +212,15 @@ export class RecipeRun extends TypedEmitter<RunEvents> {
       listen: async (options = {}) => {
         if (signal.aborted) throw new CallEndedError();
         const heard = await conversation.listen({ signal, timeoutMs: options.timeoutMs ?? services.silenceTimeoutMs });
-        if (heard.kind === 'utterance') this.record({ at: context.now(), speaker: 'caller', text: heard.text, blockId });
+        if (heard.kind === 'utterance' && heard.text) this.record({ at: context.now(), speaker: 'caller', text: heard.text, blockId, ...(heard.confidence !== undefined ? { confidence: heard.confidence } : {}) });
         if (heard.kind === 'dtmf') this.record({ at: context.now(), speaker: 'caller', text: heard.digits, blockId, dtmf: true });
         return heard;
+      },
+      expect: (expectation) => conversation.expect?.(expectation),
+      note: (turn) => {
+        const note = { blockId, ...turn };
+        this.steps[this.steps.length - 1]?.turns.push(note);
+        this.emit('turn', note);
       },
       transfer: (target, bridgeMessage) => conversation.transfer(target, bridgeMessage, signal),
       render: (template, encode) => render(template, this.scope(), onMissing, encode),
@@ -213,7 +232,7 @@ export class RecipeRun extends TypedEmitter<RunEvents> {
         this.emit('variableSet', { blockId, name, value });
       },
       variables: () => this.variables(),
-      history: () => this.transcript.map((e): ChatMessage => ({ role: e.speaker === 'agent' ? 'assistant' : 'user', content: e.text })),
+      history: () => this.transcript.filter((e) => !e.ignored).map((e): ChatMessage => ({ role: e.speaker === 'agent' ? 'assistant' : 'user', content: e.text })),
       today: () => localTime(context.now(), context.timezone).date,
       warn,
     };

@@ -1,0 +1,67 @@
+import { extractBoolean } from '../../llm/extract.js';
+import type { BlockContext, BlockSayOptions } from '../runtime/block.js';
+import type { Heard } from '../runtime/conversation.js';
+import type { SmartAiSettings } from '../recipe-schema.js';
+import { spacedName } from './listen-expectation.js';
+
+/**
+ * What "Did you say ...?" repeats: what the block would act on, in the caller's words where the
+ * recipe gives them. A yes/no that leads to the decision is echoed as such; an intent as its first
+ * example (else its name); values as the words heard. Never the raw recogniser output of an offline
+ * grammar ("no nope will"), which a caller could not answer.
+ */
+export function hearingEcho(heard: Heard, decision: string | undefined, settings: SmartAiSettings, unsupported: boolean): string {
+  if (heard.kind === 'silence') return '';
+  const text = heard.kind === 'dtmf' ? heard.digits : heard.text.trim();
+  if (heard.kind !== 'utterance' || !decision) return text;
+  if (!unsupported && (heard.meaning === 'yes' || heard.meaning === 'no')) return heard.meaning;
+  if (!decision.startsWith('intent:')) return text;
+  const intent = settings.intents.find((i) => `intent:${i.name}` === decision);
+  return intent ? (intent.examples[0] ?? spacedName(intent.name)) : text;
+}
+
+/**
+ * "Did you say ...?" before a block acts on a doubtful hearing. A plain yes confirms; a plain no,
+ * a silence or a doubtful answer does not (the block asks again, never guesses); anything else
+ * said with confidence is returned as the caller's next answer (callers often repeat or correct
+ * themselves instead of saying yes).
+ */
+export async function confirmHearing(
+  ctx: BlockContext,
+  heard: string,
+  confidence: number | undefined,
+  sayOptions: BlockSayOptions,
+  listenOptions: { readonly timeoutMs?: number } | undefined,
+  thresholds: { readonly confirmBelowConfidence: number; readonly rejectBelowConfidence: number },
+): Promise<'yes' | 'no' | Heard> {
+  ctx.note({ kind: 'confirm', heard, ...(confidence !== undefined ? { confidence } : {}) });
+  await ctx.say(`Sorry, did you say: ${heard}?`, sayOptions);
+  const answer = await ctx.listen(listenOptions);
+  if (answer.kind === 'silence') return deny(ctx, 'silence');
+  if (answer.kind === 'dtmf') return answer;
+  const sure = answer.confidence === undefined || answer.confidence >= thresholds.confirmBelowConfidence;
+  const heardAtAll = answer.confidence === undefined || answer.confidence >= thresholds.rejectBelowConfidence;
+  const plain = isPlainAnswer(answer.text);
+  const polarity = extractBoolean(answer.text);
+  if (plain && polarity === true && sure) {
+    ctx.note({ kind: 'confirmed', heard: answer.text });
+    return 'yes';
+  }
+  if (plain && polarity === false && heardAtAll) return deny(ctx, undefined, answer.text);
+  // Not a plain yes/no: the block treats it as the caller's next answer (and decides on it afresh).
+  if (heardAtAll && answer.text.trim() && !plain) return answer;
+  return deny(ctx, 'lowConfidence', answer.text);
+}
+
+const polarWords = new Set(['yes', 'yeah', 'yep', 'please', 'sure', 'okay', 'ok', 'no', 'nope', 'thanks', 'not', 'really']);
+
+/** Only yes/no words: an answer to the question, not a new statement. */
+function isPlainAnswer(text: string): boolean {
+  const words = text.toLowerCase().split(/[^a-z']+/).filter(Boolean);
+  return words.length > 0 && words.every((w) => polarWords.has(w));
+}
+
+function deny(ctx: BlockContext, reason: 'silence' | 'lowConfidence' | undefined, heard?: string): 'no' {
+  ctx.note({ kind: 'denied', ...(reason ? { reason } : {}), ...(heard ? { heard } : {}) });
+  return 'no';
+}

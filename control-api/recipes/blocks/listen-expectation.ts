@@ -1,0 +1,31 @@
+import type { ListenExpectation, PhraseGroup, SpokenValue } from '../../../core/ports/conversation.js';
+import type { SmartAiSettings } from '../recipe-schema.js';
+
+/** Answers to a yes/no question (and to "Did you say ...?"). */
+export const yesPhrases: readonly string[] = ['yes', 'yeah', 'yep', 'yes please', 'sure', 'okay'];
+export const noPhrases: readonly string[] = ['no', 'nope', 'no thanks', 'not really'];
+
+export const spacedName = (name: string): string => name.replace(/([a-z])([A-Z])/g, '$1 $2').replace(/_/g, ' ').toLowerCase();
+
+const valueOf: Partial<Record<string, SpokenValue>> = { date: 'date', number: 'number' };
+
+/**
+ * Everything a SmartAI or Ask block can act on, for the recogniser: one phrase group per intent
+ * (its examples and its name, "pay now"), per enum option, and yes / no; the spoken values its
+ * variables take. Free text cannot be expected; the number's boosted keywords are added by the
+ * voice pipeline.
+ */
+export function expectationFor(settings: SmartAiSettings): ListenExpectation {
+  const phrases: PhraseGroup[] = [
+    { name: 'yes', phrases: yesPhrases, neutral: true },
+    { name: 'no', phrases: noPhrases, neutral: true },
+  ];
+  for (const intent of settings.intents) phrases.push({ name: `intent:${intent.name}`, phrases: [spacedName(intent.name), ...intent.examples] });
+  const values = new Set<SpokenValue>();
+  for (const variable of settings.variables) {
+    for (const option of variable.options ?? []) phrases.push({ name: `option:${variable.name}:${option}`, phrases: [option] });
+    const value = valueOf[variable.type];
+    if (value) values.add(value);
+  }
+  return { phrases, values: [...values], dtmf: settings.dtmf };
+}

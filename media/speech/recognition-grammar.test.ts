@@ -1,0 +1,104 @@
+import assert from 'node:assert/strict';
+import { buildRecognitionGrammar, parseBacktrace, scoreHypothesis, type TimedWord } from './recognition-grammar.js';
+
+const known = new Set(['yes', 'no', 'cancel', 'it', 'please', 'reschedule', 'to', 'next', 'monday', 'human', 'goodbye', 'bye', 'want']);
+const input = {
+  phrases: [
+    { name: 'yes', phrases: ['yes'], neutral: true },
+    { name: 'no', phrases: ['no'], neutral: true },
+    { name: 'intent:cancel', phrases: ['cancel', 'please cancel it', "can't wait"] },
+    { name: 'intent:reschedule', phrases: ['reschedule'] },
+    { name: 'intent:human', phrases: ['human'] },
+    { name: 'intent:goodbye', phrases: ['goodbye', 'bye'] },
+  ],
+  values: ['date' as const],
+  words: [],
+};
+/** Units as the decoder reports them: [word, seconds]. */
+const units = (...spans: [string, number][]): TimedWord[] => {
+  let at = 0;
+  return spans.map(([word, length]) => {
+    const unit = { word, start: at, end: at + length };
+    at += length;
+    return unit;
+  });
+};
+
+describe('offline recognition grammar and its confidence', () => {
+  it('offers each phrase group, the value rules and a filler per phone; words the dictionary lacks are dropped', () => {
+    const grammar = buildRecognitionGrammar(input, known);
+    assert.match(grammar, /public <utterance> = <item>\+;/);
+    assert.match(grammar, /\( please cancel it \)/);
+    assert.doesNotMatch(grammar, /can't/);
+    assert.match(grammar, /<date> = /);
+    assert.match(grammar, /<filler> = ph_aa \| ph_ae/);
+    assert.doesNotMatch(buildRecognitionGrammar(input, known, 'intent:cancel'), /please cancel it/, 'the n-best decode leaves the winning group out');
+  });
+
+  it('with nothing expected, only fillers: every utterance comes back empty, never a guess', () => {
+    const grammar = buildRecognitionGrammar({ phrases: [], values: [], words: [] }, known);
+    assert.match(grammar, /<item> = <filler>;/);
+  });
+
+  it('an answer that is mostly expected words is confident; line noise at the edges does not count', () => {
+    const heard = scoreHypothesis(units(['ph_f', 0.2], ['no', 0.2], ['please', 0.3], ['cancel', 0.4], ['it', 0.1], ['ph_f', 0.2]), input, known);
+    assert.equal(heard.text, 'no please cancel it');
+    assert.equal(heard.dominant, 'intent:cancel');
+    assert.ok(heard.confidence > 0.99, String(heard.confidence));
+    // The endpointer's hangover after the answer, decoded as one "phone" held for half a second.
+    const hangover = scoreHypothesis(units(['yes', 0.3], ['i', 0.2], ['will', 0.1], ['ph_p', 0.46]), input, known);
+    assert.ok(hangover.confidence > 0.99, String(hangover.confidence));
+  });
+
+  it('a stray expected word inside other speech is doubtful ("I am driving right now" heard as "... no")', () => {
+    const heard = scoreHypothesis(units(['ph_ay', 0.2], ['ph_ae', 0.3], ['ph_d', 0.1], ['ph_r', 0.4], ['ph_ay', 0.2], ['no', 0.2]), input, known);
+    assert.equal(heard.text, 'no');
+    assert.ok(heard.confidence < 0.2, String(heard.confidence));
+  });
+
+  it('carrier words ("I will", "want to") count beside a meaning, never make one', () => {
+    const answer = scoreHypothesis(units(['yes', 0.3], ['i', 0.1], ['will', 0.2], ['come', 0.3]), input, known);
+    assert.equal(answer.text, 'yes i will come');
+    assert.equal(answer.dominant, 'yes');
+    assert.ok(answer.confidence > 0.99, String(answer.confidence));
+    const frameOnly = scoreHypothesis(units(['i', 0.1], ['will', 0.2], ['be', 0.2], ['there', 0.3]), input, known);
+    assert.equal(frameOnly.dominant, undefined);
+    assert.equal(frameOnly.confidence, 0);
+    assert.match(buildRecognitionGrammar(input, known), /<keyword> = [^;]*\bwant\b/);
+  });
+
+  it('two meanings in one utterance count only the larger one ("human ... goodbye")', () => {
+    const heard = scoreHypothesis(units(['human', 0.5], ['ph_k', 0.2], ['goodbye', 0.4]), input, known);
+    assert.equal(heard.dominant, 'intent:human');
+    assert.ok(Math.abs(heard.confidence - 0.5 / 1.1) < 0.01, String(heard.confidence));
+  });
+
+  it('values back a meaning or stand alone, but not beside a bare yes/no (noise bent into dates)', () => {
+    const withMeaning = scoreHypothesis(units(['reschedule', 0.6], ['next', 0.2], ['monday', 0.4]), input, known);
+    assert.ok(withMeaning.confidence > 0.99);
+    const alone = scoreHypothesis(units(['next', 0.2], ['monday', 0.4]), input, known);
+    assert.ok(alone.confidence > 0.99);
+    assert.equal(alone.dominant, undefined);
+    const besidePolar = scoreHypothesis(units(['monday', 0.4], ['monday', 0.4], ['no', 0.2]), input, known);
+    assert.ok(Math.abs(besidePolar.confidence - 0.2) < 0.01, String(besidePolar.confidence));
+  });
+
+  it('reads the decoder backtrace: units in seconds, and the path score with word penalties', () => {
+    const log = [
+      'INFO: fsg_search.c(225): FSG(beam: -1080, pbeam: -1080, wbeam: -634; wip: -26, pip: 0)',
+      'word                 start end   pprob ascr       lscr       lback',
+      '<sil>                0     26    1.000 -97        -337       1  ',
+      'yes                  27    55    1.000 -1026      0          1  ',
+      '(NULL)               55    55    1.000 0          0          1  ',
+      'ph_f(2)              56    68    1.000 -415       0          1  ',
+      'INFO: fsg_search.c(263): TOTAL fsg 0.31 CPU 0.166 xRT',
+    ].join('\n');
+    const decoding = parseBacktrace(log);
+    assert.deepEqual(decoding.units, [
+      { word: 'yes', start: 0.27, end: 0.56 },
+      { word: 'ph_f', start: 0.56, end: 0.69 },
+    ]);
+    assert.equal(decoding.score, -97 - 337 - 1026 - 415 - 26 * 2);
+    assert.equal(decoding.frames, 69);
+  });
+});

@@ -1,0 +1,221 @@
+import type { PhraseGroup, SpokenValue } from '../../core/ports/conversation.js';
+
+/**
+ * Grammar-constrained recognition for the offline engine, with a confidence it can stand behind.
+ *
+ * A grammar that only knows the expected words forces every sound onto one of them: "I am
+ * driving right now" comes out as "... sure ..." or "... no". So the grammar also offers a
+ * *filler* for each phone (a pseudo-word pronounced as that single phone, the garbage model of
+ * keyword spotting): speech that matches no expected phrase is absorbed by fillers instead of
+ * being bent into an answer. Values (dates, amounts, digits) are small structured grammars, not
+ * bags of words, for the same reason: a bag of number words absorbs anything. The confidence is
+ * the share of the speech that one meaning covers (its phrases, plus yes/no and values); speech
+ * split between two meanings ("human ... goodbye") or mostly fillers is doubtful.
+ */
+
+/** The CMU phone set of Debian's en-us model. */
+const phones = 'AA AE AH AO AW AY B CH D DH EH ER EY F G HH IH IY JH K L M N NG OW OY P R S SH T TH UH UW V W Y Z ZH'.split(' ');
+const fillerPrefix = 'ph_';
+
+/** Words Indian callers use for amounts that the CMU dictionary lacks. */
+const extraWords = ['lakh L AA K', 'lakhs L AA K S', 'crore K R AO R'];
+
+/** Dictionary lines for the filler pseudo-words and the extra words (appended to the model's dictionary). */
+export function fillerDictionary(): string {
+  return [...phones.map((p) => `${fillerPrefix}${p.toLowerCase()} ${p}`), ...extraWords].join('\n') + '\n';
+}
+
+/** Seconds: longer than any one phone is spoken. */
+const LONG_PHONE_S = 0.25;
+
+/** Hiss-like phones the decoder gives the line noise before and after speech; not speech. */
+const edgeNoise = new Set(['f', 'hh', 's', 'sh', 'th', 'z', 'v', 'dh', 'zh'].map((p) => fillerPrefix + p));
+
+const months = 'january february march april may june july august september october november december';
+const weekdays = 'monday tuesday wednesday thursday friday saturday sunday';
+/** JSGF rules for spoken values (English). */
+const valueRules = `
+<d1> = one | two | three | four | five | six | seven | eight | nine;
+<teen> = ten | eleven | twelve | thirteen | fourteen | fifteen | sixteen | seventeen | eighteen | nineteen;
+<ty> = twenty | thirty | forty | fifty | sixty | seventy | eighty | ninety;
+<n99> = <d1> | <teen> | <ty> [<d1>];
+<n999> = <n99> | [<d1>] hundred [[and] <n99>] | <teen> hundred [[and] <n99>];
+<number> = zero | <n999> [thousand [[and] <n999>]] | <n99> (lakh | lakhs) [[and] <n999> [thousand [[and] <n999>]]] | <n99> crore | <n999> point (<d1> | zero)+;
+<o1> = first | second | third | fourth | fifth | sixth | seventh | eighth | ninth;
+<ordinal> = <o1> | tenth | eleventh | twelfth | thirteenth | fourteenth | fifteenth | sixteenth | seventeenth | eighteenth | nineteenth | twentieth | twenty <o1> | thirtieth | thirty first;
+<month> = ${months.split(' ').join(' | ')};
+<weekday> = ${weekdays.split(' ').join(' | ')};
+<date> = [the] (<ordinal> | <n99>) [of] <month> | <month> [the] (<ordinal> | <n99>) | [next | this | on] <weekday> | today | tomorrow | [the] day after tomorrow | next (week | month);
+<digits> = (zero | oh | <d1>)+;
+`;
+const valueVocabulary = new Set(
+  `${months} ${weekdays} one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen twenty thirty forty fifty sixty seventy eighty ninety hundred thousand lakh lakhs crore and point zero oh first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth thirteenth fourteenth fifteenth sixteenth seventeenth eighteenth nineteenth twentieth thirtieth the of next this on today tomorrow day after week month`.split(' '),
+);
+
+/**
+ * Carrier words: the frame callers put around an answer ("yes *I will be there*", "no, *I want to*
+ * cancel"). They carry no meaning of their own, so they never make one, but speech they cover
+ * beside a meaning is part of that answer, not unexplained sound.
+ */
+const carrierWords = new Set(
+  "i i'm i'll will would want to like be there come can cannot can't it it's is that please thank thanks you we my me the a and so just well am do don't not going".split(' '),
+);
+
+export interface GrammarInput {
+  readonly phrases: readonly PhraseGroup[];
+  readonly values: readonly SpokenValue[];
+  /** Single words to accept anywhere (the number's boosted keywords). */
+  readonly words: readonly string[];
+}
+
+function tokensOf(text: string, known: ReadonlySet<string>): string[] {
+  return text
+    .toLowerCase()
+    .split(/[^a-z']+/)
+    .filter((w) => w && known.has(w));
+}
+
+/** Each group's phrases as known-word sequences (unknown words dropped, empty phrases gone). */
+function groupTokens(groups: readonly PhraseGroup[], known: ReadonlySet<string>): { group: PhraseGroup; phrases: string[][] }[] {
+  return groups
+    .map((group) => ({ group, phrases: [...new Set(group.phrases.map((p) => tokensOf(p, known).join(' ')).filter(Boolean))].map((p) => p.split(' ')) }))
+    .filter((g) => g.phrases.length > 0);
+}
+
+/**
+ * JSGF: any sequence of expected phrases, values, keywords and fillers (only fillers when nothing
+ * expected is in the dictionary: then every utterance comes back empty, never as a guess).
+ * `without` leaves one group out (to see how well the audio fits the rest: the n-best).
+ */
+export function buildRecognitionGrammar(input: GrammarInput, known: ReadonlySet<string>, without?: string): string {
+  const groups = groupTokens(input.phrases, known).filter((g) => g.group.name !== without);
+  const words = [...new Set(input.words.flatMap((w) => tokensOf(w, known)))];
+  const items: string[] = [];
+  const rules: string[] = [];
+  groups.forEach((g, i) => {
+    items.push(`<g${i}>`);
+    rules.push(`<g${i}> = ${g.phrases.map((p) => `( ${p.join(' ')} )`).join(' | ')};`);
+  });
+  for (const value of new Set(input.values)) items.push(`<${value}>`);
+  // With nothing to expect, nothing may be heard (not even the frame of an answer).
+  if (groups.length > 0 || input.values.length > 0) words.push(...[...carrierWords].filter((w) => known.has(w) && !words.includes(w)));
+  if (words.length > 0) {
+    items.push('<keyword>');
+    rules.push(`<keyword> = ${words.sort().join(' | ')};`);
+  }
+  items.push('<filler>');
+  rules.push(`<filler> = ${phones.map((p) => fillerPrefix + p.toLowerCase()).join(' | ')};`);
+  const values = input.values.length > 0 ? valueRules : '';
+  return `#JSGF V1.0;\ngrammar utterance;\npublic <utterance> = <item>+;\n<item> = ${items.join(' | ')};\n${rules.join('\n')}\n${values}`;
+}
+
+export interface TimedWord {
+  readonly word: string;
+  /** Seconds. */
+  readonly start: number;
+  readonly end: number;
+}
+
+/** One decoding as the decoder's backtrace reports it: the units and the path's total score. */
+export interface Decoding {
+  readonly units: readonly TimedWord[];
+  /** Log-likelihood of the best path: acoustic + grammar scores + word insertion penalties. */
+  readonly score: number;
+  readonly frames: number;
+}
+
+/**
+ * Parses the backtrace pocketsphinx logs with `-backtrace yes` (the last table in the log:
+ * "word start end pprob ascr lscr lback", frames of 10 ms) and the per-word insertion penalty it
+ * announces ("FSG(... wip: -26 ...)"), so that two decodings of the same audio can be compared.
+ */
+export function parseBacktrace(log: string): Decoding {
+  const lines = log.split('\n');
+  const wip = Number(/wip: (-?\d+)/.exec(log)?.[1] ?? 0);
+  let header = -1;
+  lines.forEach((line, i) => {
+    if (/^word\s+start\s+end\s+pprob\s+ascr\s+lscr/.test(line)) header = i;
+  });
+  const units: TimedWord[] = [];
+  let score = 0;
+  let frames = 0;
+  for (let i = header + 1; header >= 0 && i < lines.length; i++) {
+    const match = /^(\S+)\s+(\d+)\s+(\d+)\s+\S+\s+(-?\d+)\s+(-?\d+)/.exec(lines[i] as string);
+    if (!match) break;
+    const word = (match[1] as string).replace(/\(\d+\)$/, '');
+    const start = Number(match[2]);
+    const end = Number(match[3]);
+    score += Number(match[4]) + Number(match[5]);
+    frames = Math.max(frames, end + 1);
+    if (word === '<sil>' || word === '(NULL)' || word === '<s>' || word === '</s>' || word.startsWith('[') || word.startsWith('+')) continue;
+    score += wip;
+    units.push({ word, start: start / 100, end: (end + 1) / 100 });
+  }
+  return { units, score, frames };
+}
+
+export interface ScoredHypothesis {
+  /** The expected words heard, fillers removed ('' when none). */
+  readonly text: string;
+  /** Share of the speech covered by one meaning (plus yes/no, values, keywords), 0..1. */
+  readonly confidence: number;
+  /** The phrase group that covers most of the speech, if any. */
+  readonly dominant?: string;
+}
+
+/** Text, confidence and dominant meaning of one recognition. */
+export function scoreHypothesis(units: readonly TimedWord[], input: GrammarInput, known: ReadonlySet<string>): ScoredHypothesis {
+  let first = 0;
+  let last = units.length - 1;
+  // A filler is one phone (50-150 ms spoken); one held far longer at an edge is the line's noise
+  // before or after the speech (a VAD hangover, a click), not a sound the caller made.
+  const edge = (u: TimedWord): boolean => edgeNoise.has(u.word) || (u.word.startsWith(fillerPrefix) && u.end - u.start > LONG_PHONE_S);
+  while (first <= last && edge(units[first]!)) first++;
+  while (last >= first && edge(units[last]!)) last--;
+  const speech = units.slice(first, last + 1);
+  // Inside the speech too, a filler counts for at most one long phone (a pause decoded as one).
+  const span = (u: TimedWord): number => Math.max(0.01, Math.min(u.end - u.start, u.word.startsWith(fillerPrefix) ? LONG_PHONE_S : Infinity));
+  const total = speech.reduce((sum, u) => sum + span(u), 0);
+  const groups = groupTokens(input.phrases, known);
+  const keywords = new Set(input.words.flatMap((w) => tokensOf(w, known)));
+  const byGroup = new Map<string, number>();
+  let other = 0;
+  let carrier = 0;
+  for (let i = 0; i < speech.length; ) {
+    const match = longestPhrase(speech, i, groups);
+    if (match) {
+      const time = speech.slice(i, i + match.length).reduce((sum, u) => sum + span(u), 0);
+      byGroup.set(match.group.name, (byGroup.get(match.group.name) ?? 0) + time);
+      i += match.length;
+      continue;
+    }
+    const word = speech[i]!;
+    const valueWord = input.values.length > 0 && valueVocabulary.has(word.word);
+    if (!valueWord && carrierWords.has(word.word)) carrier += span(word);
+    else if (!word.word.startsWith(fillerPrefix) && (valueWord || keywords.has(word.word))) other += span(word);
+    i++;
+  }
+  const neutral = new Set(groups.filter((g) => g.group.neutral).map((g) => g.group.name));
+  const ranked = [...byGroup.entries()].sort((a, b) => b[1] - a[1]);
+  const meaning = ranked.find(([name]) => !neutral.has(name));
+  // Yes and no both said: only the larger counts; a second meaning counts against the first.
+  const polar = ranked.find(([name]) => neutral.has(name));
+  // Values back a meaning ("reschedule to next monday") or stand alone as the answer ("the third
+  // of december"); beside a bare yes/no they are more likely noise bent into dates and numbers.
+  const values = meaning || !polar ? other : 0;
+  const covered = (meaning?.[1] ?? 0) + (polar?.[1] ?? 0) + values + (meaning || polar ? carrier : 0);
+  const text = speech.filter((u) => !u.word.startsWith(fillerPrefix)).map((u) => u.word).join(' ');
+  const dominant = meaning?.[0] ?? polar?.[0];
+  return { text, confidence: total > 0 ? Math.min(1, covered / total) : 0, ...(dominant ? { dominant } : {}) };
+}
+
+function longestPhrase(units: readonly TimedWord[], at: number, groups: readonly { group: PhraseGroup; phrases: string[][] }[]): { group: PhraseGroup; length: number } | undefined {
+  let best: { group: PhraseGroup; length: number } | undefined;
+  for (const { group, phrases } of groups) {
+    for (const phrase of phrases) {
+      if (phrase.length <= (best?.length ?? 0)) continue;
+      if (phrase.every((w, k) => units[at + k]?.word === w)) best = { group, length: phrase.length };
+    }
+  }
+  return best;
+}

@@ -1,0 +1,54 @@
+import assert from 'node:assert/strict';
+import { FakeClock } from '../../core/clock.js';
+import type { DtmfCollection } from '../../core/ports/conversation.js';
+import { DtmfCollector, type DtmfCompletion } from './dtmf-collector.js';
+
+describe('keypad entry (DTMF collection)', () => {
+  const collect = (settings: DtmfCollection = { maxDigits: 32, terminator: '#', interDigitTimeoutMs: 3000 }) => {
+    const clock = new FakeClock(0);
+    const entries: [string, DtmfCompletion][] = [];
+    const collector = new DtmfCollector(settings, (digits, how) => entries.push([digits, how]), clock);
+    return { clock, entries, collector };
+  };
+
+  it('"123456#" is one entry, 123456, ended by the terminator (not part of it)', () => {
+    const { entries, collector } = collect();
+    for (const d of '123456#') collector.press(d);
+    assert.deepEqual(entries, [['123456', 'terminator']]);
+    assert.equal(collector.collecting, false);
+  });
+
+  it('ends at max digits', () => {
+    const { entries, collector } = collect({ maxDigits: 4, terminator: '#', interDigitTimeoutMs: 3000 });
+    for (const d of '123456') collector.press(d);
+    assert.deepEqual(entries, [['1234', 'maxDigits']]);
+    assert.equal(collector.collecting, true, 'the fifth key starts the next entry');
+  });
+
+  it('ends after the inter-digit timeout, counted from the last key', () => {
+    const { clock, entries, collector } = collect({ maxDigits: 32, terminator: '', interDigitTimeoutMs: 2000 });
+    collector.press('4');
+    clock.advance(1500);
+    collector.press('2');
+    clock.advance(1999);
+    assert.deepEqual(entries, []);
+    assert.equal(collector.collecting, true);
+    clock.advance(1);
+    assert.deepEqual(entries, [['42', 'interDigitTimeout']]);
+  });
+
+  it('a block may choose * as the terminator; # is then a digit', () => {
+    const { entries, collector } = collect({ maxDigits: 32, terminator: '*', interDigitTimeoutMs: 3000 });
+    for (const d of '12#*') collector.press(d);
+    assert.deepEqual(entries, [['12#', 'terminator']]);
+  });
+
+  it('a terminator alone is an empty entry; stop() drops what was typed', () => {
+    const { clock, entries, collector } = collect();
+    collector.press('#');
+    collector.press('9');
+    collector.stop();
+    clock.advance(10_000);
+    assert.deepEqual(entries, [['', 'terminator']]);
+  });
+});

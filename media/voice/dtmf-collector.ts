@@ -1,0 +1,63 @@
+import { systemClock, type Clock, type TimerHandle } from '../../core/clock.js';
+import type { DtmfCollection } from '../../core/ports/conversation.js';
+
+/** Keypad entry as one answer unless a block says otherwise: up to 32 digits, `#` ends it, 3 s between keys. */
+export const defaultDtmfCollection: DtmfCollection = { maxDigits: 32, terminator: '#', interDigitTimeoutMs: 3000 };
+
+export type DtmfCompletion = 'terminator' | 'maxDigits' | 'interDigitTimeout';
+
+/**
+ * Gathers RFC 4733 key presses into one answer, the way IVRs do: the entry ends at the
+ * terminator key (not part of the digits), at `maxDigits`, or when no key came for
+ * `interDigitTimeoutMs`. A terminator pressed alone gives an empty entry ("#" = skip).
+ */
+export class DtmfCollector {
+  private digits = '';
+  private active = false;
+  private timer: TimerHandle | undefined;
+
+  constructor(
+    private settings: DtmfCollection,
+    private readonly onEntry: (digits: string, completion: DtmfCompletion) => void,
+    private readonly clock: Clock = systemClock,
+  ) {}
+
+  /** Applies to the next entry; an entry already under way keeps going under the new rules. */
+  configure(settings: DtmfCollection): void {
+    this.settings = settings;
+  }
+
+  press(digit: string): void {
+    this.active = true;
+    this.cancelTimer();
+    const { terminator, maxDigits, interDigitTimeoutMs } = this.settings;
+    if (terminator && digit === terminator) return this.complete('terminator');
+    this.digits += digit;
+    if (this.digits.length >= maxDigits) return this.complete('maxDigits');
+    this.timer = this.clock.setTimeout(() => this.complete('interDigitTimeout'), interDigitTimeoutMs);
+  }
+
+  /** True while keys are being entered (a listener should wait for the entry to end). */
+  get collecting(): boolean {
+    return this.active;
+  }
+
+  stop(): void {
+    this.cancelTimer();
+    this.active = false;
+    this.digits = '';
+  }
+
+  private cancelTimer(): void {
+    if (this.timer) this.clock.clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+
+  private complete(completion: DtmfCompletion): void {
+    this.cancelTimer();
+    const digits = this.digits;
+    this.digits = '';
+    this.active = false;
+    this.onEntry(digits, completion);
+  }
+}
