@@ -1,0 +1,118 @@
+import assert from 'node:assert/strict';
+import { fakeContext, press, say, silence } from '../../../test/fakes/fake-block-context.js';
+import type { Heard } from '../runtime/conversation.js';
+import { askSettingsSchema, smartAiSettingsSchema } from '../recipe-schema.js';
+import { askBlock } from './ask.js';
+import { smartAiBlock } from './smart-ai.js';
+
+/** What a grammar-constrained recogniser reports: words, confidence, the meaning it heard, rivals. */
+const heard = (text: string, confidence: number, meaning?: string, alternatives?: { text: string; confidence: number; scoreGap?: number }[]): Heard => ({
+  kind: 'utterance',
+  text,
+  confidence,
+  ...(meaning !== undefined ? { meaning } : {}),
+  ...(alternatives ? { alternatives } : {}),
+});
+
+const reminder = smartAiSettingsSchema.parse({
+  prompt: 'Confirm the appointment.\nOpening: Can you make it tomorrow?\nReprompt: Please say yes, or that you want to reschedule.',
+  retryLimit: 3,
+  intents: [
+    { name: 'confirm', description: 'caller says yes and will attend', examples: ['yes I will come'] },
+    { name: 'reschedule', description: 'caller wants another date', examples: ['reschedule', 'another day'] },
+  ],
+});
+
+describe('hearing doubt: never a wrong branch on a doubtful hearing', () => {
+  it('tells the recogniser, before the question, what the block can act on', async () => {
+    const ctx = fakeContext({ turns: [heard('yes', 1, 'yes')] });
+    await smartAiBlock.run(ctx, reminder, ctx.signal);
+    const [expectation] = ctx.expectations;
+    const groups = Object.fromEntries((expectation?.phrases ?? []).map((g) => [g.name, g.phrases]));
+    assert.ok(groups['yes']?.includes('yes') && groups['no']?.includes('no'));
+    assert.deepEqual(groups['intent:reschedule'], ['reschedule', 'reschedule', 'another day']);
+    assert.deepEqual(expectation?.dtmf, { maxDigits: 32, terminator: '#', interDigitTimeoutMs: 3000 });
+  });
+
+  it('below rejectBelowConfidence: "Sorry, I did not catch that." and the question again, no branch', async () => {
+    const ctx = fakeContext({ turns: [heard('reschedule', 0.2, 'intent:reschedule'), heard('yes', 1, 'yes')] });
+    assert.deepEqual(await smartAiBlock.run(ctx, reminder, ctx.signal), { exit: 'confirm' });
+    assert.equal(ctx.said[1]?.text, 'Sorry, I did not catch that. Please say yes, or that you want to reschedule.');
+    assert.deepEqual(ctx.notes[0], { kind: 'reprompt', reason: 'lowConfidence', heard: 'reschedule', confidence: 0.2 });
+  });
+
+  it('between the thresholds: "Sorry, did you say: ...?" and a plain yes lets the block act', async () => {
+    const ctx = fakeContext({ turns: [heard('nope another day', 0.45, 'intent:reschedule'), heard('yes', 1, 'yes')] });
+    assert.deepEqual(await smartAiBlock.run(ctx, reminder, ctx.signal), { exit: 'reschedule' });
+    // The echo is what the block would act on, in the recipe's words, not the raw recogniser output.
+    assert.equal(ctx.said[1]?.text, 'Sorry, did you say: reschedule?');
+    assert.deepEqual(ctx.notes.map((n) => n.kind), ['confirm', 'confirmed']);
+  });
+
+  it('a "no" or a silence after "Did you say ...?" asks the question again; it never guesses', async () => {
+    const ctx = fakeContext({ turns: [heard('reschedule', 0.5, 'intent:reschedule'), heard('no', 1, 'no'), heard('yes I will come', 0.95, 'intent:confirm')] });
+    assert.deepEqual(await smartAiBlock.run(ctx, reminder, ctx.signal), { exit: 'confirm' });
+    assert.deepEqual(ctx.said.map((s) => s.text), ['Can you make it tomorrow?', 'Sorry, did you say: reschedule?', 'Please say yes, or that you want to reschedule.']);
+    const quiet = fakeContext({ turns: [heard('reschedule', 0.5, 'intent:reschedule'), silence, silence, silence] });
+    assert.deepEqual(await smartAiBlock.run(quiet, reminder, quiet.signal), { exit: 'fallback' });
+    assert.ok(quiet.notes.some((n) => n.kind === 'denied' && n.reason === 'silence'));
+  });
+
+  it('a confident correction after "Did you say ...?" is taken as the next answer', async () => {
+    const ctx = fakeContext({ turns: [heard('reschedule', 0.5, 'intent:reschedule'), heard('yes I will come', 0.9, 'intent:confirm')] });
+    assert.deepEqual(await smartAiBlock.run(ctx, reminder, ctx.signal), { exit: 'confirm' });
+  });
+
+  it('a confident hearing with a close rival reading that goes elsewhere is confirmed first', async () => {
+    const rival = [{ text: 'reschedule', confidence: 0.9, scoreGap: 0.8 }];
+    const ctx = fakeContext({ turns: [heard('yes I will come', 0.95, 'intent:confirm', rival), heard('yes', 1, 'yes')] });
+    assert.deepEqual(await smartAiBlock.run(ctx, reminder, ctx.signal), { exit: 'confirm' });
+    assert.equal(ctx.said[1]?.text, 'Sorry, did you say: yes I will come?');
+    // A rival far behind (score gap 6) is not a doubt.
+    const clear = fakeContext({ turns: [heard('yes I will come', 0.95, 'intent:confirm', [{ text: 'reschedule', confidence: 0.9, scoreGap: 6 }])] });
+    assert.deepEqual(await smartAiBlock.run(clear, reminder, clear.signal), { exit: 'confirm' });
+    assert.equal(clear.said.length, 1);
+  });
+
+  it('a cloud recogniser without meaning or confidence is acted on as before', async () => {
+    const ctx = fakeContext({ turns: [say('I want to reschedule please')] });
+    assert.deepEqual(await smartAiBlock.run(ctx, reminder, ctx.signal), { exit: 'reschedule' });
+    assert.deepEqual(ctx.notes, []);
+  });
+});
+
+describe('Ask block: the question first, then a clear yes/no (issue 18)', () => {
+  const atHome = askSettingsSchema.parse({
+    prompt: 'Will you be at home tomorrow between 10 and 12? Please say yes or no.',
+    variables: [{ name: 'at_home', type: 'boolean', description: 'whether the caller will be at home' }],
+  });
+
+  it('speaks its question (the prompt, with no Opening line) before it takes an answer', async () => {
+    const ctx = fakeContext({ turns: [heard('yes i will be at home tomorrow', 0.9, 'yes')] });
+    assert.deepEqual(await askBlock.run(ctx, atHome, ctx.signal), { exit: 'next' });
+    assert.equal(ctx.said[0]?.text, 'Will you be at home tomorrow between 10 and 12? Please say yes or no.');
+    assert.equal(ctx.vars.get('at_home'), true);
+  });
+
+  it('a clear no is false; words with neither reprompt', async () => {
+    const no = fakeContext({ turns: [heard('no i will not', 0.9, 'no')] });
+    assert.deepEqual(await askBlock.run(no, atHome, no.signal), { exit: 'next' });
+    assert.equal(no.vars.get('at_home'), false);
+    const neither = fakeContext({ turns: [say('what is this about'), say('yes')] });
+    assert.deepEqual(await askBlock.run(neither, atHome, neither.signal), { exit: 'next' });
+    assert.equal(neither.vars.get('at_home'), true);
+    assert.equal(neither.said.length, 2, 'the question, then a reprompt');
+  });
+
+  it('a keypad entry is one answer: 123456 for a number', async () => {
+    const settings = askSettingsSchema.parse({
+      prompt: 'Please enter your six digit customer number, then hash?',
+      variables: [{ name: 'customer_number', type: 'number', description: 'customer number' }],
+      dtmf: { maxDigits: 6 },
+    });
+    const ctx = fakeContext({ turns: [press('123456')] });
+    assert.deepEqual(await askBlock.run(ctx, settings, ctx.signal), { exit: 'next' });
+    assert.equal(ctx.vars.get('customer_number'), 123456);
+    assert.equal(ctx.expectations[0]?.dtmf?.maxDigits, 6);
+  });
+});
