@@ -1,9 +1,10 @@
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { buildRecognitionGrammar, fillerDictionary, parseBacktrace, scoreHypothesis, type ScoredHypothesis } from './recognition-grammar.js';
+import { grammarDictionary, loadPronunciations, type Pronunciations } from './pocketsphinx-dictionary.js';
+import { buildRecognitionGrammar, parseBacktrace, scoreHypothesis, type ScoredHypothesis } from './recognition-grammar.js';
 import { upsample2x } from './resampler.js';
 import { SpeechProviderError, type SttOptions, type SttProvider, type SttStream, type Transcript } from './speech-provider.js';
 
@@ -28,32 +29,6 @@ export interface PocketsphinxOptions {
   readonly phrases?: readonly string[];
   /** Low white noise mixed in, as a fraction of full scale (see docs/voice-pipeline.md: why). */
   readonly noiseLevel?: number;
-}
-
-let dictionary: Promise<ReadonlySet<string>> | undefined;
-function loadDictionary(modelDir: string): Promise<ReadonlySet<string>> {
-  dictionary ??= readFile(join(modelDir, 'cmudict-en-us.dict'), 'utf8').then(
-    (text) => new Set(text.split('\n').map((line) => line.slice(0, line.indexOf(' '))).filter((w) => w && !w.includes('('))),
-  );
-  return dictionary;
-}
-
-let fillerDict: Promise<string> | undefined;
-/** The model's dictionary plus the filler pseudo-words, written once per process. */
-function loadFillerDictionary(modelDir: string): Promise<string> {
-  fillerDict ??= (async () => {
-    const dir = join(tmpdir(), `vap-pocketsphinx-${process.pid}`);
-    const file = join(dir, 'cmudict-fillers.dict');
-    await mkdir(dir, { recursive: true });
-    const base = await readFile(join(modelDir, 'cmudict-en-us.dict'), 'utf8');
-    await writeFile(`${file}.tmp`, base.endsWith('\n') ? base + fillerDictionary() : `${base}\n${fillerDictionary()}`);
-    await rename(`${file}.tmp`, file);
-    return file;
-  })().catch((error: unknown) => {
-    fillerDict = undefined;
-    throw error;
-  });
-  return fillerDict;
 }
 
 /** A JSGF grammar accepting any sequence of the given words (those the dictionary knows). */
@@ -110,12 +85,12 @@ export class PocketsphinxStt implements SttProvider {
       throw new SpeechProviderError(this.name, `no offline model for language ${options.language}`, true);
     }
     const modelDir = this.options.modelDir ?? MODEL_DIR;
-    const known = await loadDictionary(modelDir).catch((error: unknown) => {
-      dictionary = undefined;
+    const pronunciations = await loadPronunciations(modelDir).catch((error: unknown) => {
       throw new SpeechProviderError(this.name, 'pocketsphinx-en-us model not installed', false, error);
     });
-    const run = (wav: string, grammar: string, extra: readonly string[] = [], dict?: string, logFile?: string): Promise<string> =>
-      decode(this.options.binary, modelDir, wav, grammar, extra, dict, options.signal, logFile);
+    const known = pronunciations.known;
+    const run = (wav: string, grammar: string, extra: readonly string[] = [], logFile?: string): Promise<string> =>
+      decode(this.options.binary, modelDir, pronunciations, wav, grammar, extra, options.signal, logFile);
     if (this.options.phrases) {
       const grammar = buildPhraseGrammar(this.options.phrases, known) ?? '';
       return new PocketsphinxStream(this.options, options.signal, async (wav) => ({ text: joinLines(await run(wav, grammar)) }));
@@ -124,9 +99,6 @@ export class PocketsphinxStt implements SttProvider {
       // The block said what it can accept: its phrase groups and values against a filler model,
       // so the result carries a confidence and a competing reading (recognition-grammar.ts).
       const input = { ...options.expectation, words: [...(this.options.vocabulary ?? []), ...options.keywords] };
-      const dict = await loadFillerDictionary(modelDir).catch((error: unknown) => {
-        throw new SpeechProviderError(this.name, 'could not prepare the recognition dictionary', false, error);
-      });
       // Fillers must not be cheap: a word insertion penalty makes runs of single-phone fillers
       // lose against an expected phrase that fits. 3e-3 was tuned on 172 flite utterances over
       // G.711 (four voices, answers in and out of scope; docs/voice-pipeline.md): 1e-3 let stray
@@ -135,7 +107,7 @@ export class PocketsphinxStt implements SttProvider {
       const scored = async (wav: string, without?: string): Promise<ScoredHypothesis & { score: number; frames: number }> => {
         const log = `${wav}.${without ? 'second' : 'first'}.log`;
         try {
-          await run(wav, buildRecognitionGrammar(input, known, without), ['-backtrace', 'yes', '-wip', '3e-3'], dict, log);
+          await run(wav, buildRecognitionGrammar(input, known, without), ['-backtrace', 'yes', '-wip', '3e-3'], log);
           const decoding = parseBacktrace(await readFile(log, 'utf8').catch(() => ''));
           return { ...scoreHypothesis(decoding.units, input, known), score: decoding.score, frames: decoding.frames };
         } finally {
@@ -172,21 +144,24 @@ type Reading = Omit<Transcript, 'final'>;
 async function decode(
   binary: string | undefined,
   modelDir: string,
+  pronunciations: Pronunciations,
   wav: string,
   grammar: string,
   extra: readonly string[],
-  dict: string | undefined,
   signal: AbortSignal,
   logFile = '/dev/null',
 ): Promise<string> {
-  const args = ['-hmm', join(modelDir, 'en-us'), '-dict', dict ?? join(modelDir, 'cmudict-en-us.dict'), '-infile', wav, '-logfn', logFile, ...extra];
-  const grammarFile = `${wav}.${randomUUID()}.jsgf`;
+  const run = `${wav}.${randomUUID()}`;
+  const grammarFile = `${run}.jsgf`;
+  const dictFile = `${run}.dict`;
+  const args = ['-hmm', join(modelDir, 'en-us'), '-infile', wav, '-logfn', logFile, ...extra];
   try {
     if (grammar) {
       await writeFile(grammarFile, grammar);
-      args.push('-jsgf', grammarFile);
+      await writeFile(dictFile, grammarDictionary(grammar, pronunciations));
+      args.push('-jsgf', grammarFile, '-dict', dictFile);
     } else {
-      args.push('-lm', join(modelDir, 'en-us.lm.bin'));
+      args.push('-lm', join(modelDir, 'en-us.lm.bin'), '-dict', join(modelDir, 'cmudict-en-us.dict'));
     }
     return await new Promise<string>((resolve, reject) => {
       execFile(binary ?? 'pocketsphinx_continuous', args, { signal, timeout: 20_000 }, (error, out) => {
@@ -198,7 +173,7 @@ async function decode(
       throw new SpeechProviderError('pocketsphinx', `recognition failed: ${(error as Error).message}`, false, error);
     });
   } finally {
-    await rm(grammarFile, { force: true });
+    await Promise.all([rm(grammarFile, { force: true }), rm(dictFile, { force: true })]);
   }
 }
 
