@@ -6,6 +6,9 @@ import type { SttProvider, SttStream } from '../speech/speech-provider.js';
 import { DtmfCollector, defaultDtmfCollection, type DtmfCompletion } from './dtmf-collector.js';
 import { Endpointer, EnergyVad } from './vad.js';
 
+/** Endpoint silence for a turn that interrupted the agent (see `hurryEndpoint`). */
+const INTERRUPTION_ENDPOINT_MS = 400;
+
 /** One caller turn as the ear sees it, from the VAD's start to the recogniser's final text. */
 export interface CallerTurn {
   readonly id: number;
@@ -124,6 +127,15 @@ export class Hearing {
   }
 
   /** Every caller frame, for detectors that run beside the conversation (voicemail, beep). */
+  /**
+   * The caller just cut the agent off: end this turn after a short pause. An interjection that
+   * stops the agent is usually short ("okay", "wait", a cough) and the line is silent until it is
+   * answered, so waiting out the full endpoint silence would be dead air.
+   */
+  hurryEndpoint(): void {
+    this.endpointer.hurry(INTERRUPTION_ENDPOINT_MS);
+  }
+
   tap(listener: (samples: Int16Array) => void): () => void {
     this.taps.add(listener);
     return () => this.taps.delete(listener);

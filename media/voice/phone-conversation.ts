@@ -204,6 +204,7 @@ export class PhoneConversation implements Conversation, HearingHooks {
     if (during?.bargeIn && !settings.smartInterruption && !settings.cautionOnNoisyLines) {
       note.interrupted = true;
       this.speaker.interrupt();
+      this.hearing.hurryEndpoint();
     }
   }
 
@@ -215,6 +216,7 @@ export class PhoneConversation implements Conversation, HearingHooks {
     if (turn.voicedMs >= this.sustainedMs && (!backchannel || turn.voicedMs >= 2 * this.sustainedMs)) {
       note.interrupted = true;
       this.speaker.interrupt();
+      this.hearing.hurryEndpoint();
     }
   }
 
@@ -239,6 +241,7 @@ export class PhoneConversation implements Conversation, HearingHooks {
 
   onKey(): void {
     if (this.speaker.current?.bargeIn) this.speaker.interrupt();
+      this.hearing.hurryEndpoint();
   }
 
   onKeypadEntry(digits: string): void {

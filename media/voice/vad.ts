@@ -73,12 +73,20 @@ export class Endpointer {
   private recent = 0;
   private speaking = false;
   private quiet = 0;
+  /** Silence that ends the current utterance (shortened by `hurry`). */
+  private endFrames: number;
   /** Voiced frames in the current utterance (sustained-speech rules read it). */
   voicedFrames = 0;
 
   constructor(options: EndpointerOptions = {}) {
     this.startFrames = Math.max(1, Math.round((options.startMs ?? 60) / 20));
     this.silenceFrames = Math.max(1, Math.round((options.silenceMs ?? 700) / 20));
+    this.endFrames = this.silenceFrames;
+  }
+
+  /** Ends the current utterance after `silenceMs` of silence instead of the configured time. */
+  hurry(silenceMs: number): void {
+    if (this.speaking) this.endFrames = Math.min(this.endFrames, Math.max(1, Math.round(silenceMs / 20)));
   }
 
   get inSpeech(): boolean {
@@ -103,15 +111,17 @@ export class Endpointer {
       this.quiet = 0;
       return undefined;
     }
-    if (++this.quiet >= this.silenceFrames) {
+    if (++this.quiet >= this.endFrames) {
       this.speaking = false;
       this.quiet = 0;
+      this.endFrames = this.silenceFrames;
       return 'end';
     }
     return undefined;
   }
 
   reset(): void {
+    this.endFrames = this.silenceFrames;
     this.speaking = false;
     this.recent = 0;
     this.quiet = 0;

@@ -1,0 +1,121 @@
+import assert from 'node:assert/strict';
+import { MediaService } from '../../media/media-service.js';
+import { EspeakTts } from '../../media/speech/espeak-tts.js';
+import { PocketsphinxStt } from '../../media/speech/pocketsphinx-stt.js';
+import { PhoneConversation } from '../../media/voice/phone-conversation.js';
+import type { RecipeInput } from '../../control-api/recipes/recipe-schema.js';
+import { FarEnd, fliteSpeech, mediaPair, recipeRun } from './voice-harness.js';
+
+/**
+ * Turn-taking over real RTP (two MediaSessions on loopback, offline providers): keypad entries as
+ * RFC 4733 events, and an interruption that carries no words.
+ */
+describe('turn-taking over RTP: keypad entry and wordless interruptions', function () {
+  this.timeout(90_000);
+  let service: MediaService;
+  beforeEach(() => {
+    service = new MediaService({ bindAddress: '127.0.0.1', portMin: 45200, portMax: 45399 });
+  });
+  afterEach(async () => {
+    await service.close();
+  });
+
+  const conversationFor = (agent: Awaited<ReturnType<typeof mediaPair>>['agent'], ended: AbortController): PhoneConversation =>
+    new PhoneConversation({
+      media: agent,
+      stt: new PocketsphinxStt(),
+      tts: new EspeakTts(),
+      speech: { voice: '', language: 'en-US', sttLanguage: 'en-US', keywords: [] },
+      turn: { endpointSilenceMs: 600 },
+      signal: ended.signal,
+      hangup: async () => ended.abort(),
+    });
+
+  it('"123456#" pressed as RFC 4733 events is one Ask answer: 123456', async () => {
+    const recipe: RecipeInput = {
+      name: 'Keypad',
+      startBlockId: 'ask',
+      blocks: [
+        { id: 'ask', type: 'ask', settings: { prompt: 'Please key in your customer number, then hash?', retryLimit: 2, variables: [{ name: 'customer_number', type: 'number', description: 'customer number' }] } },
+        { id: 'bye', type: 'close', settings: { closingScript: 'Thank you. Goodbye.', disposition: 'identified' } },
+        { id: 'lost', type: 'close', settings: { closingScript: 'Sorry. Goodbye.', disposition: 'failed' } },
+      ],
+      connections: [
+        { from: 'ask', exit: 'next', to: 'bye' },
+        { from: 'ask', exit: 'fallback', to: 'lost' },
+      ],
+    };
+    const { caller, agent } = await mediaPair(service);
+    const far = new FarEnd(caller);
+    const ended = new AbortController();
+    const running = recipeRun(recipe, conversationFor(agent, ended)).run(ended.signal);
+    await far.agentFinished(500);
+    // Each digit 100 ms with the session's inter-digit gap: about 1.3 s for the whole entry.
+    await caller.sendDtmf('123456#');
+    const result = await running;
+    far.stop();
+    assert.deepEqual(result.path, ['ask', 'bye'], JSON.stringify(result.transcript));
+    assert.equal(result.variables['customer_number'], 123456);
+    assert.deepEqual(result.transcript.filter((t) => t.speaker === 'caller').map((t) => t.text), ['123456']);
+  });
+
+  it('an interruption with no words stops the agent and gets the question again within 1 s', async () => {
+    const long = 'Let me read the terms of your plan, which take a while to read out in full, so please bear with me while I go through each of them one by one.';
+    const recipe: RecipeInput = {
+      name: 'Terms',
+      startBlockId: 'terms',
+      blocks: [
+        { id: 'terms', type: 'smartAi', settings: { prompt: `Read the terms.\nOpening: ${long}\nReprompt: Shall I go on?`, retryLimit: 2, intents: [{ name: 'stop', description: 'caller says stop', examples: ['stop'] }] } },
+        { id: 'bye', type: 'close', settings: { closingScript: 'Goodbye.' } },
+      ],
+      connections: [
+        { from: 'terms', exit: 'stop', to: 'bye' },
+        { from: 'terms', exit: 'fallback', to: 'bye' },
+      ],
+    };
+    const { caller, agent } = await mediaPair(service);
+    const far = new FarEnd(caller);
+    const ended = new AbortController();
+    const running = recipeRun(recipe, conversationFor(agent, ended)).run(ended.signal);
+    await far.agentSpeaking();
+    await new Promise((r) => setTimeout(r, 2000));
+    // A hum: voiced long enough to be a turn, but no word the block expects.
+    const hum = await fliteSpeech('hmmmm');
+    await far.speak(hum);
+    // Measured from the hum's last voiced frame, not from the end of flite's trailing silence.
+    const humEnded = performance.now() - trailingSilenceMs(hum);
+    // The agent's next line after the hum (its own line was cut by the barge-in).
+    const heardAgain = await (async () => {
+      for (const deadline = humEnded + 10_000; performance.now() < deadline; ) {
+        const next = far.heard.find((f) => f.at > humEnded + 100 && levelDb(f.samples) > -45);
+        if (next) return next.at;
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      return Infinity;
+    })();
+    // Let the reprompt finish, then hang up.
+    await far.agentFinished(400).catch(() => undefined);
+    ended.abort();
+    const result = await running.catch(() => undefined);
+    far.stop();
+    const afterMs = heardAgain - humEnded;
+    assert.ok(afterMs < 1_000, `the agent spoke again ${afterMs.toFixed(0)} ms after the hum ended: ${JSON.stringify(result?.transcript)}`);
+    if (result) {
+      const agentLines = result.transcript.filter((t) => t.speaker === 'agent');
+      assert.ok(agentLines[0]?.interrupted, 'the opening was cut by the hum');
+      assert.match(agentLines[1]?.text ?? '', /^Sorry, I did not catch that\. Shall I go on\?/);
+    }
+  });
+});
+
+function trailingSilenceMs(pcm: Int16Array): number {
+  let end = pcm.length;
+  while (end >= 160 && levelDb(pcm.subarray(end - 160, end)) <= -45) end -= 160;
+  return (pcm.length - end) / 8;
+}
+
+function levelDb(samples: Int16Array): number {
+  let sum = 0;
+  for (const s of samples) sum += s * s;
+  return 10 * Math.log10(sum / samples.length / (32768 * 32768) + 1e-12);
+}
