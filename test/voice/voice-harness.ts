@@ -28,10 +28,10 @@ export async function mediaPair(service: MediaService): Promise<{ caller: CallMe
 }
 
 /** The synthetic caller's voice: flite (ARCHITECTURE: recognisable by pocketsphinx on 8 kHz). */
-export async function fliteSpeech(text: string): Promise<Int16Array> {
+export async function fliteSpeech(text: string, voice?: string): Promise<Int16Array> {
   const dir = await mkdtemp(join(tmpdir(), 'vap-flite-'));
   try {
-    await run('flite', ['-t', text, '-o', join(dir, 'say.wav')]);
+    await run('flite', [...(voice ? ['-voice', voice] : []), '-t', text, '-o', join(dir, 'say.wav')]);
     return decodeWav(await readFile(join(dir, 'say.wav')));
   } finally {
     await rm(dir, { recursive: true, force: true });

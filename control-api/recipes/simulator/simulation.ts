@@ -11,6 +11,7 @@ import type { Recipe } from '../recipe-schema.js';
 import type { CallContext } from '../runtime/call-context.js';
 import { RecipeRun, type RunResult } from '../runtime/recipe-run.js';
 import type { CodeRunner, KnowledgeSearch } from '../runtime/services.js';
+import type { Conversation } from '../runtime/conversation.js';
 import { scriptedTurns, TextConversation, type CallerTurn } from '../runtime/text-conversation.js';
 import { scenarioFileSchema, type CallerTurnInput, type Expectation, type Scenario, type ScenarioFile } from './scenario-schema.js';
 import { MockHttp, RecordingWebhooks, type SentWebhook } from './simulation-services.js';
@@ -41,6 +42,11 @@ export interface SimulationEnvironment {
   readonly code: CodeRunner;
   readonly knowledge?: { readonly search: KnowledgeSearch; readonly tenantId: string };
   readonly logger?: Logger;
+  /**
+   * The caller's side as a real conversation instead of the scripted text one (bench/voice-branches.ts
+   * runs the scenarios over RTP with a synthesised caller); the run ends when `signal` aborts.
+   */
+  readonly conversation?: (scenario: Scenario) => { readonly conversation: Conversation; readonly signal?: AbortSignal };
 }
 
 export interface ScenarioOutcome {
@@ -70,7 +76,9 @@ export function callContext(file: ScenarioFile, tenantId: string, variables: Rec
 
 export async function runScenario(recipe: Recipe, file: ScenarioFile, scenario: Scenario, env: SimulationEnvironment): Promise<ScenarioOutcome> {
   const webhooks = new RecordingWebhooks();
-  const conversation = new TextConversation({ nextTurn: scriptedTurns(scenario.turns.map(toCallerTurn)), onTransfer: () => scenario.transfer });
+  const live = env.conversation?.(scenario);
+  const text = live ? undefined : new TextConversation({ nextTurn: scriptedTurns(scenario.turns.map(toCallerTurn)), onTransfer: () => scenario.transfer });
+  const conversation = live?.conversation ?? (text as TextConversation);
   const tenantId = env.knowledge?.tenantId ?? '00000000-0000-4000-8000-000000000000';
   const run = new RecipeRun({
     recipe,
@@ -91,8 +99,9 @@ export async function runScenario(recipe: Recipe, file: ScenarioFile, scenario: 
   const warnings: string[] = [];
   run.on('warning', (w) => warnings.push(`${w.blockId}: ${w.message}`));
   run.on('error', (e) => warnings.push(`${e.blockId}: ERROR ${e.message}`));
-  const result = await run.run();
-  const outcome = { scenario: scenario.name, result, agentLines: conversation.agentLines, webhooks: webhooks.sent, warnings };
+  const result = await run.run(live?.signal);
+  const agentLines = text?.agentLines ?? result.transcript.filter((t) => t.speaker === 'agent').map((t) => t.text);
+  const outcome = { scenario: scenario.name, result, agentLines, webhooks: webhooks.sent, warnings };
   return { ...outcome, failures: check(scenario.expect, outcome, env.engineKind) };
 }
 

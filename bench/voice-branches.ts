@@ -1,0 +1,185 @@
+/**
+ * Branch accuracy of the example recipes by voice. Every scenario of examples/recipes/*.scenarios.yaml
+ * runs over real RTP (two MediaSessions on loopback, G.711): the agent is the production voice
+ * pipeline (PhoneConversation, pocketsphinx with the block's expectation, espeak-ng, offline
+ * engine); the caller speaks each scripted turn with flite (a voice other than the agent's) once
+ * the agent has finished speaking, keys DTMF, stays silent or hangs up as the scenario says.
+ *
+ * Each scenario is right (its expectations hold), missed (the run left through a fallback / no
+ * answer: a reprompt that never got a usable answer) or WRONG (another branch). Prints per recipe
+ * right / missed / wrong, each scenario's path, and the caller-heard turn latency (end of the
+ * caller's speech -> first agent audio) median and p90.
+ *
+ *   node --import tsx bench/voice-branches.ts [--voice slt] [--only text] [--recipe name]
+ */
+import { readdir } from 'node:fs/promises';
+import path from 'node:path';
+import { OfflineEngine } from '../control-api/llm/offline-engine.js';
+import { QuickJsCodeRunner } from '../control-api/recipes/code-sandbox/quickjs-code-runner.js';
+import type { Recipe } from '../control-api/recipes/recipe-schema.js';
+import type { Scenario } from '../control-api/recipes/simulator/scenario-schema.js';
+import { loadScenarioFile, runScenario, type ScenarioOutcome } from '../control-api/recipes/simulator/simulation.js';
+import { simulationKnowledge } from '../control-api/recipes/simulator/simulation-services.js';
+import { MediaService } from '../media/media-service.js';
+import { EspeakTts } from '../media/speech/espeak-tts.js';
+import { PocketsphinxStt } from '../media/speech/pocketsphinx-stt.js';
+import { PhoneConversation } from '../media/voice/phone-conversation.js';
+import { frameLevelDb } from '../media/voice/vad.js';
+import { FarEnd, fliteSpeech, mediaPair } from '../test/voice/voice-harness.js';
+
+const args = process.argv.slice(2);
+const arg = (name: string): string | undefined => {
+  const i = args.indexOf(`--${name}`);
+  return i >= 0 ? args[i + 1] : undefined;
+};
+const voice = arg('voice') ?? 'slt';
+const only = arg('only');
+const recipeFilter = arg('recipe');
+const examples = path.resolve(import.meta.dirname, '../examples/recipes');
+
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+const voiced = (samples: Int16Array): boolean => frameLevelDb(samples) > -45;
+
+/** Waits until the agent has spoken after `since` and then been quiet for `quietMs`; false on timeout or end. */
+async function agentReplied(far: FarEnd, since: number, ended: AbortSignal, quietMs = 900, timeoutMs = 40_000): Promise<boolean> {
+  const deadline = performance.now() + timeoutMs;
+  while (performance.now() < deadline && !ended.aborted) {
+    const last = [...far.heard].reverse().find((f) => f.at > since && voiced(f.samples));
+    if (last && performance.now() - last.at >= quietMs) return true;
+    await sleep(50);
+  }
+  return false;
+}
+
+function trailingSilenceMs(pcm: Int16Array): number {
+  let end = pcm.length;
+  while (end >= 160 && !voiced(pcm.subarray(end - 160, end))) end -= 160;
+  return (pcm.length - end) / 8;
+}
+
+/** Dispositions a recipe reaches through a `fallback` exit: a miss, not another branch. */
+function missDispositions(recipe: Recipe): Set<string> {
+  const out = new Set<string>();
+  const byId = new Map(recipe.blocks.map((b) => [b.id, b]));
+  for (const c of recipe.connections) {
+    const to = byId.get(c.to);
+    const disposition = (to?.settings as { disposition?: string } | undefined)?.disposition;
+    if (c.exit === 'fallback' && to?.type === 'close' && disposition) out.add(disposition);
+  }
+  return out;
+}
+
+interface Verdict {
+  readonly recipe: string;
+  readonly scenario: string;
+  readonly verdict: 'right' | 'missed' | 'WRONG';
+  readonly detail: string;
+}
+
+async function main(): Promise<void> {
+  const service = new MediaService({ bindAddress: '127.0.0.1', portMin: 46000, portMax: 46399 });
+  const code = new QuickJsCodeRunner({ workers: 1 });
+  const engine = new OfflineEngine();
+  const verdicts: Verdict[] = [];
+  const latencies: number[] = [];
+  const files = (await readdir(examples)).filter((f) => f.endsWith('.scenarios.yaml') && (!recipeFilter || f.includes(recipeFilter))).sort();
+  try {
+    for (const name of files) {
+      const { file, recipe } = await loadScenarioFile(path.join(examples, name));
+      const knowledge = file.knowledge.length > 0 ? await simulationKnowledge(file.knowledge) : undefined;
+      const misses = missDispositions(recipe);
+      try {
+        for (const scenario of file.scenarios) {
+          if (!scenario.engines.includes('offline') || (only && !scenario.name.includes(only))) continue;
+          const outcome = await byVoice(service, scenario, (conversation) => runScenario(recipe, file, scenario, { engine, engineKind: 'offline', code, knowledge, conversation }), latencies);
+          const { result, failures } = outcome;
+          const expected = scenario.expect.disposition;
+          const verdict: Verdict['verdict'] =
+            failures.length === 0 ? 'right' : result.disposition !== undefined && result.disposition !== expected && !misses.has(result.disposition) ? 'WRONG' : 'missed';
+          const heard = result.transcript.filter((t) => t.speaker === 'caller').map((t) => t.text);
+          verdicts.push({ recipe: recipe.name, scenario: scenario.name, verdict, detail: `${result.path.join(' > ')} [${result.disposition ?? result.reason}] heard ${JSON.stringify(heard)}${failures.length ? `; ${failures[0]}` : ''}` });
+          process.stdout.write(`${verdict.padEnd(6)} ${recipe.name} / ${scenario.name}: ${verdicts.at(-1)?.detail}\n`);
+        }
+      } finally {
+        await knowledge?.close();
+      }
+    }
+  } finally {
+    await code.close();
+    await service.close();
+  }
+  process.stdout.write(`\nflite voice ${voice}, agent espeak-ng, pocketsphinx with block expectations, offline engine\n`);
+  process.stdout.write('recipe                         right  missed  wrong\n');
+  for (const recipe of new Set(verdicts.map((v) => v.recipe))) {
+    const of = verdicts.filter((v) => v.recipe === recipe);
+    const count = (k: Verdict['verdict']): number => of.filter((v) => v.verdict === k).length;
+    process.stdout.write(`${recipe.padEnd(30)} ${String(count('right')).padStart(5)} ${String(count('missed')).padStart(7)} ${String(count('WRONG')).padStart(6)}\n`);
+  }
+  const sorted = [...latencies].sort((a, b) => a - b);
+  const pct = (p: number): string => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]!.toFixed(0) : '-');
+  process.stdout.write(`caller-heard turn latency (end of caller speech -> first agent audio), ${sorted.length} turns: median ${pct(0.5)} ms, p90 ${pct(0.9)} ms\n`);
+  process.exitCode = verdicts.some((v) => v.verdict === 'WRONG') ? 1 : 0;
+}
+
+/** Runs one scenario with the caller speaking it over RTP; collects the turn latencies. */
+async function byVoice(
+  service: MediaService,
+  scenario: Scenario,
+  run: (conversation: (s: Scenario) => { conversation: PhoneConversation; signal: AbortSignal }) => Promise<ScenarioOutcome>,
+  latencies: number[],
+): Promise<ScenarioOutcome> {
+  const { caller, agent } = await mediaPair(service);
+  const far = new FarEnd(caller);
+  const ended = new AbortController();
+  const conversation = new PhoneConversation({
+    media: agent,
+    stt: new PocketsphinxStt(),
+    tts: new EspeakTts(),
+    speech: { voice: '', language: 'en-US', sttLanguage: 'en-US', keywords: [] },
+    signal: ended.signal,
+    transfer: async () => scenario.transfer,
+    hangup: async () => ended.abort(),
+  });
+  const running = run(() => ({ conversation, signal: ended.signal }));
+  const drive = async (): Promise<void> => {
+    let since = 0;
+    for (const turn of scenario.turns) {
+      if (!(await agentReplied(far, since, ended.signal))) return;
+      if (typeof turn === 'object' && 'hangup' in turn) {
+        ended.abort();
+        return;
+      }
+      if (typeof turn === 'object' && 'silence' in turn) {
+        since = performance.now();
+        continue;
+      }
+      if (typeof turn === 'object' && 'dtmf' in turn) {
+        await caller.sendDtmf(`${turn.dtmf}#`);
+        since = performance.now();
+        continue;
+      }
+      const text = typeof turn === 'string' ? turn : turn.say;
+      const pcm = await fliteSpeech(text, voice);
+      await far.speak(pcm);
+      const spokeEnd = performance.now() - trailingSilenceMs(pcm);
+      since = spokeEnd;
+      void (async () => {
+        for (const deadline = spokeEnd + 10_000; performance.now() < deadline && !ended.signal.aborted; await sleep(20)) {
+          const reply = far.heard.find((f) => f.at > spokeEnd && voiced(f.samples));
+          if (reply) return void latencies.push(reply.at - spokeEnd);
+        }
+      })();
+    }
+    // The last answer given: the recipe closes (or asks again) on its own.
+    await agentReplied(far, since, ended.signal, 1500, 60_000);
+    await sleep(500);
+    ended.abort();
+  };
+  const [outcome] = await Promise.all([running, drive()]);
+  far.stop();
+  await caller.close?.();
+  await agent.close?.();
+  return outcome;
+}
+
+await main();
