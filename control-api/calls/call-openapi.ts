@@ -6,7 +6,7 @@ import { amdVerdicts, analysisStates, callOutcomes } from './call-types.js';
 
 /**
  * The calls and Master Report routes' part of `/v1/openapi.json`. Response schemas mirror
- * `renderCall` / `renderTranscript` in call-routes.ts; the query parameters mirror call-query.ts.
+ * `renderCall` / `renderTranscript` / `renderSteps` in call-routes.ts; the query parameters mirror call-query.ts.
  */
 const instant = z.iso.datetime({ offset: true });
 const nullableText = z.string().nullable();
@@ -60,6 +60,21 @@ export const transcriptLineSchema = z.object({
   unspoken: z.string().optional().describe('the part of an interrupted reply that was never played'),
 });
 
+export const stepTurnSchema = z.object({
+  kind: z.enum(['reprompt', 'nudge', 'confirm', 'confirmed', 'denied']).describe('reprompt: asked again; nudge: spoke again after the caller stayed silent; confirm: asked "Sorry, did you say ...?"; confirmed / denied: the caller\'s answer to it'),
+  reason: z.enum(['noMatch', 'lowConfidence', 'notUnderstood', 'silence']).optional().describe('why the block reprompted or nudged, or why a confirmation counts as denied'),
+  heard: z.string().optional().describe('what the caller said (also in the transcript)'),
+  confidence: z.number().optional().describe("the recogniser's confidence in what it heard, 0..1"),
+});
+
+export const stepSchema = z.object({
+  blockId: z.string(),
+  type: z.string().describe('block type (message, smartAi, condition, close, ...)'),
+  exit: z.string().optional().describe('the exit the block left by (next, fallback, an intent, a branch, ...)'),
+  end: z.enum(['closed', 'transferred', 'callerHangup', 'exitNotConnected', 'error', 'stepLimit']).optional().describe('the run ended in this block, and why'),
+  turns: z.array(stepTurnSchema).describe('caller turns the block did not simply act on, in order'),
+});
+
 export const callDetailSchema = callViewSchema.extend({
   analysis: callViewSchema.shape.analysis.extend({
     webhook: z
@@ -74,6 +89,7 @@ export const callDetailSchema = callViewSchema.extend({
       .describe('delivery of the analysis_success webhook'),
   }),
   transcript: z.array(transcriptLineSchema),
+  steps: z.array(stepSchema).describe('the blocks the recipe visited, in order; empty while the call is live and for calls that ran no recipe'),
 });
 
 const query = (name: string, description: string, schema: JsonSchema): JsonSchema => ({ name, in: 'query', required: false, description, schema });
@@ -103,7 +119,7 @@ export function callsOpenApi(b: OpenApiBuilder): void {
     responses: { '200': ok('A page of calls', ref('CallPage')), ...errorResponses(400, 401, 404) },
   }));
   b.path(`${collection}/{id}`, 'get', operation({
-    operationId: 'getCall', summary: 'One call with its transcript, insights and webhook delivery state', tag, parameters: [clientIdParam, id],
+    operationId: 'getCall', summary: 'One call with its transcript, recipe path, insights and webhook delivery state', tag, parameters: [clientIdParam, id],
     responses: { '200': ok('The call', detail), ...errorResponses(401, 404) },
   }));
   const audio = { 'audio/*': { schema: { type: 'string', contentMediaType: 'audio/wav' } } };

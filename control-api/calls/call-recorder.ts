@@ -12,7 +12,7 @@ import type { CallEnd, CallRecord, CallStart } from './call-types.js';
  * `startCall` when it begins (so a live call is listed), `completeCall` at hang-up, or
  * `recordCall` for both at once (a dial that never connected, a finished simulation).
  *
- * Hang-up stores the record and the transcript and queues the analysis in one transaction, so a
+ * Hang-up stores the record, the transcript and the recipe's path and queues the analysis in one transaction, so a
  * crash right after hang-up can neither lose the analysis nor analyse a half-written call.
  */
 export interface CallRecorderOptions {
@@ -103,10 +103,11 @@ export class CallRecorder {
       })
       .where('id', '=', callId)
       .execute();
+    const stored = { entries: JSON.stringify(transcript), steps: JSON.stringify(end.steps ?? []) };
     await trx
       .insertInto('call_transcripts')
-      .values({ call_id: callId, entries: JSON.stringify(transcript) })
-      .onConflict((oc) => oc.column('call_id').doUpdateSet({ entries: JSON.stringify(transcript) }))
+      .values({ call_id: callId, ...stored })
+      .onConflict((oc) => oc.column('call_id').doUpdateSet(stored))
       .execute();
     if (!analyse) return false;
     const parameters = end.insightParameters ?? (await recipeInsights(trx, tenantId, recipeId));

@@ -1,8 +1,8 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { CallsTable, Database } from '../store/schema.js';
-import type { AnalysisState, CallOutcome, CallRecord, InsightValues, TranscriptLine } from './call-types.js';
+import type { AnalysisState, CallOutcome, CallRecord, CallStep, InsightValues, TranscriptLine } from './call-types.js';
 
-/** Reading call records: one call, its transcript, and filtered keyset pages. */
+/** Reading call records: one call, its transcript and recipe path, and filtered keyset pages. */
 export type CallRow = Selectable<CallsTable>;
 
 const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -122,4 +122,10 @@ export async function getCall(db: Kysely<Database>, tenantId: string, callId: st
 export async function getTranscript(db: Kysely<Database>, callId: string): Promise<TranscriptLine[]> {
   const row = await db.selectFrom('call_transcripts').select('entries').where('call_id', '=', callId).executeTakeFirst();
   return (row?.entries ?? []) as TranscriptLine[];
+}
+
+/** One call's transcript and the path its recipe took; both empty while the call is live. */
+export async function getConversation(db: Kysely<Database>, callId: string): Promise<{ transcript: TranscriptLine[]; steps: CallStep[] }> {
+  const row = await db.selectFrom('call_transcripts').select(['entries', 'steps']).where('call_id', '=', callId).executeTakeFirst();
+  return { transcript: (row?.entries ?? []) as TranscriptLine[], steps: (row?.steps ?? []) as CallStep[] };
 }

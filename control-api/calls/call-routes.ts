@@ -9,14 +9,14 @@ import { tenantInScope, type TenantRef } from '../management/tenant-scope.js';
 import { jobsOfCall } from '../insights/analysis-jobs.js';
 import type { Database } from '../store/schema.js';
 import { parseCallFilter } from './call-query.js';
-import { decodeCursor, encodeCursor, getCall, getTranscript, listCalls } from './call-repository.js';
-import type { CallRecord, TranscriptLine } from './call-types.js';
+import { decodeCursor, encodeCursor, getCall, getConversation, listCalls } from './call-repository.js';
+import type { CallRecord, CallStep, TranscriptLine } from './call-types.js';
 import { parseRange, type RecordingStore } from './recording-store.js';
 
 /**
- * Call records under `/v1/tenants/:clientId/calls`: list with filters, one call with transcript
- * and insights, and its recording. Same bearer auth and tenant scoping as the rest of the
- * management API (another tenant's call answers 404, exactly like a missing one).
+ * Call records under `/v1/tenants/:clientId/calls`: list with filters, one call with transcript,
+ * recipe path and insights, and its recording. Same bearer auth and tenant scoping as the rest
+ * of the management API (another tenant's call answers 404, exactly like a missing one).
  */
 export interface CallRouteDeps {
   readonly db: Kysely<Database>;
@@ -83,6 +83,22 @@ export function renderTranscript(lines: readonly TranscriptLine[]) {
   }));
 }
 
+/** The recipe's path on the wire: the stored steps, field for field (no absent optional keys). */
+export function renderSteps(steps: readonly CallStep[]) {
+  return steps.map((step) => ({
+    blockId: step.blockId,
+    type: step.type,
+    ...(step.exit !== undefined ? { exit: step.exit } : {}),
+    ...(step.end !== undefined ? { end: step.end } : {}),
+    turns: step.turns.map((turn) => ({
+      kind: turn.kind,
+      ...(turn.reason !== undefined ? { reason: turn.reason } : {}),
+      ...(turn.heard !== undefined ? { heard: turn.heard } : {}),
+      ...(turn.confidence !== undefined ? { confidence: turn.confidence } : {}),
+    })),
+  }));
+}
+
 export function mountCallRoutes(router: Router, deps: CallRouteDeps): void {
   const { db } = deps;
   const collection = '/tenants/:clientId/calls';
@@ -113,6 +129,7 @@ export function mountCallRoutes(router: Router, deps: CallRouteDeps): void {
     const jobs = await jobsOfCall(db, call.id);
     const deliver = jobs.find((j) => j.kind === 'deliver');
     const body = renderCall(tenant, call, `/v1/tenants/${tenant.clientId}/calls`);
+    const conversation = await getConversation(db, call.id);
     ctx.body = {
       ...body,
       analysis: {
@@ -121,7 +138,8 @@ export function mountCallRoutes(router: Router, deps: CallRouteDeps): void {
           ? { state: deliver.state, attempts: deliver.attempts, lastStatus: deliver.last_status, lastError: deliver.last_error, deliveredAt: deliver.state === 'done' ? iso(deliver.finished_at) : null }
           : null,
       },
-      transcript: renderTranscript(await getTranscript(db, call.id)),
+      transcript: renderTranscript(conversation.transcript),
+      steps: renderSteps(conversation.steps),
     };
   });
 

@@ -30,6 +30,26 @@ export interface TranscriptLine {
   readonly unspoken?: string;
 }
 
+/**
+ * How a listening block handled a caller turn it did not simply act on (recipes/runtime
+ * TurnNote, without the block id its step already carries). `heard` is caller speech.
+ */
+export interface StepTurn {
+  readonly kind: 'reprompt' | 'nudge' | 'confirm' | 'confirmed' | 'denied';
+  readonly reason?: 'noMatch' | 'lowConfidence' | 'notUnderstood' | 'silence';
+  readonly heard?: string;
+  readonly confidence?: number;
+}
+
+/** One block the recipe visited, in order: the exit it left by, or how the call ended in it. */
+export interface CallStep {
+  readonly blockId: string;
+  readonly type: string;
+  readonly exit?: string;
+  readonly end?: string;
+  readonly turns: readonly StepTurn[];
+}
+
 /** Answering-machine detection on an outbound call: `unknown` is treated as a person. */
 export const amdVerdicts = ['human', 'machine', 'unknown'] as const;
 export type AmdVerdict = (typeof amdVerdicts)[number];
@@ -77,6 +97,8 @@ export interface CallEnd {
   /** Recipe variables at the end of the call. */
   readonly variables?: Readonly<Record<string, unknown>>;
   readonly transcript?: readonly TranscriptLine[];
+  /** The path the recipe took (blocks, exits, reprompts and confirmations). */
+  readonly steps?: readonly CallStep[];
   /** Where the recording is, relative to the recordings directory (media/ writes it). */
   readonly recordingRef?: string;
   /** Answering-machine detection (screened outbound calls only). */

@@ -1,6 +1,6 @@
 import type { RunResult } from '../recipes/runtime/recipe-run.js';
-import type { TranscriptEntry } from '../recipes/runtime/run-events.js';
-import type { CallEnd, TranscriptLine } from './call-types.js';
+import type { RunStep, TranscriptEntry } from '../recipes/runtime/run-events.js';
+import type { CallEnd, CallStep, TranscriptLine } from './call-types.js';
 
 /**
  * Maps a finished RecipeRun to the end of its call record: transcript (with Smart Interruption
@@ -15,6 +15,22 @@ export function transcriptLines(entries: readonly TranscriptEntry[]): Transcript
     blockId: e.blockId,
     ...(e.dtmf ? { dtmf: true } : {}),
     ...(e.interrupted ? { interrupted: true, ...(e.unspoken ? { unspoken: e.unspoken } : {}) } : {}),
+  }));
+}
+
+/** The run's path as stored: each turn note loses the block id its step already names. */
+export function callSteps(steps: readonly RunStep[]): CallStep[] {
+  return steps.map((s) => ({
+    blockId: s.blockId,
+    type: s.type,
+    ...(s.exit !== undefined ? { exit: s.exit } : {}),
+    ...(s.end !== undefined ? { end: s.end } : {}),
+    turns: s.turns.map((t) => ({
+      kind: t.kind,
+      ...(t.reason !== undefined ? { reason: t.reason } : {}),
+      ...(t.heard !== undefined ? { heard: t.heard } : {}),
+      ...(t.confidence !== undefined ? { confidence: t.confidence } : {}),
+    })),
   }));
 }
 
@@ -63,6 +79,7 @@ export function callEndFromRun(
     ...(result.disposition ? { disposition: result.disposition } : {}),
     variables: result.variables,
     transcript: transcriptLines(result.transcript),
+    steps: callSteps(result.steps),
     ...(timing.recordingRef ? { recordingRef: timing.recordingRef } : {}),
   };
 }

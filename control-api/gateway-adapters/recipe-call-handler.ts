@@ -12,7 +12,7 @@ import { PhoneConversation, type TurnSettings } from '../../media/voice/phone-co
 import type { CallRecorder } from '../calls/call-recorder.js';
 import type { AnsweringMachineResult, CallEnd, TranscriptLine } from '../calls/call-types.js';
 import { isUuid } from '../calls/call-repository.js';
-import { callEndFromRun, gatewayEndReason, transcriptLines } from '../calls/run-record.js';
+import { callEndFromRun, callSteps, gatewayEndReason, transcriptLines } from '../calls/run-record.js';
 import type { PronunciationEntrySpec } from '../domain/pronunciation-entry.js';
 import type { SpeechProfileSpec } from '../domain/speech-profile.js';
 import { defaultBlocks } from '../recipes/blocks/index.js';
@@ -160,6 +160,7 @@ export class RecipeCallHandler implements CallHandler {
           sipStatus: 200,
           endReason: speechEnd.reason,
           transcript: [...(ran?.transcript ?? []), speechEnd.line],
+          ...(ran?.steps ? { steps: ran.steps } : {}),
           ...(ran?.variables ? { variables: ran.variables } : {}),
           ...(recordingRef ? { recordingRef } : {}),
           ...amd,
@@ -179,6 +180,8 @@ export class RecipeCallHandler implements CallHandler {
           sipStatus: 200,
           endReason: failure ? 'error' : (gatewayEndReason(end?.reason) ?? end?.reason ?? 'error'),
           transcript: transcriptLines(run?.transcript ?? []),
+          // The path up to where the call stopped the run (or the handler failed).
+          steps: callSteps(run?.steps ?? []),
           ...(run ? { variables: run.variables() } : {}),
           ...(recordingRef ? { recordingRef } : {}),
           ...amd,

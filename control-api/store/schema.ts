@@ -202,6 +202,8 @@ export interface CallsTable {
 export interface CallTranscriptsTable {
   call_id: string;
   entries: JsonColumn;
+  /** The recipe's path: CallStep[] (migration 0310). */
+  steps: JsonColumnWithDefault;
 }
 
 /** Durable post-call jobs (migration 0300, control-api/insights). */

@@ -2,13 +2,31 @@ import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { CallRecorder } from '../../control-api/calls/call-recorder.js';
-import type { CallEnd, CallStart } from '../../control-api/calls/call-types.js';
+import type { CallEnd, CallStart, CallStep } from '../../control-api/calls/call-types.js';
 import { issueToken } from '../../control-api/tenants/api-tokens.js';
 import { forEachStore } from '../helpers/stores.js';
 import { createTenant, provision } from '../insights/insight-fixtures.js';
 import { startCallsApp, type CallsApp } from './calls-harness.js';
 
 type Item = { id: string; startedAt: string; outcome: string; disposition: string | null; contactNumber: string; recording: { url: string } | null };
+
+/** A recipe path with every kind of step: an exit, a reprompt, a confirmation, an end. */
+const c1Steps: CallStep[] = [
+  { blockId: 'greet', type: 'message', exit: 'next', turns: [] },
+  {
+    blockId: 'question',
+    type: 'smartAi',
+    exit: 'confirm',
+    turns: [
+      { kind: 'nudge', reason: 'silence' },
+      { kind: 'reprompt', reason: 'lowConfidence', heard: 'yes I will go', confidence: 0.31 },
+      { kind: 'confirm', heard: 'yes', confidence: 0.62 },
+      { kind: 'confirmed', heard: 'yes' },
+    ],
+  },
+  { blockId: 'amount', type: 'ask', exit: 'fallback', turns: [{ kind: 'reprompt', reason: 'noMatch', heard: 'tomorrow' }, { kind: 'denied', reason: 'silence' }] },
+  { blockId: 'bye', type: 'close', end: 'closed', turns: [] },
+];
 
 forEachStore('call records API: list, filter, get, recording', (getStore) => {
   let app: CallsApp;
@@ -43,7 +61,7 @@ forEachStore('call records API: list, filter, get, recording', (getStore) => {
       ids[key] = record.id;
     };
     // 20:00 UTC on 1 Nov is 01:30 on 2 Nov in Kolkata: the tenant's day decides date filters.
-    await call('c1', { startedAt: new Date('2026-11-01T20:00:00Z'), campaignId, messageId: '6b0f6a8e-1111-4c1e-9d55-000000000001' }, { disposition: 'promise_to_pay', recordingRef: 'north/c1.wav', answeringMachine: { verdict: 'human', afterMs: 1740 } });
+    await call('c1', { startedAt: new Date('2026-11-01T20:00:00Z'), campaignId, messageId: '6b0f6a8e-1111-4c1e-9d55-000000000001' }, { disposition: 'promise_to_pay', recordingRef: 'north/c1.wav', answeringMachine: { verdict: 'human', afterMs: 1740 }, steps: c1Steps });
     await call('c2', { startedAt: new Date('2026-11-02T05:00:00Z'), campaignId, remoteNumber: '+919800000002' }, { outcome: 'busy', sipStatus: 486 });
     await call('c3', { startedAt: new Date('2026-11-03T05:00:00Z'), direction: 'inbound' }, { disposition: 'callback', recordingRef: '../../../etc/passwd' });
     await call('c4', { startedAt: new Date('2026-11-04T05:00:00Z') }, { outcome: 'no_answer' });
@@ -122,6 +140,15 @@ forEachStore('call records API: list, filter, get, recording', (getStore) => {
     assert.equal(body.analysis.status, 'analyzing');
     assert.deepEqual(body.answeringMachine, { verdict: 'human', decidedAfterMs: 1740 });
     assert.deepEqual(body.transcript, [{ at: '2026-11-01T20:00:00.000Z', speaker: 'agent', text: 'hello c1' }]);
+  });
+
+  it('gets one call with the path its recipe took: exits, reprompts, confirmations and the end', async () => {
+    const withPath = await app.get(`/v1/tenants/north/calls/${ids.c1}`);
+    assert.equal(withPath.status, 200);
+    assert.deepEqual((withPath.body as { steps: unknown }).steps, c1Steps);
+    // A call that ran no recipe (a busy dial) has an empty path, not a missing field.
+    const none = await app.get(`/v1/tenants/north/calls/${ids.c2}`);
+    assert.deepEqual((none.body as { steps: unknown }).steps, []);
   });
 
   it('keeps tenants apart: another tenant\'s call or path is 404, no token is 401', async () => {

@@ -10,7 +10,7 @@ import { systemClock } from '../../core/clock.js';
 import type { CallTransfer } from '../../core/ports/call-transfer.js';
 import { StoreTrunkRoutes } from '../../control-api/gateway-adapters/store-trunk-routes.js';
 import { CallRecorder } from '../../control-api/calls/call-recorder.js';
-import type { TranscriptLine } from '../../control-api/calls/call-types.js';
+import type { CallStep, TranscriptLine } from '../../control-api/calls/call-types.js';
 import { RecipeCallHandler } from '../../control-api/gateway-adapters/recipe-call-handler.js';
 import { StoreCallDirectory } from '../../control-api/gateway-adapters/store-call-directory.js';
 import { QuickJsCodeRunner } from '../../control-api/recipes/code-sandbox/quickjs-code-runner.js';
@@ -150,6 +150,14 @@ describe('RecipeCallHandler: an inbound SIP call runs the number\'s recipe and i
     assert.equal(agent[0], 'Hello, this is the clinic calling.');
     assert.ok(agent.includes('Wonderful, we will see you tomorrow. Goodbye.'), JSON.stringify(lines));
     assert.ok(lines.some((l) => l.speaker === 'caller'), JSON.stringify(lines));
+    // The path taken is stored with the call: greet -> question (the caller's intent) -> decide -> bye_yes.
+    const steps = (await fx.store.db.selectFrom('call_transcripts').select('steps').where('call_id', '=', row.id).executeTakeFirstOrThrow()).steps as CallStep[];
+    assert.deepEqual(steps.map((s) => [s.blockId, s.type, s.exit ?? `end:${s.end}`]), [
+      ['greet', 'message', 'next'],
+      ['question', 'smartAi', 'confirm'],
+      ['decide', 'condition', 'attending'],
+      ['bye_yes', 'close', 'end:closed'],
+    ], JSON.stringify(steps));
 
     const heard = await transcribe(await agentChannel(path.join(dir, 'recordings', row.recording_ref)), appointmentVocabulary);
     assert.match(heard, /clinic/, `agent audio transcribed as: ${heard}`);
