@@ -58,6 +58,10 @@ export const transcriptLineSchema = z.object({
   interrupted: z.literal(true).optional(),
   tags: z.array(z.literal('Interrupted')).optional(),
   unspoken: z.string().optional().describe('the part of an interrupted reply that was never played'),
+  ignored: z
+    .enum(['bargeInDisabled', 'backchannel', 'notListening'])
+    .optional()
+    .describe('caller words that did not drive the flow: said over a line without barge-in, a backchannel, or said before the listening block began'),
 });
 
 export const stepTurnSchema = z.object({

@@ -80,6 +80,7 @@ export function renderTranscript(lines: readonly TranscriptLine[]) {
     ...(line.blockId ? { blockId: line.blockId } : {}),
     ...(line.dtmf ? { dtmf: true } : {}),
     ...(line.interrupted ? { interrupted: true, tags: ['Interrupted'], ...(line.unspoken ? { unspoken: line.unspoken } : {}) } : {}),
+    ...(line.ignored ? { ignored: line.ignored } : {}),
   }));
 }
 

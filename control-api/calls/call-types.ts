@@ -1,3 +1,4 @@
+import type { IgnoredWhy } from '../../core/ports/conversation.js';
 import type { InsightParameter } from '../domain/insight-parameter.js';
 
 /**
@@ -28,6 +29,11 @@ export interface TranscriptLine {
   readonly interrupted?: boolean;
   /** The part of an interrupted agent reply that was never played. */
   readonly unspoken?: string;
+  /**
+   * Caller words that did not drive the flow, and why: said over a line that takes no barge-in,
+   * a backchannel, or said before the block that now listens (never taken as its answer).
+   */
+  readonly ignored?: IgnoredWhy;
 }
 
 /**

@@ -15,6 +15,7 @@ export function transcriptLines(entries: readonly TranscriptEntry[]): Transcript
     blockId: e.blockId,
     ...(e.dtmf ? { dtmf: true } : {}),
     ...(e.interrupted ? { interrupted: true, ...(e.unspoken ? { unspoken: e.unspoken } : {}) } : {}),
+    ...(e.ignored ? { ignored: e.ignored } : {}),
   }));
 }
 

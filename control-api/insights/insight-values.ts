@@ -68,7 +68,9 @@ export function transcriptText(lines: readonly TranscriptLine[]): string {
       const who = line.speaker === 'agent' ? 'Agent' : 'Caller';
       const dtmf = line.dtmf ? ' (keypad)' : '';
       const cut = line.interrupted ? ` [Interrupted${line.unspoken ? `; not spoken: "${line.unspoken}"` : ''}]` : '';
-      return `${who}${dtmf}: ${line.text}${cut}`;
+      // Words the flow did not act on are evidence of what was said, not of what was answered.
+      const ignored = line.ignored ? ' [not taken as an answer]' : '';
+      return `${who}${dtmf}: ${line.text}${cut}${ignored}`;
     })
     .join('\n');
 }

@@ -168,8 +168,12 @@ export class RecipeRun extends TypedEmitter<RunEvents> {
     return { lookup: (name) => (this.vars.has(name) ? this.vars.get(name) : builtins[name]) };
   }
 
-  private record(entry: TranscriptEntry): void {
-    this.transcript.push(entry);
+  /**
+   * `at` is a transcript index: an agent line is stored where it began, ahead of the caller
+   * words recorded while it played (said over it, so ignored), not after them.
+   */
+  private record(entry: TranscriptEntry, at = this.transcript.length): void {
+    this.transcript.splice(at, 0, entry);
     this.emit('utterance', entry);
   }
 
@@ -195,16 +199,18 @@ export class RecipeRun extends TypedEmitter<RunEvents> {
       say: async (text, options = {}) => {
         if (signal.aborted) throw new CallEndedError();
         if (text.trim() === '') return { interrupted: false };
+        const [startedAt, index] = [context.now(), this.transcript.length];
         const result = await conversation.say(text, { bargeIn: options.bargeIn ?? true, signal, ...normalization(options) });
-        this.record({ at: context.now(), speaker: 'agent', text, blockId, ...(result.interrupted ? { interrupted: true, unspoken: result.unspoken } : {}) });
+        this.record({ at: startedAt, speaker: 'agent', text, blockId, ...(result.interrupted ? { interrupted: true, unspoken: result.unspoken } : {}) }, index);
         return result;
       },
       sayStream: conversation.sayStream
         ? async (pieces, options = {}) => {
             if (signal.aborted) throw new CallEndedError();
+            const [startedAt, index] = [context.now(), this.transcript.length];
             const result = await (conversation.sayStream as NonNullable<Conversation['sayStream']>).call(conversation, pieces, { bargeIn: options.bargeIn ?? true, signal, ...normalization(options) });
             if (result.text.trim() !== '') {
-              this.record({ at: context.now(), speaker: 'agent', text: result.text, blockId, ...(result.interrupted ? { interrupted: true, unspoken: result.unspoken } : {}) });
+              this.record({ at: startedAt, speaker: 'agent', text: result.text, blockId, ...(result.interrupted ? { interrupted: true, unspoken: result.unspoken } : {}) }, index);
             }
             return result;
           }

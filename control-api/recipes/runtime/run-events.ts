@@ -4,6 +4,7 @@ import type { IgnoredWhy } from '../../../core/ports/conversation.js';
 export type Speaker = 'agent' | 'caller';
 
 export interface TranscriptEntry {
+  /** Epoch ms: an agent line when it began playing, caller words when they were recognised. */
   readonly at: number;
   readonly speaker: Speaker;
   readonly text: string;
