@@ -13,13 +13,16 @@ import { fliteSpeech } from './voice-harness.js';
 /** The far end of a campaign call as SIPp plays it: its audio, and what to read back from a recording. */
 const run = promisify(execFile);
 
-/** The callee's audio as SIPp streams it (8 kHz mu-law PCMU), in a copy of the play-audio scenario under `dir`. */
-export async function calleeScenario(dir: string, name: string, pcm: Int16Array): Promise<string> {
+/**
+ * The callee's audio as SIPp streams it (8 kHz mu-law PCMU), in a copy of the play-audio scenario
+ * under `dir`; `loop` repeats it until the call ends (SIPp rtp_stream loop count -1).
+ */
+export async function calleeScenario(dir: string, name: string, pcm: Int16Array, { loop = false }: { loop?: boolean } = {}): Promise<string> {
   await writeWav(path.join(dir, `${name}-pcm.wav`), pcm);
   const wav = path.join(dir, `${name}.wav`);
   await run('sox', [path.join(dir, `${name}-pcm.wav`), '-r', '8000', '-c', '1', '-e', 'u-law', wav]);
   const template = await readFile(path.join(scenarioDir, 'uas-answer-play-audio-expect-bye.xml'), 'utf8');
-  const scenario = template.replace('rtp_stream="callee.wav,1,0"', `rtp_stream="${wav},1,0"`);
+  const scenario = template.replace('rtp_stream="callee.wav,1,0"', `rtp_stream="${wav},${loop ? -1 : 1},0"`);
   assert.notEqual(scenario, template);
   const file = path.join(dir, `${name}.xml`);
   await writeFile(file, scenario);
