@@ -74,4 +74,13 @@ describe('insight values: validated per type (spec: Insight parameter types)', (
     ]);
     assert.equal(text, 'Agent: Your balance is due on [Interrupted; not spoken: "the fifth."]\nCaller (keypad): 1234\nCaller: ठीक है');
   });
+
+  it('marks caller words the flow did not act on (said over a Message) as not taken as an answer', () => {
+    const text = transcriptText([
+      { at: 1, speaker: 'agent', text: 'Hello Asha.' },
+      { at: 2, speaker: 'caller', text: 'yes', ignored: 'bargeInDisabled' },
+      { at: 3, speaker: 'agent', text: 'Will you be at home tomorrow?' },
+    ]);
+    assert.equal(text, 'Agent: Hello Asha.\nCaller: yes [not taken as an answer]\nAgent: Will you be at home tomorrow?');
+  });
 });
