@@ -55,10 +55,11 @@ const valueVocabulary = new Set(
 /**
  * Carrier words: the frame callers put around an answer ("yes *I will be there*", "no, *I want to*
  * cancel"). They carry no meaning of their own, so they never make one, but speech they cover
- * beside a meaning is part of that answer, not unexplained sound.
+ * beside a meaning is part of that answer, not unexplained sound. Negations ("not", "don't",
+ * "can't") are not carriers: "I don't want to cancel" must not count as a confident "cancel".
  */
 const carrierWords = new Set(
-  "i i'm i'll will would want to like be there come can cannot can't it it's is that please thank thanks you we my me the a and so just well am do don't not going".split(' '),
+  "i i'm i'll will would want to like be there come can it it's is that please thank thanks you we my me the a and so just well am do going".split(' '),
 );
 
 export interface GrammarInput {
