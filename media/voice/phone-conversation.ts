@@ -201,11 +201,7 @@ export class PhoneConversation implements Conversation, HearingHooks {
     this.notes.set(turn.id, note);
     const settings = this.o.turn ?? {};
     // Without Smart Interruption any speech interrupts at once (barge-in within ~100 ms of onset).
-    if (during?.bargeIn && !settings.smartInterruption && !settings.cautionOnNoisyLines) {
-      note.interrupted = true;
-      this.speaker.interrupt();
-      this.hearing.hurryEndpoint();
-    }
+    if (during?.bargeIn && !settings.smartInterruption && !settings.cautionOnNoisyLines) this.cutOff(note);
   }
 
   onTurnAudio(turn: CallerTurn): void {
@@ -213,11 +209,14 @@ export class PhoneConversation implements Conversation, HearingHooks {
     const line = this.speaker.current;
     if (!note || note.interrupted || !line || line !== note.during || !line.bargeIn) return;
     const backchannel = BACKCHANNEL.test(turn.partial.trim());
-    if (turn.voicedMs >= this.sustainedMs && (!backchannel || turn.voicedMs >= 2 * this.sustainedMs)) {
-      note.interrupted = true;
-      this.speaker.interrupt();
-      this.hearing.hurryEndpoint();
-    }
+    if (turn.voicedMs >= this.sustainedMs && (!backchannel || turn.voicedMs >= 2 * this.sustainedMs)) this.cutOff(note);
+  }
+
+  /** The caller's turn stops the agent; the turn then ends after a short pause (`hurryEndpoint`). */
+  private cutOff(note: TurnNote): void {
+    note.interrupted = true;
+    this.speaker.interrupt();
+    this.hearing.hurryEndpoint();
   }
 
   onTurnEnd(): void {
@@ -241,7 +240,6 @@ export class PhoneConversation implements Conversation, HearingHooks {
 
   onKey(): void {
     if (this.speaker.current?.bargeIn) this.speaker.interrupt();
-      this.hearing.hurryEndpoint();
   }
 
   onKeypadEntry(digits: string): void {
