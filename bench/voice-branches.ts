@@ -21,11 +21,9 @@ import type { Scenario } from '../control-api/recipes/simulator/scenario-schema.
 import { loadScenarioFile, runScenario, type ScenarioOutcome } from '../control-api/recipes/simulator/simulation.js';
 import { simulationKnowledge } from '../control-api/recipes/simulator/simulation-services.js';
 import { MediaService } from '../media/media-service.js';
-import { EspeakTts } from '../media/speech/espeak-tts.js';
-import { PocketsphinxStt } from '../media/speech/pocketsphinx-stt.js';
 import { PhoneConversation } from '../media/voice/phone-conversation.js';
 import { frameLevelDb } from '../media/voice/vad.js';
-import { FarEnd, fliteSpeech, mediaPair } from '../test/voice/voice-harness.js';
+import { FarEnd, fliteSpeech, mediaPair, offlineConversation } from '../test/voice/voice-harness.js';
 
 const args = process.argv.slice(2);
 const arg = (name: string): string | undefined => {
@@ -131,14 +129,8 @@ async function byVoice(
   const { caller, agent } = await mediaPair(service);
   const far = new FarEnd(caller);
   const ended = new AbortController();
-  const conversation = new PhoneConversation({
-    media: agent,
-    stt: new PocketsphinxStt(),
-    tts: new EspeakTts(),
-    speech: { voice: '', language: 'en-US', sttLanguage: 'en-US', keywords: [] },
-    signal: ended.signal,
+  const conversation = offlineConversation(agent, ended, {
     transfer: async () => scenario.transfer,
-    hangup: async () => ended.abort(),
   });
   const running = run(() => ({ conversation, signal: ended.signal }));
   const drive = async (): Promise<void> => {

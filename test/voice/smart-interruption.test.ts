@@ -1,9 +1,7 @@
 import assert from 'node:assert/strict';
 import { MediaService } from '../../media/media-service.js';
-import { EspeakTts } from '../../media/speech/espeak-tts.js';
-import { PocketsphinxStt } from '../../media/speech/pocketsphinx-stt.js';
-import { PhoneConversation, type TurnSettings } from '../../media/voice/phone-conversation.js';
-import { FarEnd, fliteSpeech, mediaPair } from './voice-harness.js';
+import type { TurnSettings } from '../../media/voice/phone-conversation.js';
+import { FarEnd, fliteSpeech, mediaPair, offlineConversation } from './voice-harness.js';
 
 /** Smart Interruption and "Caution on noisy lines" over real RTP (recipe Advanced settings). */
 describe('smart interruption and noisy-line caution', function () {
@@ -25,13 +23,9 @@ describe('smart interruption and noisy-line caution', function () {
     const far = new FarEnd(caller);
     const ended = new AbortController();
     const ignored: string[] = [];
-    const conversation = new PhoneConversation({
-      media: agent,
-      stt: new PocketsphinxStt(),
-      tts: new EspeakTts(),
-      speech: { voice: '', language: 'en-US', sttLanguage: 'en-US', keywords: ['uh', 'huh', 'wait', 'stop', 'i', 'have', 'a', 'question'] },
+    const conversation = offlineConversation(agent, ended, {
+      keywords: ['uh', 'huh', 'wait', 'stop', 'i', 'have', 'a', 'question'],
       turn,
-      signal: ended.signal,
       onIgnoredUtterance: (text) => ignored.push(text),
     });
     const saying = conversation.say(line, { bargeIn: true, signal: ended.signal });
@@ -68,13 +62,8 @@ describe('smart interruption and noisy-line caution', function () {
     const { caller, agent } = await mediaPair(service);
     const far = new FarEnd(caller);
     const ended = new AbortController();
-    const conversation = new PhoneConversation({
-      media: agent,
-      stt: new PocketsphinxStt(),
-      tts: new EspeakTts(),
-      speech: { voice: '', language: 'en-US', sttLanguage: 'en-US', keywords: [] },
+    const conversation = offlineConversation(agent, ended, {
       turn: { cautionOnNoisyLines: true },
-      signal: ended.signal,
     });
     const saying = conversation.say(line, { bargeIn: true, signal: ended.signal });
     await far.agentSpeaking();

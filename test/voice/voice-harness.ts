@@ -11,7 +11,9 @@ import { recipeSchema, type RecipeInput } from '../../control-api/recipes/recipe
 import type { Conversation } from '../../control-api/recipes/runtime/conversation.js';
 import { RecipeRun } from '../../control-api/recipes/runtime/recipe-run.js';
 import type { MediaService } from '../../media/media-service.js';
+import { EspeakTts } from '../../media/speech/espeak-tts.js';
 import { PocketsphinxStt } from '../../media/speech/pocketsphinx-stt.js';
+import { PhoneConversation, type PhoneConversationOptions } from '../../media/voice/phone-conversation.js';
 import { frameLevelDb } from '../../media/voice/vad.js';
 import { decodeWav } from '../../media/wav/wav.js';
 
@@ -25,6 +27,27 @@ export async function mediaPair(service: MediaService): Promise<{ caller: CallMe
   const applied = caller.applyAnswer(answer.sdp);
   if (!applied.ok) throw new Error(`applyAnswer failed: ${applied.message}`);
   return { caller, agent: answer.session };
+}
+
+/**
+ * The production voice pipeline with the offline providers (pocketsphinx, espeak-ng, English) on
+ * the agent's media session; the call ends (and the run stops) when `ended` aborts.
+ */
+export function offlineConversation(
+  media: CallMediaSession,
+  ended: AbortController,
+  options: Partial<Omit<PhoneConversationOptions, 'media' | 'signal'>> & { readonly keywords?: readonly string[] } = {},
+): PhoneConversation {
+  const { keywords = [], ...rest } = options;
+  return new PhoneConversation({
+    media,
+    stt: new PocketsphinxStt(),
+    tts: new EspeakTts(),
+    speech: { voice: '', language: 'en-US', sttLanguage: 'en-US', keywords: [...keywords] },
+    signal: ended.signal,
+    hangup: async () => ended.abort(),
+    ...rest,
+  });
 }
 
 /** The synthetic caller's voice: flite (ARCHITECTURE: recognisable by pocketsphinx on 8 kHz). */

@@ -1,11 +1,8 @@
 import assert from 'node:assert/strict';
 import { MediaService } from '../../media/media-service.js';
-import { EspeakTts } from '../../media/speech/espeak-tts.js';
-import { PocketsphinxStt } from '../../media/speech/pocketsphinx-stt.js';
 import { handleVoicemail, detectAnsweringMachine, screenForVoicemail } from '../../media/voice/call-start.js';
 import type { AmdDecision } from '../../media/voice/voicemail-detector.js';
-import { PhoneConversation } from '../../media/voice/phone-conversation.js';
-import { appointmentRecipe, appointmentVocabulary, FarEnd, fliteSpeech, mediaPair, recipeRun, transcribe } from './voice-harness.js';
+import { appointmentRecipe, appointmentVocabulary, FarEnd, fliteSpeech, mediaPair, offlineConversation, recipeRun, transcribe } from './voice-harness.js';
 
 /**
  * The voice pipeline over real RTP between two MediaSessions on loopback: the far end speaks
@@ -26,14 +23,9 @@ describe('voice pipeline over RTP (offline providers)', function () {
     const { caller, agent } = await mediaPair(service);
     const far = new FarEnd(caller);
     const ended = new AbortController();
-    const conversation = new PhoneConversation({
-      media: agent,
-      stt: new PocketsphinxStt(),
-      tts: new EspeakTts(),
-      speech: { voice: '', language: 'en-US', sttLanguage: 'en-US', keywords: ['yes', 'no', 'will', 'come', 'cancel', 'attend'] },
+    const conversation = offlineConversation(agent, ended, {
+      keywords: ['yes', 'no', 'will', 'come', 'cancel', 'attend'],
       turn: { endpointSilenceMs: 600 },
-      signal: ended.signal,
-      hangup: async () => ended.abort(),
     });
     const run = recipeRun(appointmentRecipe, conversation);
     const running = run.run(ended.signal);
@@ -76,13 +68,8 @@ describe('voice pipeline over RTP (offline providers)', function () {
       clearedAt ||= performance.now();
       clear();
     };
-    const conversation = new PhoneConversation({
-      media: agent,
-      stt: new PocketsphinxStt(),
-      tts: new EspeakTts(),
-      speech: { voice: '', language: 'en-US', sttLanguage: 'en-US', keywords: ['stop', 'please'] },
-      signal: ended.signal,
-      hangup: async () => ended.abort(),
+    const conversation = offlineConversation(agent, ended, {
+      keywords: ['stop', 'please'],
     });
     const long =
       'Let me read you the terms of your loan. The interest rate is fixed for the first three years. After that it follows the bank rate. ' +
@@ -127,12 +114,8 @@ describe('voice pipeline over RTP (offline providers)', function () {
     const far = new FarEnd(caller);
     const ended = new AbortController();
     const ignored: string[] = [];
-    const conversation = new PhoneConversation({
-      media: agent,
-      stt: new PocketsphinxStt(),
-      tts: new EspeakTts(),
-      speech: { voice: '', language: 'en-US', sttLanguage: 'en-US', keywords: ['stop', 'please'] },
-      signal: ended.signal,
+    const conversation = offlineConversation(agent, ended, {
+      keywords: ['stop', 'please'],
       onIgnoredUtterance: (text) => ignored.push(text),
     });
     const line = 'This message is important. Please listen until the end, because the details matter for your account.';
@@ -154,14 +137,7 @@ describe('voice pipeline over RTP (offline providers)', function () {
     const { caller, agent } = await mediaPair(service);
     const machine = new FarEnd(caller);
     const ended = new AbortController();
-    const conversation = new PhoneConversation({
-      media: agent,
-      stt: new PocketsphinxStt(),
-      tts: new EspeakTts(),
-      speech: { voice: '', language: 'en-US', sttLanguage: 'en-US', keywords: [] },
-      signal: ended.signal,
-      hangup: async () => ended.abort(),
-    });
+    const conversation = offlineConversation(agent, ended);
     const greeting = await fliteSpeech('Hi, you have reached Asha. I cannot take your call right now. Please leave your name and number after the tone.');
     const beep = Int16Array.from({ length: 8 * 500 }, (_, i) => Math.round(9000 * Math.sin((2 * Math.PI * 1000 * i) / 8000)));
     const verdict = detectAnsweringMachine(conversation, ended.signal);
@@ -192,14 +168,7 @@ describe('voice pipeline over RTP (offline providers)', function () {
     const { caller, agent } = await mediaPair(service);
     const machine = new FarEnd(caller);
     const ended = new AbortController();
-    const conversation = new PhoneConversation({
-      media: agent,
-      stt: new PocketsphinxStt(),
-      tts: new EspeakTts(),
-      speech: { voice: '', language: 'en-US', sttLanguage: 'en-US', keywords: [] },
-      signal: ended.signal,
-      hangup: async () => ended.abort(),
-    });
+    const conversation = offlineConversation(agent, ended);
     // Some comfort noise first, so the RTP stream (and the detector's frames) start at answer.
     const hiss = Int16Array.from({ length: 8 * 600 }, (_, i) => ((i * 7919) % 61) - 30);
     const beep = Int16Array.from({ length: 8 * 800 }, (_, i) => Math.round(9000 * Math.sin((2 * Math.PI * 850 * i) / 8000)));
@@ -229,13 +198,7 @@ describe('voice pipeline over RTP (offline providers)', function () {
     const { caller, agent } = await mediaPair(service);
     const far = new FarEnd(caller);
     const ended = new AbortController();
-    const conversation = new PhoneConversation({
-      media: agent,
-      stt: new PocketsphinxStt(),
-      tts: new EspeakTts(),
-      speech: { voice: '', language: 'en-US', sttLanguage: 'en-US', keywords: [] },
-      signal: ended.signal,
-    });
+    const conversation = offlineConversation(agent, ended);
     const saying = conversation.say('This is a long sentence that will be cut off by the caller hanging up the phone right now.', { bargeIn: true, signal: ended.signal });
     await far.agentSpeaking();
     ended.abort();
