@@ -1,6 +1,7 @@
 import { isIP } from 'node:net';
 import { tortureCases } from '../../gateway/sip/torture/expectations.js';
 import { loadTortureMessage } from '../../gateway/sip/torture/load-fixture.js';
+import { Random } from '../helpers/http-fuzz/random.js';
 
 /**
  * Deterministic SIP fuzz cases: a seed message (normal requests of every method the gateway
@@ -8,27 +9,23 @@ import { loadTortureMessage } from '../../gateway/sip/torture/load-fixture.js';
  * seeded per case, so case N of a seed is the same whatever ran before it (`--only N` replays it).
  */
 
-/** mulberry32: small, fast and good enough to pick mutations; not for anything secret. */
+/** The shared seeded PRNG (mulberry32), with `int(n)` in 0..n-1 as the cases pick. */
 export class Prng {
-  private state: number;
+  private readonly random: Random;
   constructor(seed: number) {
-    this.state = seed >>> 0;
+    this.random = new Random(seed);
   }
   next(): number {
-    this.state = (this.state + 0x6d2b79f5) >>> 0;
-    let t = this.state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    return this.random.next();
   }
   int(n: number): number {
-    return Math.floor(this.next() * n);
+    return this.random.int(0, n - 1);
   }
   pick<T>(items: readonly T[]): T {
     return items[this.int(items.length)] as T;
   }
   chance(p: number): boolean {
-    return this.next() < p;
+    return this.random.chance(p);
   }
 }
 
