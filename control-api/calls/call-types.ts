@@ -1,5 +1,6 @@
 import type { IgnoredWhy } from '../../core/ports/conversation.js';
 import type { InsightParameter } from '../domain/insight-parameter.js';
+import type { TurnNote } from '../recipes/runtime/run-events.js';
 
 /**
  * What a call record holds (issue: calls are stored with tenant, number, campaign and
@@ -40,12 +41,7 @@ export interface TranscriptLine {
  * How a listening block handled a caller turn it did not simply act on (recipes/runtime
  * TurnNote, without the block id its step already carries). `heard` is caller speech.
  */
-export interface StepTurn {
-  readonly kind: 'reprompt' | 'nudge' | 'confirm' | 'confirmed' | 'denied';
-  readonly reason?: 'noMatch' | 'lowConfidence' | 'notUnderstood' | 'silence';
-  readonly heard?: string;
-  readonly confidence?: number;
-}
+export type StepTurn = Omit<TurnNote, 'blockId'>;
 
 /** One block the recipe visited, in order: the exit it left by, or how the call ended in it. */
 export interface CallStep {
