@@ -6,7 +6,7 @@ import { amdVerdicts, analysisStates, callOutcomes } from './call-types.js';
 
 /**
  * The calls and Master Report routes' part of `/v1/openapi.json`. Response schemas mirror
- * `renderCall` / `renderTranscript` / `renderSteps` in call-routes.ts; the query parameters mirror call-query.ts.
+ * `renderCall` / `renderTranscript` in call-routes.ts and `callSteps` in run-record.ts; the query parameters mirror call-query.ts.
  */
 const instant = z.iso.datetime({ offset: true });
 const nullableText = z.string().nullable();

@@ -10,8 +10,9 @@ import { jobsOfCall } from '../insights/analysis-jobs.js';
 import type { Database } from '../store/schema.js';
 import { parseCallFilter } from './call-query.js';
 import { decodeCursor, encodeCursor, getCall, getConversation, listCalls } from './call-repository.js';
-import type { CallRecord, CallStep, TranscriptLine } from './call-types.js';
+import type { CallRecord, TranscriptLine } from './call-types.js';
 import { parseRange, type RecordingStore } from './recording-store.js';
+import { callSteps } from './run-record.js';
 
 /**
  * Call records under `/v1/tenants/:clientId/calls`: list with filters, one call with transcript,
@@ -84,21 +85,6 @@ export function renderTranscript(lines: readonly TranscriptLine[]) {
   }));
 }
 
-/** The recipe's path on the wire: the stored steps, field for field (no absent optional keys). */
-export function renderSteps(steps: readonly CallStep[]) {
-  return steps.map((step) => ({
-    blockId: step.blockId,
-    type: step.type,
-    ...(step.exit !== undefined ? { exit: step.exit } : {}),
-    ...(step.end !== undefined ? { end: step.end } : {}),
-    turns: step.turns.map((turn) => ({
-      kind: turn.kind,
-      ...(turn.reason !== undefined ? { reason: turn.reason } : {}),
-      ...(turn.heard !== undefined ? { heard: turn.heard } : {}),
-      ...(turn.confidence !== undefined ? { confidence: turn.confidence } : {}),
-    })),
-  }));
-}
 
 export function mountCallRoutes(router: Router, deps: CallRouteDeps): void {
   const { db } = deps;
@@ -140,7 +126,7 @@ export function mountCallRoutes(router: Router, deps: CallRouteDeps): void {
           : null,
       },
       transcript: renderTranscript(conversation.transcript),
-      steps: renderSteps(conversation.steps),
+      steps: callSteps(conversation.steps),
     };
   });
 

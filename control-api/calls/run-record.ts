@@ -1,5 +1,5 @@
 import type { RunResult } from '../recipes/runtime/recipe-run.js';
-import type { RunStep, TranscriptEntry } from '../recipes/runtime/run-events.js';
+import type { TranscriptEntry } from '../recipes/runtime/run-events.js';
 import type { CallEnd, CallStep, TranscriptLine } from './call-types.js';
 
 /**
@@ -19,8 +19,11 @@ export function transcriptLines(entries: readonly TranscriptEntry[]): Transcript
   }));
 }
 
-/** The run's path as stored: each turn note loses the block id its step already names. */
-export function callSteps(steps: readonly RunStep[]): CallStep[] {
+/**
+ * The run's path as stored and as served, field for field with no absent optional keys: each
+ * turn note loses the block id its step already names (a RunStep is a CallStep with that extra).
+ */
+export function callSteps(steps: readonly CallStep[]): CallStep[] {
   return steps.map((s) => ({
     blockId: s.blockId,
     type: s.type,
