@@ -12,6 +12,7 @@ import {
   boundedInt,
 } from '../domain/common.js';
 import { insightParameterListSchema } from '../domain/insight-parameter.js';
+import { defaultDtmfCollection } from '../../core/ports/conversation.js';
 
 /**
  * A Recipe document: blocks (one settings shape per block type, spec "Recipe blocks and their
@@ -87,9 +88,9 @@ export type Intent = z.infer<typeof intentSchema>;
 
 /** Keypad entry rules of a listening block (RFC 4733 digits). */
 export const dtmfSettingsSchema = z.object({
-  maxDigits: boundedInt('dtmf.maxDigits', 1, 64, 'digits').default(32),
-  terminator: z.enum(['#', '*', ''], { error: "dtmf.terminator must be '#', '*' or '' (none)" }).default('#'),
-  interDigitTimeoutMs: boundedInt('dtmf.interDigitTimeoutMs', 500, 20_000, 'ms').default(3_000),
+  maxDigits: boundedInt('dtmf.maxDigits', 1, 64, 'digits').default(defaultDtmfCollection.maxDigits),
+  terminator: z.enum(['#', '*', ''], { error: "dtmf.terminator must be '#', '*' or '' (none)" }).default(defaultDtmfCollection.terminator),
+  interDigitTimeoutMs: boundedInt('dtmf.interDigitTimeoutMs', 500, 20_000, 'ms').default(defaultDtmfCollection.interDigitTimeoutMs),
 });
 export type DtmfSettings = z.infer<typeof dtmfSettingsSchema>;
 
@@ -112,7 +113,7 @@ const llmSettingsShape = {
   nudge: z.boolean({ error: 'nudge must be true or false' }).default(true),
   /** Silence before a nudge (or before silence counts as a turn with nudge off). Default: the platform's listen timeout (8 s). */
   nudgeAfterMs: boundedInt('nudgeAfterMs', 1_000, 120_000, 'ms').optional(),
-  dtmf: dtmfSettingsSchema.default({ maxDigits: 32, terminator: '#', interDigitTimeoutMs: 3_000 }),
+  dtmf: dtmfSettingsSchema.default(defaultDtmfCollection),
   /**
    * Never a wrong branch on a doubtful hearing: below `confirmBelowConfidence` the block asks
    * "Did you say ...?" before acting on what it heard; below `rejectBelowConfidence` it treats

@@ -34,6 +34,9 @@ export interface DtmfCollection {
   readonly interDigitTimeoutMs: number;
 }
 
+/** Keypad entry as one answer unless a block says otherwise: up to 32 digits, `#` ends it, 3 s between keys. */
+export const defaultDtmfCollection: DtmfCollection = { maxDigits: 32, terminator: '#', interDigitTimeoutMs: 3_000 };
+
 /** One thing a caller may mean, as the phrases that say it (an intent's examples, yes, no, an enum option). */
 export interface PhraseGroup {
   readonly name: string;

@@ -1,9 +1,6 @@
 import { systemClock, type Clock, type TimerHandle } from '../../core/clock.js';
 import type { DtmfCollection } from '../../core/ports/conversation.js';
 
-/** Keypad entry as one answer unless a block says otherwise: up to 32 digits, `#` ends it, 3 s between keys. */
-export const defaultDtmfCollection: DtmfCollection = { maxDigits: 32, terminator: '#', interDigitTimeoutMs: 3000 };
-
 export type DtmfCompletion = 'terminator' | 'maxDigits' | 'interDigitTimeout';
 
 /**

@@ -1,9 +1,9 @@
 import type { Clock } from '../../core/clock.js';
 import type { Logger } from '../../core/logger.js';
-import type { Alternative, ListenExpectation } from '../../core/ports/conversation.js';
+import { defaultDtmfCollection, type Alternative, type ListenExpectation } from '../../core/ports/conversation.js';
 import type { AudioFrame, CallMediaSession, MediaDtmfEvent } from '../../core/ports/media.js';
 import type { SttProvider, SttStream } from '../speech/speech-provider.js';
-import { DtmfCollector, defaultDtmfCollection, type DtmfCompletion } from './dtmf-collector.js';
+import { DtmfCollector, type DtmfCompletion } from './dtmf-collector.js';
 import { Endpointer, EnergyVad } from './vad.js';
 
 /** Endpoint silence for a turn that interrupted the agent (see `hurryEndpoint`). */
@@ -126,7 +126,6 @@ export class Hearing {
     return this.endpointer.inSpeech || this.pending > 0 || this.keypad.collecting;
   }
 
-  /** Every caller frame, for detectors that run beside the conversation (voicemail, beep). */
   /**
    * The caller just cut the agent off: end this turn after a short pause. An interjection that
    * stops the agent is usually short ("okay", "wait", a cough) and the line is silent until it is
@@ -136,6 +135,7 @@ export class Hearing {
     this.endpointer.hurry(INTERRUPTION_ENDPOINT_MS);
   }
 
+  /** Every caller frame, for detectors that run beside the conversation (voicemail, beep). */
   tap(listener: (samples: Int16Array) => void): () => void {
     this.taps.add(listener);
     return () => this.taps.delete(listener);
