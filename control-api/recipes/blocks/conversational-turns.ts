@@ -141,8 +141,11 @@ export async function conversationLoop(ctx: BlockContext, settings: SmartAiSetti
     const doubtful = unsure || rival;
     const knowledge = await retrieve(ctx, settings, userText);
     // Streaming is safe on every turn but the last allowed one (an unmatched reply there must not
-    // be spoken: the block leaves through fallback) and a doubtful one (it may be confirmed away).
-    const mayStream = turns + 1 < settings.retryLimit && !doubtful;
+    // be spoken: the block leaves through fallback), a doubtful one (it may be confirmed away) and
+    // one a grammar heard: the engine's decision must first be supported by the meaning heard
+    // (meaningDisagrees), which is only known once the turn is complete.
+    const grammarHeard = heard.kind === 'utterance' && heard.meaning !== undefined;
+    const mayStream = turns + 1 < settings.retryLimit && !doubtful && !grammarHeard;
     const history = [...earlier, ...exchange];
     const turn = await streamedTurn(ctx, sayOptions, mayStream, (onDelta) => ctx.services.engine.turn({ ...base, history, userText, knowledge, onDelta }));
     const result: TurnResult = turn.result;

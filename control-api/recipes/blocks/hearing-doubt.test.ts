@@ -1,5 +1,8 @@
 import assert from 'node:assert/strict';
 import { fakeContext, press, say, silence } from '../../../test/fakes/fake-block-context.js';
+import { FakeChatCompletionsServer } from '../../../test/fakes/fake-chat-completions.js';
+import { LlmEngine } from '../../llm/llm-engine.js';
+import { OpenAiCompatibleProvider } from '../../llm/openai-compatible.js';
 import type { Heard } from '../runtime/conversation.js';
 import { askSettingsSchema, smartAiSettingsSchema } from '../recipe-schema.js';
 import { askBlock } from './ask.js';
@@ -72,6 +75,24 @@ describe('hearing doubt: never a wrong branch on a doubtful hearing', () => {
     const clear = fakeContext({ turns: [heard('yes I will come', 0.95, 'intent:confirm', [{ text: 'reschedule', confidence: 0.9, scoreGap: 6 }])] });
     assert.deepEqual(await smartAiBlock.run(clear, reminder, clear.signal), { exit: 'confirm' });
     assert.equal(clear.said.length, 1);
+  });
+
+  it('a model reply is not streamed before the hearing is checked: a meaning the words do not support is confirmed first, unspoken', async () => {
+    const server = await new FakeChatCompletionsServer().start();
+    try {
+      server.enqueue(
+        { content: 'Can you make it tomorrow?', chunkDelayMs: 5 },
+        // The model takes "reschedule" from words the recogniser heard as a plain yes.
+        { content: 'Sure, let us find another day.', chunkDelayMs: 5, toolCalls: [{ name: 'route_turn', arguments: { intent: 'reschedule' } }] },
+      );
+      const engine = new LlmEngine(new OpenAiCompatibleProvider({ baseUrl: server.baseUrl, model: 'm' }));
+      const ctx = fakeContext({ engine, streaming: true, turns: [heard('yes i will come', 0.9, 'yes'), heard('no', 1, 'no'), silence, silence] });
+      await smartAiBlock.run(ctx, reminder, ctx.signal);
+      assert.equal(ctx.said[1]?.text, 'Sorry, did you say: reschedule?');
+      assert.ok(!ctx.said.some((s) => s.text.includes('another day')), `the unconfirmed reply was spoken: ${JSON.stringify(ctx.said)}`);
+    } finally {
+      await server.stop();
+    }
   });
 
   it('a cloud recogniser without meaning or confidence is acted on as before', async () => {
