@@ -121,6 +121,11 @@ export class Hearing {
     this.keypad.configure(expectation.dtmf ?? defaultDtmfCollection);
   }
 
+  /** The id the next caller turn will get: turns below it started before now. */
+  get nextTurnId(): number {
+    return this.nextId;
+  }
+
   /** Busy with the caller: a turn is under way, being transcribed, or keys are being entered. */
   get busy(): boolean {
     return this.endpointer.inSpeech || this.pending > 0 || this.keypad.collecting;

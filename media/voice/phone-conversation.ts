@@ -72,6 +72,8 @@ export class PhoneConversation implements Conversation, HearingHooks {
   private readonly ignoredListeners: ((text: string, why: IgnoredWhy) => void)[] = [];
   private readonly notes = new Map<number, TurnNote>();
   private wake: (() => void) | undefined;
+  /** Caller turns from this id on began while the current block listened (see `expect`). */
+  private listeningFrom = 0;
   private ended = false;
   /** A transfer took the call: the ear stopped, but the call (and its output) goes on. */
   private handedOver = false;
@@ -129,8 +131,10 @@ export class PhoneConversation implements Conversation, HearingHooks {
   }
 
   expect(expectation: ListenExpectation): void {
-    // Words said before the block listened (during a Message, say) are no answer to it.
+    // Words said before the block listened (during a Message, say) are no answer to it: those
+    // already recognised, and those of a turn that began before now and is still being recognised.
     for (const stale of this.heard.splice(0)) if (stale.kind === 'utterance' && stale.text) this.ignore(stale.text, 'notListening');
+    this.listeningFrom = this.hearing.nextTurnId;
     this.hearing.expect(expectation);
   }
 
@@ -228,7 +232,9 @@ export class PhoneConversation implements Conversation, HearingHooks {
     this.notes.delete(turn.id);
     if (this.ended) return;
     const during = note?.during;
-    if (text && during && !during.bargeIn) this.ignore(text, 'bargeInDisabled');
+    if (turn.id < this.listeningFrom) {
+      if (text) this.ignore(text, 'notListening');
+    } else if (text && during && !during.bargeIn) this.ignore(text, 'bargeInDisabled');
     else if (text && during && !note.interrupted && this.speaker.current === during) this.ignore(text, 'backchannel');
     else if (text && during && !note.interrupted && BACKCHANNEL.test(text)) this.ignore(text, 'backchannel');
     else if (text) this.deliver({ kind: 'utterance', text, ...(confidence !== undefined ? { confidence } : {}), ...(alternatives ? { alternatives } : {}), ...(meaning !== undefined ? { meaning } : {}) });

@@ -50,6 +50,29 @@ describe('turn-taking over RTP: keypad entry and wordless interruptions', functi
     assert.deepEqual(result.transcript.filter((t) => t.speaker === 'caller').map((t) => t.text), ['123456']);
   });
 
+  it('words still being recognised when a block starts listening are no answer to it (ignored, notListening)', async () => {
+    const { caller, agent } = await mediaPair(service);
+    const far = new FarEnd(caller);
+    const ended = new AbortController();
+    const conversation = conversationFor(agent, ended);
+    const ignored: string[] = [];
+    conversation.onIgnored((text, why) => ignored.push(`${why}: ${text}`));
+    try {
+      // Said between blocks (the agent silent, nothing listening yet)...
+      await far.speak(await fliteSpeech('no'));
+      // ...and the next block starts while that turn is still being endpointed and recognised.
+      conversation.expect({ phrases: [{ name: 'yes', phrases: ['yes'], neutral: true }, { name: 'no', phrases: ['no'], neutral: true }], values: [] });
+      await conversation.say('Will you be at home tomorrow?', { bargeIn: true, signal: ended.signal });
+      const answer = await conversation.listen({ signal: ended.signal, timeoutMs: 1500 });
+      assert.deepEqual(answer, { kind: 'silence' });
+      assert.equal(ignored.length, 1, JSON.stringify(ignored));
+      assert.match(ignored[0] ?? '', /^notListening: /);
+    } finally {
+      ended.abort();
+      far.stop();
+    }
+  });
+
   it('an interruption with no words stops the agent and gets the question again within 1 s', async () => {
     const long = 'Let me read the terms of your plan, which take a while to read out in full, so please bear with me while I go through each of them one by one.';
     const recipe: RecipeInput = {
