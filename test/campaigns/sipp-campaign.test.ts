@@ -1,20 +1,16 @@
 import assert from 'node:assert/strict';
-import { pino } from 'pino';
-import { FakeClock, systemClock } from '../../core/clock.js';
+import { FakeClock } from '../../core/clock.js';
 import { createLogger } from '../../core/logger.js';
 import { CallbackDelivery } from '../../control-api/campaigns/callbacks.js';
 import { CampaignScheduler } from '../../control-api/campaigns/campaign-scheduler.js';
 import { CallbackReceiver } from '../../control-api/campaigns/test-support.js';
 import type { CampaignInput, CampaignSpec } from '../../control-api/domain/campaign.js';
-import { StoreCallDirectory } from '../../control-api/gateway-adapters/store-call-directory.js';
-import { StoreTrunkRoutes } from '../../control-api/gateway-adapters/store-trunk-routes.js';
 import type { RunningServer } from '../../control-api/http/serve.js';
 import { SafeHttp } from '../../control-api/net/safe-http.js';
 import { campaignDoc, numberDoc, testBox, trunkDoc } from '../../control-api/resources/definitions/test-fixtures.js';
 import { createResourceDefinitions } from '../../control-api/resources/registry.js';
 import { issueToken } from '../../control-api/tenants/api-tokens.js';
-import { SipOriginator } from '../../gateway/outbound/sip-originator.js';
-import { startGatewayFixture, type GatewayFixture } from '../gateway/gateway-harness.js';
+import { fixtureOriginator, startGatewayFixture, type GatewayFixture } from '../gateway/gateway-harness.js';
 import { startSippUas } from '../gateway/outbound-sipp-uas.js';
 import { startControl, twirpRequest } from './twirp-client.js';
 
@@ -42,15 +38,7 @@ describe('campaign calls to SIPp: endpoint -> scheduler -> SIP Originator -> cal
     token = (await issueToken(fx.store.db, { tenantId: fx.ids.tenantId, name: 'campaign', scopes: ['campaign'] })).token;
     // The callback receiver is on loopback, which SendMessage refuses unless the tenant allows it.
     await fx.store.db.updateTable('tenants').set({ settings: JSON.stringify({ ssrfAllowlist: ['127.0.0.1'] }) }).where('id', '=', fx.ids.tenantId).execute();
-    const originator = new SipOriginator({
-      stack: fx.gateway.stack,
-      media: fx.media,
-      trunks: new StoreTrunkRoutes({ db: fx.store.db, secretBox: box }),
-      directory: new StoreCallDirectory({ db: fx.store.db }),
-      registry: fx.gateway.registry,
-      clock: systemClock,
-      logger: pino({ level: 'silent' }),
-    });
+    const originator = fixtureOriginator(fx, box);
     scheduler = new CampaignScheduler({ db: fx.store.db, originator, clock, logger, workerId: 'sipp-worker' });
     delivery = new CallbackDelivery({ db: fx.store.db, http: new SafeHttp({ allowlist: () => ['127.0.0.1'] }), clock, logger, secretFor: async () => 'sipp-test-callback-secret-0001' });
     control = await startControl(fx.store, { clock });

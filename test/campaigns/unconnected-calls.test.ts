@@ -1,18 +1,14 @@
 import assert from 'node:assert/strict';
 import { parse } from 'csv-parse/sync';
-import { pino } from 'pino';
-import { FakeClock, systemClock } from '../../core/clock.js';
+import { FakeClock } from '../../core/clock.js';
 import { createLogger } from '../../core/logger.js';
 import { acceptMessage } from '../../control-api/campaigns/accept-message.js';
 import { CampaignScheduler } from '../../control-api/campaigns/campaign-scheduler.js';
 import type { CampaignInput, CampaignSpec } from '../../control-api/domain/campaign.js';
-import { StoreCallDirectory } from '../../control-api/gateway-adapters/store-call-directory.js';
-import { StoreTrunkRoutes } from '../../control-api/gateway-adapters/store-trunk-routes.js';
 import type { RunningServer } from '../../control-api/http/serve.js';
 import { campaignDoc, numberDoc, testBox, trunkDoc } from '../../control-api/resources/definitions/test-fixtures.js';
 import { createResourceDefinitions } from '../../control-api/resources/registry.js';
-import { SipOriginator } from '../../gateway/outbound/sip-originator.js';
-import { startGatewayFixture, type GatewayFixture } from '../gateway/gateway-harness.js';
+import { fixtureOriginator, startGatewayFixture, type GatewayFixture } from '../gateway/gateway-harness.js';
 import { startSippUas, type SippUas } from '../gateway/outbound-sipp-uas.js';
 import { operatorToken } from '../helpers/management-app.js';
 import { storeKinds } from '../helpers/stores.js';
@@ -66,15 +62,7 @@ for (const kind of storeKinds) {
       this.timeout(120_000);
       fx = await startGatewayFixture({}, undefined, kind);
       control = await startControl(fx.store, { clock });
-      const originator = new SipOriginator({
-        stack: fx.gateway.stack,
-        media: fx.media,
-        trunks: new StoreTrunkRoutes({ db: fx.store.db, secretBox: box }),
-        directory: new StoreCallDirectory({ db: fx.store.db }),
-        registry: fx.gateway.registry,
-        clock: systemClock,
-        logger: pino({ level: 'silent' }),
-      });
+      const originator = fixtureOriginator(fx, box);
       scheduler = new CampaignScheduler({ db: fx.store.db, originator, clock, logger: createLogger({ level: 'silent' }), workerId: `unconnected-${kind}` });
       const defs = createResourceDefinitions({ secretBox: box });
       let seq = 0;

@@ -7,6 +7,9 @@ import { createResourceDefinitions } from '../../control-api/resources/registry.
 import { numberDoc, recipeDoc, testBox, trunkDoc } from '../../control-api/resources/definitions/test-fixtures.js';
 import type { Store, StoreKind } from '../../control-api/store/database.js';
 import { SipGateway, type SipGatewayOptions } from '../../gateway/inbound/sip-gateway.js';
+import { SipOriginator, type SipOriginatorOptions } from '../../gateway/outbound/sip-originator.js';
+import { StoreTrunkRoutes } from '../../control-api/gateway-adapters/store-trunk-routes.js';
+import type { SecretBox } from '../../control-api/crypto/secret-box.js';
 import { MediaService } from '../../media/media-service.js';
 import { freshStore } from '../helpers/stores.js';
 
@@ -63,6 +66,23 @@ export interface GatewayFixture {
   readonly target: string;
   readonly ids: { tenantId: string; otherTenantId: string };
   close(): Promise<void>;
+}
+
+/**
+ * The gateway's outbound side as the platform composes it: the fixture's stack and media, trunks
+ * and numbers from its store (trunk passwords opened with `box`), the system clock, silent logs.
+ */
+export function fixtureOriginator(fx: GatewayFixture, box: SecretBox, options: Partial<SipOriginatorOptions> = {}): SipOriginator {
+  return new SipOriginator({
+    stack: fx.gateway.stack,
+    media: fx.media,
+    trunks: new StoreTrunkRoutes({ db: fx.store.db, secretBox: box }),
+    directory: new StoreCallDirectory({ db: fx.store.db }),
+    registry: fx.gateway.registry,
+    clock: systemClock,
+    logger: pino({ level: 'silent' }),
+    ...options,
+  });
 }
 
 /** PostgreSQL (or PGlite) with two tenants, a trunk from 127.0.0.1, numbers; the gateway on 127.0.0.1 random ports. */

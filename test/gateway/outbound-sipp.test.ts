@@ -10,7 +10,7 @@ import { testBox, trunkDoc } from '../../control-api/resources/definitions/test-
 import { SipOriginator } from '../../gateway/outbound/sip-originator.js';
 import { captureLogs } from '../helpers/log-capture.js';
 import { freshStore } from '../helpers/stores.js';
-import { startGatewayFixture, type GatewayFixture } from './gateway-harness.js';
+import { fixtureOriginator, startGatewayFixture, type GatewayFixture } from './gateway-harness.js';
 import { expectSippUasSuccess, outboundRequest, startSippUas } from './outbound-sipp-uas.js';
 
 /**
@@ -27,13 +27,7 @@ describe('gateway: outbound calls to SIPp (Originator)', function () {
 
   before(async () => {
     fx = await startGatewayFixture();
-    originator = new SipOriginator({
-      stack: fx.gateway.stack,
-      media: fx.media,
-      trunks: new StoreTrunkRoutes({ db: fx.store.db, secretBox: box }),
-      directory: new StoreCallDirectory({ db: fx.store.db }),
-      registry: fx.gateway.registry,
-      clock: systemClock,
+    originator = fixtureOriginator(fx, box, {
       logger: pino({ level: process.env.GATEWAY_TEST_LOG ?? 'silent' }),
     });
   });

@@ -3,23 +3,20 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pino } from 'pino';
-import { FakeClock, systemClock } from '../../core/clock.js';
+import { FakeClock } from '../../core/clock.js';
 import { CampaignScheduler } from '../../control-api/campaigns/campaign-scheduler.js';
 import { CallRecorder } from '../../control-api/calls/call-recorder.js';
 import type { TranscriptLine } from '../../control-api/calls/call-types.js';
 import type { CampaignSpec } from '../../control-api/domain/campaign.js';
 import { RecipeCallHandler } from '../../control-api/gateway-adapters/recipe-call-handler.js';
-import { StoreCallDirectory } from '../../control-api/gateway-adapters/store-call-directory.js';
-import { StoreTrunkRoutes } from '../../control-api/gateway-adapters/store-trunk-routes.js';
 import type { RunningServer } from '../../control-api/http/serve.js';
 import { QuickJsCodeRunner } from '../../control-api/recipes/code-sandbox/quickjs-code-runner.js';
 import { platformServices } from '../../control-api/recipes/platform-services.js';
 import { campaignDoc, numberDoc, testBox, trunkDoc } from '../../control-api/resources/definitions/test-fixtures.js';
 import { createResourceDefinitions } from '../../control-api/resources/registry.js';
 import { issueToken } from '../../control-api/tenants/api-tokens.js';
-import { SipOriginator } from '../../gateway/outbound/sip-originator.js';
 import { startControl, twirpRequest } from '../campaigns/twirp-client.js';
-import { startGatewayFixture, type GatewayFixture } from '../gateway/gateway-harness.js';
+import { fixtureOriginator, startGatewayFixture, type GatewayFixture } from '../gateway/gateway-harness.js';
 import { startSippUas } from '../gateway/outbound-sipp-uas.js';
 import { calleeScenario, concat, silence, trimmedFlite } from './callee-audio.js';
 
@@ -68,13 +65,7 @@ describe('Ask on an outbound campaign call: the question is spoken before an ans
       });
       return { callHandler: handler };
     });
-    const originator = new SipOriginator({
-      stack: fx.gateway.stack,
-      media: fx.media,
-      trunks: new StoreTrunkRoutes({ db: fx.store.db, secretBox: box }),
-      directory: new StoreCallDirectory({ db: fx.store.db }),
-      registry: fx.gateway.registry,
-      clock: systemClock,
+    const originator = fixtureOriginator(fx, box, {
       logger,
       onAnswered: (call, request) => (handler as RecipeCallHandler).handle(call, request),
     });

@@ -8,11 +8,9 @@ import { promisify } from 'node:util';
 import { pino } from 'pino';
 import { systemClock } from '../../core/clock.js';
 import type { CallTransfer } from '../../core/ports/call-transfer.js';
-import { StoreTrunkRoutes } from '../../control-api/gateway-adapters/store-trunk-routes.js';
 import { CallRecorder } from '../../control-api/calls/call-recorder.js';
 import type { CallStep, TranscriptLine } from '../../control-api/calls/call-types.js';
 import { RecipeCallHandler } from '../../control-api/gateway-adapters/recipe-call-handler.js';
-import { StoreCallDirectory } from '../../control-api/gateway-adapters/store-call-directory.js';
 import { QuickJsCodeRunner } from '../../control-api/recipes/code-sandbox/quickjs-code-runner.js';
 import { platformServices } from '../../control-api/recipes/platform-services.js';
 import { createResourceDefinitions } from '../../control-api/resources/registry.js';
@@ -21,7 +19,7 @@ import { SipOriginator } from '../../gateway/outbound/sip-originator.js';
 import { GatewayCallTransfer } from '../../gateway/transfer/gateway-call-transfer.js';
 import { writeWav } from '../../media/wav/wav.js';
 import { startSippUas } from '../gateway/outbound-sipp-uas.js';
-import { startGatewayFixture, type GatewayFixture } from '../gateway/gateway-harness.js';
+import { fixtureOriginator, startGatewayFixture, type GatewayFixture } from '../gateway/gateway-harness.js';
 import { runSipp, scenarioDir } from '../helpers/sipp.js';
 import { beepEnd, calleeScenario, concat, machineAudio, silence, trimmedFlite, verdictCount, voicedRuns } from './callee-audio.js';
 import { agentChannel, appointmentRecipe, callerChannel, appointmentVocabulary, fliteSpeech, transcribe } from './voice-harness.js';
@@ -72,13 +70,7 @@ describe('RecipeCallHandler: an inbound SIP call runs the number\'s recipe and i
       });
       return { callHandler: handler };
     });
-    originator = new SipOriginator({
-      stack: fx.gateway.stack,
-      media: fx.media,
-      trunks: new StoreTrunkRoutes({ db: fx.store.db, secretBox: box }),
-      directory: new StoreCallDirectory({ db: fx.store.db }),
-      registry: fx.gateway.registry,
-      clock: systemClock,
+    originator = fixtureOriginator(fx, box, {
       logger,
       onAnswered: (call, request) => handler.handle(call, request),
     });
