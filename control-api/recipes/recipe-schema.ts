@@ -111,7 +111,7 @@ const llmSettingsShape = {
   conversationHistory: z.boolean({ error: 'conversationHistory must be true or false' }).default(true),
   bargeIn: z.boolean({ error: 'bargeIn must be true or false' }).default(true),
   nudge: z.boolean({ error: 'nudge must be true or false' }).default(true),
-  /** Silence before a nudge (or before silence counts as a turn with nudge off). Default: the platform's listen timeout (8 s). */
+  /** Silence before a nudge (with nudge off the block just listens on). Default: the platform's listen timeout (8 s). */
   nudgeAfterMs: boundedInt('nudgeAfterMs', 1_000, 120_000, 'ms').optional(),
   dtmf: dtmfSettingsSchema.default(defaultDtmfCollection),
   /**

@@ -75,7 +75,7 @@ export interface TurnLoopOptions {
   readonly openingFallback?: (ctx: BlockContext) => string;
 }
 
-/** Said when nothing usable was heard and the prompt has no `Reprompt:` line. */
+/** Said before the reprompt when nothing usable was heard (no words, or below rejectBelowConfidence). */
 const notUnderstood = 'Sorry, I did not catch that.';
 
 export async function conversationLoop(ctx: BlockContext, settings: SmartAiSettings, options?: TurnLoopOptions): Promise<TurnLoopResult> {
@@ -152,8 +152,8 @@ export async function conversationLoop(ctx: BlockContext, settings: SmartAiSetti
     const decision = decisionOf(result);
     const unsupported = meaningDisagrees(heard, decision, settings);
     if ((doubtful || unsupported) && decision) {
-      // Only a plain yes settles a doubt. Hearing the same doubtful words again does not: the
-      // same mishearing repeats as readily as the right hearing (measured: docs/recipes.md).
+      // Only a plain yes settles a doubt. Hearing the same doubtful words again does not: a
+      // recogniser that misheard them once mishears the same way when they are repeated.
       const answer = await confirmHearing(ctx, hearingEcho(heard, decision, settings, unsupported), confidence, sayOptions, listenOptions, settings);
       if (answer !== 'yes') {
         if (spent()) return { exit: 'fallback' };
