@@ -1,11 +1,10 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { createSocket } from 'node:dgram';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { OriginateRequest } from '../../core/ports/originator.js';
-import { scenarioDir } from '../helpers/sipp.js';
+import { freeUdpPort, scenarioDir } from '../helpers/sipp.js';
 import { numbers } from './gateway-harness.js';
 
 /** SIPp (Debian sip-tester) as the far end of an outbound call: a UAS scenario on a loopback port. */
@@ -16,25 +15,10 @@ export interface SippUas {
   stop(): void;
 }
 
-const canBind = (port: number): Promise<boolean> =>
-  new Promise((resolve) => {
-    const s = createSocket('udp4');
-    s.once('error', () => resolve(false));
-    s.bind(port, '127.0.0.1', () => s.close(() => resolve(true)));
-  });
-
-async function freePort(): Promise<number> {
-  for (let i = 0; i < 30; i++) {
-    const p = 30_000 + 2 * Math.floor(Math.random() * 4000);
-    if ((await Promise.all([p, p + 1, p + 2, p + 3].map(canBind))).every(Boolean)) return p;
-  }
-  throw new Error('no free UDP port for SIPp');
-}
-
 export async function startSippUas(scenario: string, options: { calls?: number; timeoutMs?: number; keys?: Record<string, string> } = {}): Promise<SippUas> {
   const work = mkdtempSync(path.join(tmpdir(), 'sipp-uas-'));
-  const port = await freePort();
-  const mediaPort = await freePort();
+  const port = await freeUdpPort('127.0.0.1');
+  const mediaPort = await freeUdpPort('127.0.0.1', port);
   const errorFile = path.join(work, 'errors.log');
   const msgFile = path.join(work, 'messages.log');
   const timeoutMs = options.timeoutMs ?? 20_000;

@@ -47,10 +47,12 @@ export interface SippResult {
   readonly counts?: Readonly<Record<string, number>>;
 }
 
-/** A free UDP port pair base (even, +2 free too), so parallel runs never share SIPp's media ports. */
-async function freeUdpPort(address: string): Promise<number> {
+/** An even UDP port with the three above it free on `address` (SIPp's RTP/RTCP pairs), at least 4 away from `avoid`. */
+export async function freeUdpPort(address: string, avoid?: number): Promise<number> {
   for (let attempt = 0; attempt < 20; attempt++) {
     const base = 20_000 + 2 * Math.floor(Math.random() * 10_000);
+    // The probe sockets are closed again: a second call could draw the same free range.
+    if (avoid !== undefined && Math.abs(base - avoid) < 4) continue;
     const ok = await Promise.all([base, base + 1, base + 2, base + 3].map((p) => canBind(address, p)));
     if (ok.every(Boolean)) return base;
   }
@@ -77,7 +79,7 @@ export async function runSipp(options: SippOptions): Promise<SippResult> {
   const work = mkdtempSync(path.join(tmpdir(), 'sipp-'));
   const localIp = options.localIp ?? '127.0.0.1';
   const sipPort = await freeUdpPort(localIp);
-  const mediaPort = await freeUdpPort(localIp);
+  const mediaPort = await freeUdpPort(localIp, sipPort);
   const errorFile = path.join(work, 'errors.log');
   const screenFile = path.join(work, 'screen.log');
   const scenarioFile = options.traceCounts ? path.join(work, options.scenario) : path.join(scenarioDir, options.scenario);
