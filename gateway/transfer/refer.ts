@@ -87,10 +87,17 @@ export async function referTransfer(dialog: Dialog, target: string, o: ReferOpti
       settle({ kind: 'unconfirmed', reason: `the REFER subscription ended${news.reason ? ` (${news.reason})` : ''} without a final status` });
       return;
     }
-    if (news.expiresSeconds === undefined || deadline === undefined) return;
-    const expiry = o.clock.now() + news.expiresSeconds * 1000 + o.graceMs;
-    if (expiry < deadline || (news.status > 100 && expiry > deadline)) armAt(expiry);
+    if (news.expiresSeconds === undefined) return;
+    const expiry = { at: o.clock.now() + news.expiresSeconds * 1000 + o.graceMs, status: news.status };
+    // A NOTIFY handled before the REFER's 2xx continuation (UDP reordering, or the same read)
+    // must not lose its expiry: it applies once the default wait is armed.
+    if (deadline === undefined) early = expiry;
+    else applyExpiry(expiry);
   };
+  const applyExpiry = ({ at, status }: { at: number; status: number }): void => {
+    if (deadline !== undefined && (at < deadline || (status > 100 && at > deadline))) armAt(at);
+  };
+  let early: { at: number; status: number } | undefined;
   const onDestroy = (): void => settle({ kind: 'unconfirmed', reason: 'the call ended before the transfer reported an outcome' });
   const onAbort = (): void => settle({ kind: 'unconfirmed', reason: 'transfer aborted before it reported an outcome' });
   // NOTIFYs may overtake the 202 on UDP: listen before sending.
@@ -110,6 +117,7 @@ export async function referTransfer(dialog: Dialog, target: string, o: ReferOpti
     if (res.status >= 300) return { kind: 'refused', status: res.status, reason: res.reason };
     started = o.clock.now();
     if (deadline === undefined) armAt(started + o.timeoutMs);
+    if (early) applyExpiry(early);
     return await done;
   } finally {
     if (timer) o.clock.clearTimeout(timer);
