@@ -4,7 +4,7 @@ import { readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { grammarDictionary, loadPronunciations, type Pronunciations } from './pocketsphinx-dictionary.js';
-import { buildRecognitionGrammar, parseBacktrace, scoreHypothesis, type ScoredHypothesis } from './recognition-grammar.js';
+import { buildRecognitionGrammar, parseBacktrace, scoreHypothesis, type GrammarInput, type ScoredHypothesis } from './recognition-grammar.js';
 import { upsample2x } from './resampler.js';
 import { SpeechProviderError, type SttOptions, type SttProvider, type SttStream, type Transcript } from './speech-provider.js';
 
@@ -16,6 +16,19 @@ export const baseVocabulary: readonly string[] = [
   'i', 'will', 'can', 'cannot', 'do', 'dont', 'want', 'need', 'to', 'the', 'a', 'it', 'is', 'that', 'this', 'my', 'me', 'and',
   'zero', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten', 'hundred', 'thousand',
 ];
+
+/**
+ * Log-likelihood per 10 ms by which the reading with the knowledge words must beat the answer
+ * grammar's to count as a question. Measured on flite (bench/hearing-accuracy.ts): questions 4.8
+ * to 12.3 better, intent phrases -0.2 to 0.9 (one voice 3.4, still heard as its intent).
+ */
+const QUESTION_SCORE_GAP = 2;
+
+type Scored = ScoredHypothesis & { score: number; frames: number };
+const perFrame = (s: Scored): number => s.score / Math.max(1, s.frames);
+
+/** pocketsphinx search beams for grammar decoding (defaults 1e-48 / 1e-48 / 7e-29). */
+const wideBeams = ['-beam', '1e-60', '-pbeam', '1e-60', '-wbeam', '1e-45'];
 
 export interface PocketsphinxOptions {
   readonly binary?: string;
@@ -98,30 +111,40 @@ export class PocketsphinxStt implements SttProvider {
     if (options.expectation) {
       // The block said what it can accept: its phrase groups and values against a filler model,
       // so the result carries a confidence and a competing reading (recognition-grammar.ts).
-      const input = { ...options.expectation, words: [...(this.options.vocabulary ?? []), ...options.keywords] };
+      const input = { ...options.expectation, words: [...(this.options.vocabulary ?? []), ...options.keywords], questionWords: options.expectation.words ?? [] } satisfies GrammarInput;
       // Fillers must not be cheap: a word insertion penalty makes runs of single-phone fillers
       // lose against an expected phrase that fits. 3e-3 was tuned on 172 flite utterances over
       // G.711 (four voices, answers in and out of scope; docs/voice-pipeline.md): 1e-3 let stray
       // phrases win, 1e-2 lost short answers to fillers, and common English words as extra
       // garbage cost more right answers than they saved.
-      const scored = async (wav: string, without?: string): Promise<ScoredHypothesis & { score: number; frames: number }> => {
-        const log = `${wav}.${without ? 'second' : 'first'}.log`;
+      // The default beams prune an expected phrase while the cheap one-phone fillers survive, so
+      // whole answers came back as fillers only ("this amount is wrong, I already paid" -> "");
+      // wider beams (bench/hearing-accuracy.ts: 56 -> 58 of 72 right, same with 1e-80) cost
+      // about 0.15 s more per decode.
+      const scored = async (wav: string, grammarInput: GrammarInput, without?: string): Promise<Scored> => {
+        const log = `${wav}.${randomUUID()}.log`;
         try {
-          await run(wav, buildRecognitionGrammar(input, known, without), ['-backtrace', 'yes', '-wip', '3e-3'], log);
+          await run(wav, buildRecognitionGrammar(grammarInput, known, without), ['-backtrace', 'yes', '-wip', '3e-3', ...wideBeams], log);
           const decoding = parseBacktrace(await readFile(log, 'utf8').catch(() => ''));
-          return { ...scoreHypothesis(decoding.units, input, known), score: decoding.score, frames: decoding.frames };
+          return { ...scoreHypothesis(decoding.units, grammarInput, known), score: decoding.score, frames: decoding.frames };
         } finally {
           await rm(log, { force: true });
         }
       };
+      const answers: GrammarInput = { ...input, questionWords: [] };
       return new PocketsphinxStream(this.options, options.signal, async (wav) => {
-        const first = await scored(wav);
+        // A block that also answers questions: its knowledge words beside its phrases bend answers
+        // into question words ("talk to" -> "top"), so the answer grammar decodes alone and the
+        // question reading is taken only when it explains the audio clearly better.
+        const [answer, asked] = await Promise.all([scored(wav, answers), input.questionWords.length > 0 ? scored(wav, input) : undefined]);
+        const question = asked && perFrame(asked) - perFrame(answer) > QUESTION_SCORE_GAP;
+        const [first, grammarInput] = question ? [asked, input] : [answer, answers];
         if (!first.dominant || !first.text) return { text: first.text, confidence: first.confidence, meaning: first.dominant ?? '' };
         // The n-best, the grammar way: how likely is the audio without the winning meaning? The
         // reading that covers more of the speech comes first; the likelihood gap (negative when
         // the other path is likelier: a beam search does not always find the best path) says
         // how close the other reading is.
-        const second = await scored(wav, first.dominant);
+        const second = await scored(wav, grammarInput, first.dominant);
         const [best, other] = second.text && second.confidence > first.confidence ? [second, first] : [first, second];
         const scoreGap = (best.score - other.score) / Math.max(1, best.frames);
         return {

@@ -17,8 +17,8 @@ import type { PhraseGroup, SpokenValue } from '../../core/ports/conversation.js'
 const phones = 'AA AE AH AO AW AY B CH D DH EH ER EY F G HH IH IY JH K L M N NG OW OY P R S SH T TH UH UW V W Y Z ZH'.split(' ');
 const fillerPrefix = 'ph_';
 
-/** Words Indian callers use for amounts that the CMU dictionary lacks. */
-const extraWords = ['lakh L AA K', 'lakhs L AA K S', 'crore K R AO R'];
+/** Words Indian callers use (amounts, "no") that the CMU dictionary lacks. */
+const extraWords = ['lakh L AA K', 'lakhs L AA K S', 'crore K R AO R', 'nahi N AH HH IY', 'nahin N AH HH IY N'];
 
 /** Dictionary lines for the filler pseudo-words and the extra words (appended to the model's dictionary). */
 export function fillerDictionary(): string {
@@ -67,6 +67,12 @@ export interface GrammarInput {
   readonly values: readonly SpokenValue[];
   /** Single words to accept anywhere (the number's boosted keywords). */
   readonly words: readonly string[];
+  /**
+   * Words a question may be made of (the knowledge library's vocabulary). They never make or
+   * back a meaning: heard beside one, they count against it; heard without one, the question is
+   * the reading (answered from the library, never acted on).
+   */
+  readonly questionWords?: readonly string[];
 }
 
 function tokensOf(text: string, known: ReadonlySet<string>): string[] {
@@ -90,7 +96,7 @@ function groupTokens(groups: readonly PhraseGroup[], known: ReadonlySet<string>)
  */
 export function buildRecognitionGrammar(input: GrammarInput, known: ReadonlySet<string>, without?: string): string {
   const groups = groupTokens(input.phrases, known).filter((g) => g.group.name !== without);
-  const words = [...new Set(input.words.flatMap((w) => tokensOf(w, known)))];
+  const words = [...new Set([...input.words, ...(input.questionWords ?? [])].flatMap((w) => tokensOf(w, known)))];
   const items: string[] = [];
   const rules: string[] = [];
   groups.forEach((g, i) => {
@@ -179,9 +185,11 @@ export function scoreHypothesis(units: readonly TimedWord[], input: GrammarInput
   const total = speech.reduce((sum, u) => sum + span(u), 0);
   const groups = groupTokens(input.phrases, known);
   const keywords = new Set(input.words.flatMap((w) => tokensOf(w, known)));
+  const questionWords = new Set((input.questionWords ?? []).flatMap((w) => tokensOf(w, known)));
   const byGroup = new Map<string, number>();
   let other = 0;
   let carrier = 0;
+  let question = 0;
   for (let i = 0; i < speech.length; ) {
     const match = longestPhrase(speech, i, groups);
     if (match) {
@@ -193,18 +201,23 @@ export function scoreHypothesis(units: readonly TimedWord[], input: GrammarInput
     const word = speech[i]!;
     const valueWord = input.values.length > 0 && valueVocabulary.has(word.word);
     if (!valueWord && carrierWords.has(word.word)) carrier += span(word);
+    else if (!valueWord && !keywords.has(word.word) && questionWords.has(word.word)) question += span(word);
     else if (!word.word.startsWith(fillerPrefix) && (valueWord || keywords.has(word.word))) other += span(word);
     i++;
   }
   const neutral = new Set(groups.filter((g) => g.group.neutral).map((g) => g.group.name));
   const ranked = [...byGroup.entries()].sort((a, b) => b[1] - a[1]);
-  const meaning = ranked.find(([name]) => !neutral.has(name));
+  // A question that merely brushes an expected phrase ("how often should I water ..." heard with
+  // "goodbye" in it) is a question: the phrase is not what the caller mostly said.
+  const asked = question > (ranked[0]?.[1] ?? 0);
+  const meaning = asked ? undefined : ranked.find(([name]) => !neutral.has(name));
   // Yes and no both said: only the larger counts; a second meaning counts against the first.
-  const polar = ranked.find(([name]) => neutral.has(name));
+  const polar = asked ? undefined : ranked.find(([name]) => neutral.has(name));
   // Values back a meaning ("reschedule to next monday") or stand alone as the answer ("the third
   // of december"); beside a bare yes/no they are more likely noise bent into dates and numbers.
   const values = meaning || !polar ? other : 0;
-  const covered = (meaning?.[1] ?? 0) + (polar?.[1] ?? 0) + values + (meaning || polar ? carrier : 0);
+  const framed = meaning || polar || asked;
+  const covered = (meaning?.[1] ?? 0) + (polar?.[1] ?? 0) + values + (asked ? question : 0) + (framed ? carrier : 0);
   const text = speech.filter((u) => !u.word.startsWith(fillerPrefix)).map((u) => u.word).join(' ');
   const dominant = meaning?.[0] ?? polar?.[0];
   return { text, confidence: total > 0 ? Math.min(1, covered / total) : 0, ...(dominant ? { dominant } : {}) };

@@ -53,7 +53,7 @@ export async function confirmHearing(
   return deny(ctx, 'lowConfidence', answer.text);
 }
 
-const polarWords = new Set(['yes', 'yeah', 'yep', 'please', 'sure', 'okay', 'ok', 'no', 'nope', 'thanks', 'not', 'really']);
+const polarWords = new Set(['yes', 'yeah', 'yep', 'please', 'sure', 'okay', 'ok', 'no', 'nope', 'thanks', 'not', 'really', 'haan', 'ji', 'nahi', 'nahin']);
 
 /** Only yes/no words: an answer to the question, not a new statement. */
 function isPlainAnswer(text: string): boolean {

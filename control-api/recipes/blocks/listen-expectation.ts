@@ -1,9 +1,14 @@
 import type { ListenExpectation, PhraseGroup, SpokenValue } from '../../../core/ports/conversation.js';
 import type { SmartAiSettings } from '../recipe-schema.js';
 
-/** Answers to a yes/no question (and to "Did you say ...?"). */
-export const yesPhrases: readonly string[] = ['yes', 'yeah', 'yep', 'yes please', 'sure', 'okay'];
-export const noPhrases: readonly string[] = ['no', 'nope', 'no thanks', 'not really'];
+/** Answers to a yes/no question (and to "Did you say ...?"), with the Hindi ones callers mix in. */
+export const yesPhrases: readonly string[] = ['yes', 'yeah', 'yep', 'yes please', 'sure', 'okay', 'haan', 'haan ji', 'ji haan'];
+export const noPhrases: readonly string[] = ['no', 'nope', 'no thanks', 'not really', 'nahi', 'nahi ji', 'nahin'];
+/**
+ * Hedges: no answer yet, and nothing to act on. Heard as their own meaning so that the recogniser
+ * does not bend "I don't know" into a "no" (the block reprompts on them).
+ */
+export const unsurePhrases: readonly string[] = ["i don't know", 'i do not know', 'not sure', "i'm not sure", 'let me think', 'maybe'];
 
 export const spacedName = (name: string): string => name.replace(/([a-z])([A-Z])/g, '$1 $2').replace(/_/g, ' ').toLowerCase();
 
@@ -19,6 +24,7 @@ export function expectationFor(settings: SmartAiSettings): ListenExpectation {
   const phrases: PhraseGroup[] = [
     { name: 'yes', phrases: yesPhrases, neutral: true },
     { name: 'no', phrases: noPhrases, neutral: true },
+    { name: 'unsure', phrases: unsurePhrases },
   ];
   for (const intent of settings.intents) phrases.push({ name: `intent:${intent.name}`, phrases: [spacedName(intent.name), ...intent.examples] });
   const values = new Set<SpokenValue>();
