@@ -55,6 +55,8 @@ export type SpokenValue = 'date' | 'number' | 'digits';
 export interface ListenExpectation {
   readonly phrases: readonly PhraseGroup[];
   readonly values: readonly SpokenValue[];
+  /** Single words a question may be made of (the knowledge library's vocabulary): heard, never a meaning. */
+  readonly words?: readonly string[];
   readonly dtmf?: DtmfCollection;
 }
 

@@ -83,6 +83,20 @@ describe('offline recognition grammar and its confidence', () => {
     assert.ok(Math.abs(besidePolar.confidence - 0.2) < 0.01, String(besidePolar.confidence));
   });
 
+  it('question words (the knowledge library) never make a meaning: a question that brushes a phrase is a question', () => {
+    const withQuestions = { ...input, questionWords: ['water', 'snake', 'plant'] };
+    assert.match(buildRecognitionGrammar(withQuestions, new Set([...known, 'water', 'snake', 'plant'])), /<keyword> = .*snake/);
+    const k = new Set([...known, 'water', 'snake', 'plant']);
+    // "how often should I water my snake plant" heard with "goodbye" in it
+    const question = scoreHypothesis(units(['ph_k', 0.1], ['goodbye', 0.35], ['water', 0.4], ['snake', 0.35], ['plant', 0.4]), withQuestions, k);
+    assert.equal(question.dominant, undefined);
+    assert.ok(question.confidence > 0.6, `the question is what was said (${question.confidence})`);
+    // beside a meaning that is most of the speech, question words count against it
+    const answer = scoreHypothesis(units(['human', 0.5], ['plant', 0.3]), withQuestions, k);
+    assert.equal(answer.dominant, 'intent:human');
+    assert.ok(answer.confidence < 0.7, `${answer.confidence}`);
+  });
+
   it('reads the decoder backtrace: units in seconds, and the path score with word penalties', () => {
     const log = [
       'INFO: fsg_search.c(225): FSG(beam: -1080, pbeam: -1080, wbeam: -634; wip: -26, pip: 0)',

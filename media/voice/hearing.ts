@@ -197,7 +197,7 @@ export class Hearing {
       .open({
         language: this.o.language,
         keywords: this.o.keywords,
-        ...(expected ? { expectation: { phrases: expected.phrases, values: expected.values } } : {}),
+        ...(expected ? { expectation: { phrases: expected.phrases, values: expected.values, ...(expected.words ? { words: expected.words } : {}) } } : {}),
         signal: this.o.signal,
       })
       .catch((error: unknown) => {

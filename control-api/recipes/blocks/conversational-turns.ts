@@ -65,6 +65,20 @@ async function retrieve(ctx: BlockContext, settings: SmartAiSettings, query: str
   return passages.map((p) => p.text);
 }
 
+/** Knowledge words a question can be heard as (more cost the offline recogniser time per turn). */
+export const vocabularySize = 150;
+
+/** What the block's AnswerFlow library talks about, for the recogniser; [] without AnswerFlow. */
+async function knowledgeVocabulary(ctx: BlockContext, settings: SmartAiSettings): Promise<readonly string[]> {
+  const useBlock = settings.answerFlow.enabled;
+  if ((!useBlock && !ctx.global.knowledgeBase.enabled) || !ctx.services.knowledge?.vocabulary) return [];
+  const tags = useBlock ? settings.answerFlow.documentTags : ctx.global.knowledgeBase.documentTags;
+  return ctx.services.knowledge.vocabulary(ctx.call.tenantId, tags, vocabularySize).catch((error: unknown) => {
+    ctx.warn(`knowledge vocabulary unavailable: ${(error as Error).message}`);
+    return [];
+  });
+}
+
 export type TurnLoopResult = { readonly exit: string };
 
 export interface TurnLoopOptions {
@@ -101,7 +115,8 @@ export async function conversationLoop(ctx: BlockContext, settings: SmartAiSetti
   };
   // Before the question: what the caller may answer shapes recognition, and anything said during
   // earlier blocks is no answer to this one.
-  ctx.expect(expectationFor(settings));
+  const vocabulary = await knowledgeVocabulary(ctx, settings);
+  ctx.expect({ ...expectationFor(settings), ...(vocabulary.length > 0 ? { words: vocabulary } : {}) });
   const opening = await streamedTurn(ctx, sayOptions, true, (onDelta) => ctx.services.engine.turn({ ...base, history: earlier, onDelta }));
   const openingText = opening.spoken || opening.result.reply || options?.openingFallback?.(ctx) || '';
   if (!opening.spoken) await speak(openingText);

@@ -130,6 +130,31 @@ describe('SmartAI block', () => {
     assert.match(engine.requests[1]?.instructions ?? '', /Answer in one sentence/);
   });
 
+  it("listens for questions in the AnswerFlow library's words (tag-filtered), and goes on without them when the library fails", async () => {
+    const asked: { tags: readonly string[]; limit: number }[] = [];
+    const settings = smartAiSettingsSchema.parse({ prompt: 'Answer support questions.', retryLimit: 1, answerFlow: { enabled: true, documentTags: ['billing'] } });
+    const search: KnowledgeSearch['search'] = async () => [];
+    const knowledge: KnowledgeSearch = {
+      search,
+      async vocabulary(_tenant, tags, limit) {
+        asked.push({ tags, limit });
+        return ['refund', 'card'];
+      },
+    };
+    const ctx = fakeContext({ services: { knowledge }, turns: [say('refund card')] });
+    await smartAiBlock.run(ctx, settings, ctx.signal);
+    assert.deepEqual(asked, [{ tags: ['billing'], limit: 150 }]);
+    assert.deepEqual(ctx.expectations[0]?.words, ['refund', 'card']);
+    assert.ok(ctx.expectations[0]?.phrases.some((g) => g.name === 'yes'), 'the answers are still expected');
+
+    const failing = fakeContext({ services: { knowledge: { search, vocabulary: async () => Promise.reject(new Error('db down')) } }, turns: [say('refund')] });
+    await smartAiBlock.run(failing, settings, failing.signal);
+    assert.equal(failing.expectations[0]?.words, undefined);
+    const plain = fakeContext({ services: { knowledge }, turns: [say('yes')] });
+    await smartAiBlock.run(plain, smartAiSettingsSchema.parse({ prompt: 'Confirm.', retryLimit: 1 }), plain.signal);
+    assert.equal(plain.expectations[0]?.words, undefined, 'no AnswerFlow, no question words');
+  });
+
   it('streams model deltas into speech before the turn completes, except on the last allowed turn', async () => {
     const server = await new FakeChatCompletionsServer().start();
     try {

@@ -26,10 +26,12 @@ const functionWords = new Set(
     'it its they them their this that these those there here not no yes please tell much many any some').split(' '),
 );
 
+function contentWords(text: string): string[] {
+  return [...new Set(text.normalize('NFKC').toLowerCase().match(/[\p{L}\p{M}\p{N}]+/gu) ?? [])].filter((w) => w.length > 1 && !functionWords.has(w));
+}
+
 function queryWords(text: string): string[] {
-  return [...new Set(text.normalize('NFKC').toLowerCase().match(/[\p{L}\p{M}\p{N}]+/gu) ?? [])]
-    .filter((w) => w.length > 1 && !functionWords.has(w))
-    .slice(0, maxQueryWords);
+  return contentWords(text).slice(0, maxQueryWords);
 }
 
 export function orQuery(text: string): string | undefined {
@@ -43,6 +45,9 @@ export function wordStem(word: string): string {
   const stem = word.replace(/(?:ing|ed|es|s|ly)$/, '');
   return stem.length >= 3 ? stem : word;
 }
+
+/** Documents read for a vocabulary: the most recently changed ones. */
+const maxVocabularyDocuments = 200;
 
 interface Candidate extends Passage {
   readonly documentId: string;
@@ -81,6 +86,29 @@ export class PgKnowledgeSearch implements KnowledgeSearch {
       const c = candidates[row.i - 1]!;
       return { documentId: c.documentId, title: c.title, ...(c.section ? { section: c.section } : {}), text: c.text, rank: Number(row.rank) };
     });
+  }
+
+  async vocabulary(tenantId: string, tags: readonly string[], limit: number): Promise<readonly string[]> {
+    const tagFilter = tags.length > 0 ? sql`and tags && ${sql.val([...tags])}::text[]` : sql``;
+    const result = await sql<{ title: string; content: string }>`
+      select coalesce(spec->>'title', '') as title, coalesce(spec->>'content', '') as content
+      from knowledge_documents
+      where tenant_id = ${tenantId}::uuid ${tagFilter}
+      order by updated_at desc, id
+      limit ${maxVocabularyDocuments}
+    `.execute(this.db);
+    // Counted once per passage: a word that runs through many passages is what callers ask about.
+    const counts = new Map<string, number>();
+    for (const doc of result.rows) {
+      for (const p of [{ section: doc.title, text: '' }, ...documentPassages(doc.content)]) {
+        for (const w of contentWords(`${p.section ?? ''} ${p.text}`)) counts.set(w, (counts.get(w) ?? 0) + 1);
+      }
+    }
+    return [...counts.entries()]
+      .filter(([w]) => /^[a-z']+$/.test(w))
+      .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
+      .slice(0, Math.max(0, limit))
+      .map(([w]) => w);
   }
 
   private async documents(tenantId: string, stems: readonly string[], tags: readonly string[]): Promise<{ id: string; title: string; content: string }[]> {

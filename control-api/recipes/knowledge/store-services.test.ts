@@ -42,6 +42,19 @@ forEachStore('recipe services over the domain tables', (store) => {
     assert.deepEqual(await search.search(tenantA, '?!', [], 3), []);
   });
 
+  it("gives the library's words for the recogniser: the tags' documents only, function words out, commonest first", async () => {
+    const search = new PgKnowledgeSearch(store().db);
+    const billing = await search.vocabulary(tenantA, ['billing'], 50);
+    assert.equal(billing[0], 'refunds', 'in the title and both passages');
+    assert.ok(billing.includes('card') && billing.includes('processed'));
+    assert.ok(!billing.includes('delivery'), 'another tag');
+    assert.ok(!billing.includes('the') && !billing.includes('to'), 'function words out');
+    assert.ok(billing.every((w) => /^[a-z']+$/.test(w)), 'words the English recogniser can say (no digits, no Devanagari)');
+    assert.ok(!billing.includes('year'), 'never another tenant');
+    assert.deepEqual(await search.vocabulary(tenantA, ['billing'], 2), billing.slice(0, 2));
+    assert.ok((await search.vocabulary(tenantA, [], 50)).includes('delivery'), 'no tags: the whole library');
+  });
+
   it('builds an OR query from words only (no tsquery syntax from the caller)', () => {
     assert.equal(orQuery("refund & (card) | 'x' !"), 'refund | card');
     assert.equal(orQuery('What is the refund time?'), 'refund | time');

@@ -18,6 +18,11 @@ export interface KnowledgePassage {
 export interface KnowledgeSearch {
   /** Full-text search over the tenant's documents; empty `tags` means the whole library. */
   search(tenantId: string, query: string, tags: readonly string[], limit: number): Promise<readonly KnowledgePassage[]>;
+  /**
+   * The words the library's passages use most (function words left out), most frequent first:
+   * what a caller's question can be heard as when the recogniser only knows expected words.
+   */
+  vocabulary?(tenantId: string, tags: readonly string[], limit: number): Promise<readonly string[]>;
 }
 
 export type AuthProfile =
