@@ -10,7 +10,13 @@
  * right / missed / wrong, each scenario's path, and the caller-heard turn latency (end of the
  * caller's speech -> first agent audio) median and p90.
  *
- *   node --import tsx bench/voice-branches.ts [--voice slt] [--only text] [--recipe name]
+ * `--caller literal` (default) says each scripted turn once, whatever the agent answers.
+ * `--caller repairs` answers as a person would when not understood: after "Sorry, I did not catch
+ * that" (or the question again after a "no") it says the same turn again, at most twice, and it
+ * answers "Sorry, did you say: X?" with "Yes" when X is what it said (X's words are among its
+ * turn's words), else "No". Scenarios right only thanks to a repair are counted apart.
+ *
+ *   node --import tsx bench/voice-branches.ts [--voice slt] [--caller literal|repairs] [--only text] [--recipe name]
  */
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
@@ -33,6 +39,9 @@ const arg = (name: string): string | undefined => {
 const voice = arg('voice') ?? 'slt';
 const only = arg('only');
 const recipeFilter = arg('recipe');
+const repairs = arg('caller') === 'repairs';
+/** Times a caller in repair mode says a turn again before giving up on it. */
+const maxRepeats = 2;
 const examples = path.resolve(import.meta.dirname, '../examples/recipes');
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
@@ -71,6 +80,7 @@ interface Verdict {
   readonly recipe: string;
   readonly scenario: string;
   readonly verdict: 'right' | 'missed' | 'WRONG';
+  readonly repaired: boolean;
   readonly detail: string;
 }
 
@@ -89,14 +99,14 @@ async function main(): Promise<void> {
       try {
         for (const scenario of file.scenarios) {
           if (!scenario.engines.includes('offline') || (only && !scenario.name.includes(only))) continue;
-          const outcome = await byVoice(service, scenario, (conversation) => runScenario(recipe, file, scenario, { engine, engineKind: 'offline', code, knowledge, conversation }), latencies);
+          const { outcome, repaired } = await byVoice(service, scenario, (conversation) => runScenario(recipe, file, scenario, { engine, engineKind: 'offline', code, knowledge, conversation }), latencies);
           const { result, failures } = outcome;
           const expected = scenario.expect.disposition;
           const verdict: Verdict['verdict'] =
             failures.length === 0 ? 'right' : result.disposition !== undefined && result.disposition !== expected && !misses.has(result.disposition) ? 'WRONG' : 'missed';
-          const heard = result.transcript.filter((t) => t.speaker === 'caller').map((t) => t.text);
-          verdicts.push({ recipe: recipe.name, scenario: scenario.name, verdict, detail: `${result.path.join(' > ')} [${result.disposition ?? result.reason}] heard ${JSON.stringify(heard)}${failures.length ? `; ${failures[0]}` : ''}` });
-          process.stdout.write(`${verdict.padEnd(6)} ${recipe.name} / ${scenario.name}: ${verdicts.at(-1)?.detail}\n`);
+          const heard = result.transcript.filter((t) => t.speaker === 'caller').map((t) => (t.ignored ? `(${t.ignored}: ${t.text})` : t.text));
+          verdicts.push({ recipe: recipe.name, scenario: scenario.name, verdict, repaired, detail: `${result.path.join(' > ')} [${result.disposition ?? result.reason}] heard ${JSON.stringify(heard)}${failures.length ? `; ${failures[0]}` : ''}` });
+          process.stdout.write(`${verdict.padEnd(6)}${repaired ? '*' : ' '} ${recipe.name} / ${scenario.name}: ${verdicts.at(-1)?.detail}\n`);
         }
       } finally {
         await knowledge?.close();
@@ -106,17 +116,34 @@ async function main(): Promise<void> {
     await code.close();
     await service.close();
   }
-  process.stdout.write(`\nflite voice ${voice}, agent espeak-ng, pocketsphinx with block expectations, offline engine\n`);
-  process.stdout.write('recipe                         right  missed  wrong\n');
+  process.stdout.write(`\nflite voice ${voice} (caller ${repairs ? 'repairs' : 'literal'}), agent espeak-ng, pocketsphinx with block expectations, offline engine\n`);
+  process.stdout.write('recipe                         right (after a repair)  missed  wrong\n');
   for (const recipe of new Set(verdicts.map((v) => v.recipe))) {
     const of = verdicts.filter((v) => v.recipe === recipe);
     const count = (k: Verdict['verdict']): number => of.filter((v) => v.verdict === k).length;
-    process.stdout.write(`${recipe.padEnd(30)} ${String(count('right')).padStart(5)} ${String(count('missed')).padStart(7)} ${String(count('WRONG')).padStart(6)}\n`);
+    const afterRepair = of.filter((v) => v.verdict === 'right' && v.repaired).length;
+    process.stdout.write(`${recipe.padEnd(30)} ${String(count('right')).padStart(5)} ${`(${afterRepair})`.padStart(18)} ${String(count('missed')).padStart(7)} ${String(count('WRONG')).padStart(6)}\n`);
   }
   const sorted = [...latencies].sort((a, b) => a - b);
   const pct = (p: number): string => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]!.toFixed(0) : '-');
   process.stdout.write(`caller-heard turn latency (end of caller speech -> first agent audio), ${sorted.length} turns: median ${pct(0.5)} ms, p90 ${pct(0.9)} ms\n`);
   process.exitCode = verdicts.some((v) => v.verdict === 'WRONG') ? 1 : 0;
+}
+
+/** The words of a text, lower case. */
+const wordsOf = (text: string): string[] => text.toLowerCase().split(/[^a-z0-9']+/).filter(Boolean);
+
+/** What a caller in repair mode answers to what the agent said after its turn; undefined: carry on. */
+function repairFor(turn: string, agentLines: readonly string[]): string | undefined {
+  for (const line of agentLines) {
+    const asked = /did you say:?\s*(.*?)\?/i.exec(line);
+    if (asked) {
+      const own = new Set(wordsOf(turn));
+      return wordsOf(asked[1] ?? '').every((w) => own.has(w)) ? 'Yes' : 'No';
+    }
+    if (/^sorry, i did not catch that/i.test(line)) return turn;
+  }
+  return undefined;
 }
 
 /** Runs one scenario with the caller speaking it over RTP; collects the turn latencies. */
@@ -125,18 +152,40 @@ async function byVoice(
   scenario: Scenario,
   run: (conversation: (s: Scenario) => { conversation: PhoneConversation; signal: AbortSignal }) => Promise<ScenarioOutcome>,
   latencies: number[],
-): Promise<ScenarioOutcome> {
+): Promise<{ outcome: ScenarioOutcome; repaired: boolean }> {
   const { caller, agent } = await mediaPair(service);
   const far = new FarEnd(caller);
   const ended = new AbortController();
   const conversation = offlineConversation(agent, ended, {
     transfer: async () => scenario.transfer,
   });
+  // What the agent says, as text: a person on the line hears it; the repairing caller reacts to it.
+  const said: { at: number; text: string }[] = [];
+  const say = conversation.say.bind(conversation);
+  conversation.say = (text, options) => {
+    said.push({ at: performance.now(), text });
+    return say(text, options);
+  };
+  let repaired = false;
   const running = run(() => ({ conversation, signal: ended.signal }));
+  const speak = async (text: string): Promise<number> => {
+    const pcm = await fliteSpeech(text, voice);
+    await far.speak(pcm);
+    const spokeEnd = performance.now() - trailingSilenceMs(pcm);
+    void (async () => {
+      for (const deadline = spokeEnd + 10_000; performance.now() < deadline && !ended.signal.aborted; await sleep(20)) {
+        const reply = far.heard.find((f) => f.at > spokeEnd && voiced(f.samples));
+        if (reply) return void latencies.push(reply.at - spokeEnd);
+      }
+    })();
+    return spokeEnd;
+  };
   const drive = async (): Promise<void> => {
     let since = 0;
+    let waited = false;
     for (const turn of scenario.turns) {
-      if (!(await agentReplied(far, since, ended.signal))) return;
+      if (!waited && !(await agentReplied(far, since, ended.signal))) return;
+      waited = false;
       if (typeof turn === 'object' && 'hangup' in turn) {
         ended.abort();
         return;
@@ -151,16 +200,20 @@ async function byVoice(
         continue;
       }
       const text = typeof turn === 'string' ? turn : turn.say;
-      const pcm = await fliteSpeech(text, voice);
-      await far.speak(pcm);
-      const spokeEnd = performance.now() - trailingSilenceMs(pcm);
-      since = spokeEnd;
-      void (async () => {
-        for (const deadline = spokeEnd + 10_000; performance.now() < deadline && !ended.signal.aborted; await sleep(20)) {
-          const reply = far.heard.find((f) => f.at > spokeEnd && voiced(f.samples));
-          if (reply) return void latencies.push(reply.at - spokeEnd);
+      since = await speak(text);
+      for (let repeats = 0; repairs; ) {
+        if (!(await agentReplied(far, since, ended.signal))) return;
+        waited = true;
+        const answer = repairFor(text, said.filter((l) => l.at > since).map((l) => l.text));
+        if (answer === undefined || (answer === text && ++repeats > maxRepeats)) break;
+        repaired = true;
+        since = await speak(answer);
+        // After a "no" the agent asks again: the caller says its turn once more.
+        if (answer === 'No') {
+          if (!(await agentReplied(far, since, ended.signal)) || ++repeats > maxRepeats) break;
+          since = await speak(text);
         }
-      })();
+      }
     }
     // The last answer given: the recipe closes (or asks again) on its own.
     await agentReplied(far, since, ended.signal, 1500, 60_000);
@@ -171,7 +224,7 @@ async function byVoice(
   far.stop();
   await caller.close?.();
   await agent.close?.();
-  return outcome;
+  return { outcome, repaired };
 }
 
 await main();

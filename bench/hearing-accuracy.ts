@@ -1,0 +1,135 @@
+/**
+ * Offline hearing accuracy at the example recipes' decision points, without a call: each answer
+ * is spoken by every flite voice, passed through G.711 mu-law (as on a phone line) with silence
+ * around it, and recognised by pocketsphinx with the block's expectation, exactly as a live turn
+ * is. Fast enough (~0.5 s per decode) to compare recogniser changes; the call-level figure is
+ * bench/voice-branches.ts.
+ *
+ * A hearing is right (the expected meaning, confident enough to act on), confirm (the expected
+ * meaning, but doubtful: the agent asks "did you say ...?"), missed (no meaning, or too doubtful
+ * to use: a reprompt) or WRONG (another meaning, confident enough to act on without asking).
+ *
+ *   node --import tsx bench/hearing-accuracy.ts [--voices slt,awb] [--only text]
+ */
+import path from 'node:path';
+import { expectationFor } from '../control-api/recipes/blocks/listen-expectation.js';
+import { vocabularySize } from '../control-api/recipes/blocks/conversational-turns.js';
+import { loadScenarioFile } from '../control-api/recipes/simulator/simulation.js';
+import { simulationKnowledge } from '../control-api/recipes/simulator/simulation-services.js';
+import type { ListenExpectation } from '../core/ports/conversation.js';
+import type { SmartAiSettings } from '../control-api/recipes/recipe-schema.js';
+import { pcmu } from '../media/codecs/g711.js';
+import { PocketsphinxStt } from '../media/speech/pocketsphinx-stt.js';
+import { fliteSpeech } from '../test/voice/voice-harness.js';
+
+const args = process.argv.slice(2);
+const arg = (name: string): string | undefined => {
+  const i = args.indexOf(`--${name}`);
+  return i >= 0 ? args[i + 1] : undefined;
+};
+const voices = (arg('voices') ?? 'slt,awb,rms,kal').split(',');
+const only = arg('only');
+const examples = path.resolve(import.meta.dirname, '../examples/recipes');
+
+/** Thresholds of the example recipes (the smartAi defaults). */
+const reject = 0.3;
+const confirm = 0.6;
+
+/** [recipe file, block id, what the caller says, the meaning it must be heard as ('' = none)]. */
+const cases: readonly (readonly [string, string, string, string])[] = [
+  ['appointment-reminder', 'confirm', 'Yes, I will be there', 'intent:confirm|yes'],
+  ['appointment-reminder', 'confirm', 'Yes', 'intent:confirm|yes'],
+  ['appointment-reminder', 'confirm', 'Yeah sure', 'intent:confirm|yes'],
+  ['appointment-reminder', 'confirm', 'haan ji', 'intent:confirm|yes'],
+  ['appointment-reminder', 'confirm', 'Can I reschedule to next Monday?', 'intent:reschedule'],
+  ['appointment-reminder', 'confirm', 'I need to postpone it', 'intent:reschedule'],
+  ['appointment-reminder', 'confirm', 'No, please cancel it', 'intent:cancel|no'],
+  ['appointment-reminder', 'confirm', 'what?', ''],
+  ['appointment-reminder', 'ask_date', 'the 3rd of December', 'date'],
+  ['appointment-reminder', 'ask_date', 'next Monday', 'date'],
+  ['loan-collection', 'negotiate', 'I promise to pay 3000 on 5 December', 'intent:promise_to_pay'],
+  ['loan-collection', 'negotiate', 'Send me the payment link, I will pay today', 'intent:pay_now'],
+  ['loan-collection', 'negotiate', 'This amount is wrong, I already paid', 'intent:dispute'],
+  ['loan-collection', 'negotiate', "I don't know", 'unsure'],
+  ['support-desk', 'assist', 'Can I talk to a human agent please', 'intent:human'],
+  ['support-desk', 'assist', 'I want a representative', 'intent:human'],
+  ['support-desk', 'assist', 'Thanks, bye', 'intent:goodbye'],
+  ['support-desk', 'assist', 'How many days until my refund is processed?', 'words:refund'],
+  ['support-desk', 'assist', 'How often should I water my snake plant?', 'words:water|snake'],
+  ['support-desk', 'assist', 'Can you ship a plant to Alaska?', 'words:ship|alaska'],
+  ['support-desk', 'assist', 'nothing else, thanks', 'intent:goodbye'],
+];
+
+type Verdict = 'right' | 'confirm' | 'missed' | 'WRONG';
+
+function verdictOf(expected: string, meaning: string, confidence: number, text: string): Verdict {
+  if (expected.startsWith('words:')) {
+    // A knowledge question: no meaning to act on; right when a word the answer is found by was heard.
+    const words = expected.slice('words:'.length).split('|');
+    const found = words.some((w) => text.split(' ').some((t) => t.startsWith(w)));
+    if (confidence < reject || !found) return 'missed';
+    return meaning && meaning !== 'unsure' ? (confidence >= confirm ? 'WRONG' : 'confirm') : 'right';
+  }
+  const accepted = expected.split('|').filter(Boolean);
+  const heard = confidence >= reject && (meaning !== '' || text !== '');
+  if (accepted.length === 0) return !heard || !meaning ? 'right' : confidence >= confirm ? 'WRONG' : 'confirm';
+  if (!heard) return 'missed';
+  // A value (a date) is heard as words with no phrase meaning.
+  const ok = accepted.includes(meaning) || (meaning === '' && accepted.some((a) => a === 'date' || a === 'number'));
+  if (ok) return confidence >= confirm ? 'right' : 'confirm';
+  return confidence >= confirm && meaning !== '' ? 'WRONG' : 'missed';
+}
+
+async function hear(stt: PocketsphinxStt, expectation: ListenExpectation, pcm8k: Int16Array): Promise<{ text: string; meaning: string; confidence: number }> {
+  let result = { text: '', meaning: '', confidence: 0 };
+  const stream = await stt.open({ language: 'en-US', keywords: [], expectation, signal: new AbortController().signal });
+  stream.onTranscript((t) => {
+    result = { text: t.text, meaning: t.meaning ?? '', confidence: t.confidence ?? 1 };
+  });
+  // As on the line: a little lead-in and hangover silence, then mu-law both ways.
+  const padded = new Int16Array(pcm8k.length + 8000 * 0.6);
+  padded.set(pcm8k, 8000 * 0.2);
+  const bytes = new Uint8Array(padded.length);
+  pcmu.encode(padded, bytes);
+  const coded = pcmu.decode(bytes);
+  for (let i = 0; i < coded.length; i += 160) stream.push(coded.subarray(i, i + 160));
+  await stream.finish();
+  return result;
+}
+
+/** What the block listens for on a call: its expectation, plus its knowledge vocabulary (AnswerFlow). */
+async function blockExpectation(recipeName: string, blockId: string): Promise<ListenExpectation> {
+  const { file, recipe } = await loadScenarioFile(path.join(examples, `${recipeName}.scenarios.yaml`));
+  const settings = recipe.blocks.find((b) => b.id === blockId)?.settings as SmartAiSettings | undefined;
+  if (!settings) throw new Error(`${recipeName}: no block ${blockId}`);
+  const expectation = expectationFor(settings);
+  if (!settings.answerFlow?.enabled || file.knowledge.length === 0) return expectation;
+  const knowledge = await simulationKnowledge(file.knowledge);
+  try {
+    const words = (await knowledge.search.vocabulary?.(knowledge.tenantId, settings.answerFlow.documentTags, vocabularySize)) ?? [];
+    return { ...expectation, words };
+  } finally {
+    await knowledge.close();
+  }
+}
+
+async function main(): Promise<void> {
+  const stt = new PocketsphinxStt();
+  const blocks = new Map<string, ListenExpectation>();
+  const tally = new Map<Verdict, number>();
+  for (const [recipeName, blockId, say, expected] of cases) {
+    if (only && !say.includes(only)) continue;
+    const key = `${recipeName}/${blockId}`;
+    if (!blocks.has(key)) blocks.set(key, await blockExpectation(recipeName, blockId));
+    const expectation = blocks.get(key)!;
+    for (const voice of voices) {
+      const heard = await hear(stt, expectation, await fliteSpeech(say, voice));
+      const verdict = verdictOf(expected, heard.meaning, heard.confidence, heard.text);
+      tally.set(verdict, (tally.get(verdict) ?? 0) + 1);
+      process.stdout.write(`${verdict.padEnd(7)} ${voice.padEnd(4)} ${blockId.padEnd(9)} "${say}" -> ${heard.meaning || '-'} ${heard.confidence.toFixed(2)} "${heard.text}"\n`);
+    }
+  }
+  process.stdout.write(`\n${[...tally.entries()].map(([k, n]) => `${k} ${n}`).join(', ')}\n`);
+}
+
+await main();
