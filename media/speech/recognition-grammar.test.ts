@@ -67,6 +67,16 @@ describe('offline recognition grammar and its confidence', () => {
     assert.match(buildRecognitionGrammar(input, known), /<keyword> = [^;]*\bwant\b/);
   });
 
+  it('a bare yes/no is framed by what follows it, not by carrier words before it ("I am driving right now" heard as "... i going i nope")', () => {
+    const k = new Set([...known, 'nope', 'am', 'there', 'i', 'going']);
+    const withNope = { ...input, phrases: input.phrases.map((g) => (g.name === 'no' ? { ...g, phrases: ['no', 'nope'] } : g)) };
+    const trailing = scoreHypothesis(units(['am', 0.2], ['there', 0.2], ['i', 0.1], ['going', 0.25], ['i', 0.1], ['nope', 0.3]), withNope, k);
+    assert.equal(trailing.dominant, 'no');
+    assert.ok(trailing.confidence < 0.6, `doubtful: confirmed before anything is cancelled (${trailing.confidence})`);
+    const leading = scoreHypothesis(units(['nope', 0.3], ['i', 0.1], ['am', 0.2], ['going', 0.25]), withNope, k);
+    assert.ok(leading.confidence > 0.99, `${leading.confidence}`);
+  });
+
   it('two meanings in one utterance count only the larger one ("human ... goodbye")', () => {
     const heard = scoreHypothesis(units(['human', 0.5], ['ph_k', 0.2], ['goodbye', 0.4]), input, known);
     assert.equal(heard.dominant, 'intent:human');

@@ -189,18 +189,25 @@ export function scoreHypothesis(units: readonly TimedWord[], input: GrammarInput
   const byGroup = new Map<string, number>();
   let other = 0;
   let carrier = 0;
+  /** Carrier time before the first yes/no: not the frame of a bare yes/no (see below). */
+  let carrierBeforePolar = 0;
+  let polarSeen = false;
   let question = 0;
   for (let i = 0; i < speech.length; ) {
     const match = longestPhrase(speech, i, groups);
     if (match) {
       const time = speech.slice(i, i + match.length).reduce((sum, u) => sum + span(u), 0);
       byGroup.set(match.group.name, (byGroup.get(match.group.name) ?? 0) + time);
+      polarSeen ||= match.group.neutral === true;
       i += match.length;
       continue;
     }
     const word = speech[i]!;
     const valueWord = input.values.length > 0 && valueVocabulary.has(word.word);
-    if (!valueWord && carrierWords.has(word.word)) carrier += span(word);
+    if (!valueWord && carrierWords.has(word.word)) {
+      carrier += span(word);
+      if (!polarSeen) carrierBeforePolar += span(word);
+    }
     else if (!valueWord && !keywords.has(word.word) && questionWords.has(word.word)) question += span(word);
     else if (!word.word.startsWith(fillerPrefix) && (valueWord || keywords.has(word.word))) other += span(word);
     i++;
@@ -216,8 +223,10 @@ export function scoreHypothesis(units: readonly TimedWord[], input: GrammarInput
   // Values back a meaning ("reschedule to next monday") or stand alone as the answer ("the third
   // of december"); beside a bare yes/no they are more likely noise bent into dates and numbers.
   const values = meaning || !polar ? other : 0;
-  const framed = meaning || polar || asked;
-  const covered = (meaning?.[1] ?? 0) + (polar?.[1] ?? 0) + values + (asked ? question : 0) + (framed ? carrier : 0);
+  // A bare yes/no is framed by what follows it ("no, I can't come"); a yes/no heard only at the
+  // end of other speech ("I am driving right now" -> "... i going i nope") is not an answer framed.
+  const framing = meaning || asked ? carrier : polar ? carrier - carrierBeforePolar : 0;
+  const covered = (meaning?.[1] ?? 0) + (polar?.[1] ?? 0) + values + (asked ? question : 0) + framing;
   const text = speech.filter((u) => !u.word.startsWith(fillerPrefix)).map((u) => u.word).join(' ');
   const dominant = meaning?.[0] ?? polar?.[0];
   return { text, confidence: total > 0 ? Math.min(1, covered / total) : 0, ...(dominant ? { dominant } : {}) };

@@ -2,7 +2,7 @@ import type { ListenExpectation, PhraseGroup, SpokenValue } from '../../../core/
 import type { SmartAiSettings } from '../recipe-schema.js';
 
 /** Answers to a yes/no question (and to "Did you say ...?"), with the Hindi ones callers mix in. */
-export const yesPhrases: readonly string[] = ['yes', 'yeah', 'yep', 'yes please', 'sure', 'okay', 'haan', 'haan ji', 'ji haan'];
+export const yesPhrases: readonly string[] = ['yes', 'yeah', 'yep', 'yes please', 'sure', 'okay', 'haan ji', 'ji haan'];
 export const noPhrases: readonly string[] = ['no', 'nope', 'no thanks', 'not really', 'nahi', 'nahi ji', 'nahin'];
 /**
  * Hedges: no answer yet, and nothing to act on. Heard as their own meaning so that the recogniser
