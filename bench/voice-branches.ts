@@ -12,7 +12,8 @@
  *
  * `--caller literal` (default) says each scripted turn once, whatever the agent answers.
  * `--caller repairs` answers as a person would when not understood: after "Sorry, I did not catch
- * that" (or the question again after a "no") it says the same turn again, at most twice, and it
+ * that" (or the question again after a "no") it says the same turn again, at most twice (unless
+ * the recipe does not take that turn as an answer even as text: "hmm", "what?"), and it
  * answers "Sorry, did you say: X?" with "Yes" when X is what it said (X's words are among its
  * turn's words), else "No". Scenarios right only thanks to a repair are counted apart.
  *
@@ -99,7 +100,13 @@ async function main(): Promise<void> {
       try {
         for (const scenario of file.scenarios) {
           if (!scenario.engines.includes('offline') || (only && !scenario.name.includes(only))) continue;
-          const { outcome, repaired } = await byVoice(service, scenario, (conversation) => runScenario(recipe, file, scenario, { engine, engineKind: 'offline', code, knowledge, conversation }), latencies);
+          // Turns the recipe does not take as an answer even as text ("hmm", "what?"): a repairing
+          // caller goes on with its script after those instead of saying them again.
+          const asText = repairs ? await runScenario(recipe, file, scenario, { engine, engineKind: 'offline', code, knowledge }) : undefined;
+          const nonAnswers = new Set(
+            (asText?.result.steps ?? []).flatMap((step) => step.turns).filter((t) => t.kind === 'reprompt' && t.heard).map((t) => normalised(t.heard ?? '')),
+          );
+          const { outcome, repaired } = await byVoice(service, scenario, nonAnswers, (conversation) => runScenario(recipe, file, scenario, { engine, engineKind: 'offline', code, knowledge, conversation }), latencies);
           const { result, failures } = outcome;
           const expected = scenario.expect.disposition;
           const verdict: Verdict['verdict'] =
@@ -132,16 +139,17 @@ async function main(): Promise<void> {
 
 /** The words of a text, lower case. */
 const wordsOf = (text: string): string[] => text.toLowerCase().split(/[^a-z0-9']+/).filter(Boolean);
+const normalised = (text: string): string => wordsOf(text).join(' ');
 
 /** What a caller in repair mode answers to what the agent said after its turn; undefined: carry on. */
-function repairFor(turn: string, agentLines: readonly string[]): string | undefined {
+function repairFor(turn: string, agentLines: readonly string[], nonAnswers: ReadonlySet<string>): string | undefined {
   for (const line of agentLines) {
     const asked = /did you say:?\s*(.*?)\?/i.exec(line);
     if (asked) {
       const own = new Set(wordsOf(turn));
       return wordsOf(asked[1] ?? '').every((w) => own.has(w)) ? 'Yes' : 'No';
     }
-    if (/^sorry, i did not catch that/i.test(line)) return turn;
+    if (/^sorry, i did not catch that/i.test(line) && !nonAnswers.has(normalised(turn))) return turn;
   }
   return undefined;
 }
@@ -150,6 +158,7 @@ function repairFor(turn: string, agentLines: readonly string[]): string | undefi
 async function byVoice(
   service: MediaService,
   scenario: Scenario,
+  nonAnswers: ReadonlySet<string>,
   run: (conversation: (s: Scenario) => { conversation: PhoneConversation; signal: AbortSignal }) => Promise<ScenarioOutcome>,
   latencies: number[],
 ): Promise<{ outcome: ScenarioOutcome; repaired: boolean }> {
@@ -204,7 +213,7 @@ async function byVoice(
       for (let repeats = 0; repairs; ) {
         if (!(await agentReplied(far, since, ended.signal))) return;
         waited = true;
-        const answer = repairFor(text, said.filter((l) => l.at > since).map((l) => l.text));
+        const answer = repairFor(text, said.filter((l) => l.at > since).map((l) => l.text), nonAnswers);
         if (answer === undefined || (answer === text && ++repeats > maxRepeats)) break;
         repaired = true;
         since = await speak(answer);

@@ -100,6 +100,7 @@ describe('offline recognition grammar and its confidence', () => {
     // "how often should I water my snake plant" heard with "goodbye" in it
     const question = scoreHypothesis(units(['ph_k', 0.1], ['goodbye', 0.35], ['water', 0.4], ['snake', 0.35], ['plant', 0.4]), withQuestions, k);
     assert.equal(question.dominant, undefined);
+    assert.equal(question.text, 'water snake plant', 'the brushed phrase is not part of what the engine reads');
     assert.ok(question.confidence > 0.6, `the question is what was said (${question.confidence})`);
     // beside a meaning that is most of the speech, question words count against it
     const answer = scoreHypothesis(units(['human', 0.5], ['plant', 0.3]), withQuestions, k);

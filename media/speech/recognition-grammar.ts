@@ -193,16 +193,20 @@ export function scoreHypothesis(units: readonly TimedWord[], input: GrammarInput
   let carrierBeforePolar = 0;
   let polarSeen = false;
   let question = 0;
+  /** The content words outside expected phrases, in order (undefined where a phrase was). */
+  const outsidePhrases: (string | undefined)[] = [];
   for (let i = 0; i < speech.length; ) {
     const match = longestPhrase(speech, i, groups);
     if (match) {
       const time = speech.slice(i, i + match.length).reduce((sum, u) => sum + span(u), 0);
+      outsidePhrases.push(undefined);
       byGroup.set(match.group.name, (byGroup.get(match.group.name) ?? 0) + time);
       polarSeen ||= match.group.neutral === true;
       i += match.length;
       continue;
     }
     const word = speech[i]!;
+    if (!word.word.startsWith(fillerPrefix) && !carrierWords.has(word.word)) outsidePhrases.push(word.word);
     const valueWord = input.values.length > 0 && valueVocabulary.has(word.word);
     if (!valueWord && carrierWords.has(word.word)) {
       carrier += span(word);
@@ -227,7 +231,12 @@ export function scoreHypothesis(units: readonly TimedWord[], input: GrammarInput
   // end of other speech ("I am driving right now" -> "... i going i nope") is not an answer framed.
   const framing = meaning || asked ? carrier : polar ? carrier - carrierBeforePolar : 0;
   const covered = (meaning?.[1] ?? 0) + (polar?.[1] ?? 0) + values + (asked ? question : 0) + framing;
-  const text = speech.filter((u) => !u.word.startsWith(fillerPrefix)).map((u) => u.word).join(' ');
+  // A question's reading is its content words, without the phrases and carrier words it brushed
+  // ("... no my refunded come thank"): read as words, a stray "no" or "thank" would be taken for
+  // an answer instead of the question.
+  const text = asked
+    ? outsidePhrases.filter((w) => w !== undefined).join(' ')
+    : speech.filter((u) => !u.word.startsWith(fillerPrefix)).map((u) => u.word).join(' ');
   const dominant = meaning?.[0] ?? polar?.[0];
   return { text, confidence: total > 0 ? Math.min(1, covered / total) : 0, ...(dominant ? { dominant } : {}) };
 }
