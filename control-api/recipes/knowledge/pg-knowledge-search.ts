@@ -1,4 +1,4 @@
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Database } from '../../store/schema.js';
 import type { KnowledgePassage, KnowledgeSearch } from '../runtime/services.js';
 import { documentPassages, type Passage } from './passages.js';
@@ -48,6 +48,8 @@ export function wordStem(word: string): string {
 
 /** Documents read for a vocabulary: the most recently changed ones. */
 const maxVocabularyDocuments = 200;
+/** Tenant / tag combinations whose vocabulary is kept (oldest dropped first). */
+const maxCachedVocabularies = 500;
 
 interface Candidate extends Passage {
   readonly documentId: string;
@@ -88,8 +90,28 @@ export class PgKnowledgeSearch implements KnowledgeSearch {
     });
   }
 
+  /** Vocabularies by tenant and tags, kept while the library is unchanged (its newest change and size). */
+  private readonly vocabularies = new Map<string, { version: string; words: readonly string[] }>();
+
   async vocabulary(tenantId: string, tags: readonly string[], limit: number): Promise<readonly string[]> {
     const tagFilter = tags.length > 0 ? sql`and tags && ${sql.val([...tags])}::text[]` : sql``;
+    // Every SmartAI block with AnswerFlow asks at its start: a cheap check that nothing changed
+    // spares reading and cutting up the documents again.
+    const state = await sql<{ version: string }>`
+      select coalesce(max(updated_at)::text, '') || '/' || count(*)::text as version
+      from knowledge_documents where tenant_id = ${tenantId}::uuid ${tagFilter}
+    `.execute(this.db);
+    const key = JSON.stringify([tenantId, [...tags].sort(), limit]);
+    const version = state.rows[0]?.version ?? '';
+    const cached = this.vocabularies.get(key);
+    if (cached?.version === version) return cached.words;
+    const words = await this.readVocabulary(tenantId, tagFilter, limit);
+    if (this.vocabularies.size >= maxCachedVocabularies) this.vocabularies.delete(this.vocabularies.keys().next().value as string);
+    this.vocabularies.set(key, { version, words });
+    return words;
+  }
+
+  private async readVocabulary(tenantId: string, tagFilter: RawBuilder<unknown>, limit: number): Promise<readonly string[]> {
     const result = await sql<{ title: string; content: string }>`
       select coalesce(spec->>'title', '') as title, coalesce(spec->>'content', '') as content
       from knowledge_documents

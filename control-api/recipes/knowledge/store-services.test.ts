@@ -53,6 +53,10 @@ forEachStore('recipe services over the domain tables', (store) => {
     assert.ok(!billing.includes('year'), 'never another tenant');
     assert.deepEqual(await search.vocabulary(tenantA, ['billing'], 2), billing.slice(0, 2));
     assert.ok((await search.vocabulary(tenantA, [], 50)).includes('delivery'), 'no tags: the whole library');
+    // A changed library is read again (the vocabulary is kept only while nothing changed).
+    await store().db.updateTable('knowledge_documents').set({ spec: JSON.stringify({ name: 'refunds', title: 'Refunds', tags: ['billing'], content: 'Cashback lands in a week.' }) as never, updated_at: sql`now() + interval '1 second'` as never }).where('name', '=', 'refunds').execute();
+    const changed = await search.vocabulary(tenantA, ['billing'], 50);
+    assert.ok(changed.includes('cashback') && !changed.includes('processed'), changed.join(' '));
   });
 
   it('builds an OR query from words only (no tsquery syntax from the caller)', () => {
