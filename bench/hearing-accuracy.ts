@@ -59,6 +59,7 @@ const cases: readonly (readonly [string, string, string, string])[] = [
   ['support-desk', 'assist', 'Can I talk to a human agent please', 'intent:human'],
   ['support-desk', 'assist', 'I want a representative', 'intent:human'],
   ['support-desk', 'assist', 'Thanks, bye', 'intent:goodbye'],
+  ['support-desk', 'assist', 'bye', 'intent:goodbye'],
   ['support-desk', 'assist', 'How many days until my refund is processed?', 'words:refund'],
   ['support-desk', 'assist', 'How often should I water my snake plant?', 'words:water|snake'],
   ['support-desk', 'assist', 'Can you ship a plant to Alaska?', 'words:ship|alaska'],
