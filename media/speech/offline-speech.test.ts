@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { decodeWav } from '../wav/wav.js';
 import { EspeakTts, espeakVoiceFor } from './espeak-tts.js';
-import { buildGrammar, PocketsphinxStt } from './pocketsphinx-stt.js';
+import { buildGrammar, PocketsphinxStt, speechSpan } from './pocketsphinx-stt.js';
 
 const run = promisify(execFile);
 
@@ -81,6 +81,18 @@ describe('offline speech (espeak-ng TTS, pocketsphinx STT from Debian)', functio
       for (let i = 0; i < pcm.length; i += 160) stream.push(pcm.subarray(i, i + 160));
       assert.match(await stream.finish(), expected);
     }
+  });
+
+  it('decodes the speech span only: 30 ms before the first loud frame, 150 ms after the last', () => {
+    const pcm = new Int16Array(8000 * 2);
+    for (let i = 0; i < pcm.length; i++) pcm[i] = (i % 7) - 3; // line hiss, about -80 dB
+    for (let i = 4000; i < 8000; i++) pcm[i] = Math.round(8000 * Math.sin(i / 3)); // 0.5 to 1 s: speech
+    const span = speechSpan(pcm);
+    assert.equal(span.byteOffset / 2, 4000 - 240);
+    assert.equal(span.length, 240 + 4000 + 1200);
+    const quiet = new Int16Array(800);
+    assert.equal(speechSpan(quiet).length, quiet.length, 'nothing but silence: left whole');
+    assert.equal(speechSpan(new Int16Array(0)).length, 0);
   });
 
   it('builds grammars only from words the dictionary knows', () => {
