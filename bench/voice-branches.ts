@@ -6,7 +6,9 @@
  * the agent has finished speaking, keys DTMF, stays silent or hangs up as the scenario says.
  *
  * Each scenario is right (its expectations hold), missed (the run left through a fallback / no
- * answer: a reprompt that never got a usable answer) or WRONG (another branch). Prints per recipe
+ * answer: a reprompt that never got a usable answer, or a value misheard) or WRONG (another
+ * branch: a listening block left through an exit the same scenario as text never takes there, or
+ * another disposition). Prints per recipe
  * right / missed / wrong, each scenario's path, and the caller-heard turn latency (end of the
  * caller's speech -> first agent audio) median and p90.
  *
@@ -100,17 +102,26 @@ async function main(): Promise<void> {
       try {
         for (const scenario of file.scenarios) {
           if (!scenario.engines.includes('offline') || (only && !scenario.name.includes(only))) continue;
-          // Turns the recipe does not take as an answer even as text ("hmm", "what?"): a repairing
-          // caller goes on with its script after those instead of saying them again.
-          const asText = repairs ? await runScenario(recipe, file, scenario, { engine, engineKind: 'offline', code, knowledge }) : undefined;
+          // The same scenario as text (perfect hearing): the branches the caller asks for, and the
+          // turns the recipe does not take as an answer even as text ("hmm", "what?"), after which a
+          // repairing caller goes on with its script instead of saying them again.
+          const asText = await runScenario(recipe, file, scenario, { engine, engineKind: 'offline', code, knowledge });
           const nonAnswers = new Set(
-            (asText?.result.steps ?? []).flatMap((step) => step.turns).filter((t) => t.kind === 'reprompt' && t.heard).map((t) => normalised(t.heard ?? '')),
+            asText.result.steps.flatMap((step) => step.turns).filter((t) => t.kind === 'reprompt' && t.heard).map((t) => normalised(t.heard ?? '')),
           );
+          const askedFor = new Set(asText.result.steps.filter(listening).map((step) => `${step.blockId}>${step.exit ?? ''}`));
           const { outcome, repaired } = await byVoice(service, scenario, nonAnswers, (conversation) => runScenario(recipe, file, scenario, { engine, engineKind: 'offline', code, knowledge, conversation }), latencies);
           const { result, failures } = outcome;
           const expected = scenario.expect.disposition;
+          // Wrong: a listening block left through an exit other than its fallback that the caller,
+          // heard perfectly, never took there (a branch nobody asked for), or another disposition.
+          const strayExit = result.steps.filter(listening).find((step) => step.exit && step.exit !== 'fallback' && !askedFor.has(`${step.blockId}>${step.exit}`));
           const verdict: Verdict['verdict'] =
-            failures.length === 0 ? 'right' : result.disposition !== undefined && result.disposition !== expected && !misses.has(result.disposition) ? 'WRONG' : 'missed';
+            strayExit || (failures.length > 0 && result.disposition !== undefined && result.disposition !== expected && !misses.has(result.disposition))
+              ? 'WRONG'
+              : failures.length === 0
+                ? 'right'
+                : 'missed';
           const heard = result.transcript.filter((t) => t.speaker === 'caller').map((t) => (t.ignored ? `(${t.ignored}: ${t.text})` : t.text));
           verdicts.push({ recipe: recipe.name, scenario: scenario.name, verdict, repaired, detail: `${result.path.join(' > ')} [${result.disposition ?? result.reason}] heard ${JSON.stringify(heard)}${failures.length ? `; ${failures[0]}` : ''}` });
           process.stdout.write(`${verdict.padEnd(6)}${repaired ? '*' : ' '} ${recipe.name} / ${scenario.name}: ${verdicts.at(-1)?.detail}\n`);
@@ -136,6 +147,9 @@ async function main(): Promise<void> {
   process.stdout.write(`caller-heard turn latency (end of caller speech -> first agent audio), ${sorted.length} turns: median ${pct(0.5)} ms, p90 ${pct(0.9)} ms\n`);
   process.exitCode = verdicts.some((v) => v.verdict === 'WRONG') ? 1 : 0;
 }
+
+/** Blocks that listen to the caller and branch on what they hear. */
+const listening = (step: { readonly type: string }): boolean => step.type === 'smartAi' || step.type === 'ask';
 
 /** The words of a text, lower case. */
 const wordsOf = (text: string): string[] => text.toLowerCase().split(/[^a-z0-9']+/).filter(Boolean);
