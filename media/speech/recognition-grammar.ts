@@ -193,13 +193,12 @@ export function scoreHypothesis(units: readonly TimedWord[], input: GrammarInput
   let carrierBeforePolar = 0;
   let polarSeen = false;
   let question = 0;
-  /** The content words outside expected phrases, in order (undefined where a phrase was). */
-  const outsidePhrases: (string | undefined)[] = [];
+  /** The content words outside expected phrases, in order. */
+  const outsidePhrases: string[] = [];
   for (let i = 0; i < speech.length; ) {
     const match = longestPhrase(speech, i, groups);
     if (match) {
       const time = speech.slice(i, i + match.length).reduce((sum, u) => sum + span(u), 0);
-      outsidePhrases.push(undefined);
       byGroup.set(match.group.name, (byGroup.get(match.group.name) ?? 0) + time);
       polarSeen ||= match.group.neutral === true;
       i += match.length;
@@ -235,7 +234,7 @@ export function scoreHypothesis(units: readonly TimedWord[], input: GrammarInput
   // ("... no my refunded come thank"): read as words, a stray "no" or "thank" would be taken for
   // an answer instead of the question.
   const text = asked
-    ? outsidePhrases.filter((w) => w !== undefined).join(' ')
+    ? outsidePhrases.join(' ')
     : speech.filter((u) => !u.word.startsWith(fillerPrefix)).map((u) => u.word).join(' ');
   const dominant = meaning?.[0] ?? polar?.[0];
   return { text, confidence: total > 0 ? Math.min(1, covered / total) : 0, ...(dominant ? { dominant } : {}) };
