@@ -13,7 +13,7 @@
  */
 import path from 'node:path';
 import { expectationFor } from '../control-api/recipes/blocks/listen-expectation.js';
-import { vocabularySize } from '../control-api/recipes/blocks/conversational-turns.js';
+import { knowledgeTags, vocabularySize } from '../control-api/recipes/blocks/conversational-turns.js';
 import { loadScenarioFile } from '../control-api/recipes/simulator/simulation.js';
 import { simulationKnowledge } from '../control-api/recipes/simulator/simulation-services.js';
 import type { ListenExpectation } from '../core/ports/conversation.js';
@@ -111,10 +111,11 @@ async function blockExpectation(recipeName: string, blockId: string): Promise<Li
   const settings = recipe.blocks.find((b) => b.id === blockId)?.settings as SmartAiSettings | undefined;
   if (!settings) throw new Error(`${recipeName}: no block ${blockId}`);
   const expectation = expectationFor(settings);
-  if (!settings.answerFlow?.enabled || file.knowledge.length === 0) return expectation;
+  const tags = knowledgeTags(settings, recipe.globalSettings);
+  if (!tags || file.knowledge.length === 0) return expectation;
   const knowledge = await simulationKnowledge(file.knowledge);
   try {
-    const words = (await knowledge.search.vocabulary?.(knowledge.tenantId, settings.answerFlow.documentTags, vocabularySize)) ?? [];
+    const words = (await knowledge.search.vocabulary?.(knowledge.tenantId, tags, vocabularySize)) ?? [];
     return { ...expectation, words };
   } finally {
     await knowledge.close();

@@ -1,6 +1,6 @@
 import type { TemplatedReplies, TurnRequest, TurnResult, VariableSpec } from '../../llm/agent-engine.js';
 import type { ChatMessage } from '../../llm/chat-provider.js';
-import type { SmartAiSettings } from '../recipe-schema.js';
+import type { GlobalSettings, SmartAiSettings } from '../recipe-schema.js';
 import type { BlockContext, BlockSayOptions } from '../runtime/block.js';
 import type { Heard } from '../runtime/conversation.js';
 import { TextStream } from '../runtime/text-stream.js';
@@ -51,16 +51,20 @@ export function variableSpecs(settings: SmartAiSettings): VariableSpec[] {
   return settings.variables.map((v) => ({ name: v.name, description: v.description, kind: v.type, options: v.options }));
 }
 
+/** The library tags a block answers from (its AnswerFlow, else the recipe's knowledge base); undefined: none. */
+export function knowledgeTags(settings: SmartAiSettings, global: Pick<GlobalSettings, 'knowledgeBase'>): readonly string[] | undefined {
+  if (settings.answerFlow.enabled) return settings.answerFlow.documentTags;
+  return global.knowledgeBase.enabled ? global.knowledgeBase.documentTags : undefined;
+}
+
 async function retrieve(ctx: BlockContext, settings: SmartAiSettings, query: string): Promise<string[] | undefined> {
-  const useBlock = settings.answerFlow.enabled;
-  const useGlobal = ctx.global.knowledgeBase.enabled;
-  if (!useBlock && !useGlobal) return undefined;
+  const tags = knowledgeTags(settings, ctx.global);
+  if (!tags) return undefined;
   const search = ctx.services.knowledge;
   if (!search) {
     ctx.warn('AnswerFlow is enabled but no knowledge search is configured');
     return undefined;
   }
-  const tags = useBlock ? settings.answerFlow.documentTags : ctx.global.knowledgeBase.documentTags;
   const passages = await search.search(ctx.call.tenantId, query, tags, passagesPerTurn);
   return passages.map((p) => p.text);
 }
@@ -70,9 +74,8 @@ export const vocabularySize = 150;
 
 /** What the block's AnswerFlow library talks about, for the recogniser; [] without AnswerFlow. */
 async function knowledgeVocabulary(ctx: BlockContext, settings: SmartAiSettings): Promise<readonly string[]> {
-  const useBlock = settings.answerFlow.enabled;
-  if ((!useBlock && !ctx.global.knowledgeBase.enabled) || !ctx.services.knowledge?.vocabulary) return [];
-  const tags = useBlock ? settings.answerFlow.documentTags : ctx.global.knowledgeBase.documentTags;
+  const tags = knowledgeTags(settings, ctx.global);
+  if (!tags || !ctx.services.knowledge?.vocabulary) return [];
   return ctx.services.knowledge.vocabulary(ctx.call.tenantId, tags, vocabularySize).catch((error: unknown) => {
     ctx.warn(`knowledge vocabulary unavailable: ${(error as Error).message}`);
     return [];
