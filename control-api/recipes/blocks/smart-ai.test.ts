@@ -145,7 +145,9 @@ describe('SmartAI block', () => {
     await smartAiBlock.run(ctx, settings, ctx.signal);
     assert.deepEqual(asked, [{ tags: ['billing'], limit: 150 }]);
     assert.deepEqual(ctx.expectations[0]?.words, ['refund', 'card']);
-    assert.ok(ctx.expectations[0]?.phrases.some((g) => g.name === 'yes'), 'the answers are still expected');
+    assert.ok(ctx.expectations[0]?.phrases.some((g) => g.name === 'yes' && g.phrases.includes('haan ji')), 'the answers are still expected, Hindi yes included');
+    const hedges = ctx.expectations[0]?.phrases.find((g) => g.name === 'unsure');
+    assert.ok(hedges?.phrases.includes("i don't know") && !hedges.neutral, 'hedges are a meaning of their own, not a yes/no');
 
     const failing = fakeContext({ services: { knowledge: { search, vocabulary: async () => Promise.reject(new Error('db down')) } }, turns: [say('refund')] });
     await smartAiBlock.run(failing, settings, failing.signal);
