@@ -4,6 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { markGroupSize, markGroupsInFlight } from '../../control-api/campaigns/attempt-dialer.js';
+import { activeStatuses } from '../../control-api/campaigns/claim-context.js';
 import { openStore, type Store } from '../../control-api/store/database.js';
 import { CountingUas } from '../helpers/counting-uas.js';
 import { dialingEnv, seedDialing, startPlatformChild, type PlatformChild } from '../helpers/dialing-platform.js';
@@ -51,11 +52,22 @@ for (const kind of storeKinds) {
       await running.up;
       const restarted = Date.now();
       // Done: the dead worker's leases expired and were settled, what it left was dialled, and
-      // nothing new for 3 s (a retry or a second call would show up here).
+      // nothing new for 3 s (a retry or a second call would show up here). On PostgreSQL the
+      // settling poller runs every 10 s beside Agenda, so a fixed wait after the lease raced it:
+      // there the test waits until the store holds no attempt in progress. PGlite (one process
+      // per data directory) cannot be read while the child runs; its poller runs every 500 ms.
       const deadline = restarted + 240_000;
-      while (!(callee.calls.size >= calls - (markGroupsInFlight + 1) * markGroupSize && Date.now() > restarted + leaseMs + 5_000 && Date.now() - callee.lastCallAt > 3_000)) {
-        if (Date.now() > deadline) throw new Error(`only ${callee.calls.size} of ${calls} callees were called`);
-        await new Promise((r) => setTimeout(r, 200));
+      const watch = url ? await open() : undefined;
+      try {
+        const inProgress = async (): Promise<number> =>
+          watch ? Number((await watch.db.selectFrom('campaign_attempts').where('status', 'in', activeStatuses).select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow()).n) : 0;
+        const settledBy = restarted + leaseMs + (watch ? 0 : 5_000);
+        while (!(callee.calls.size >= calls - (markGroupsInFlight + 1) * markGroupSize && Date.now() > settledBy && Date.now() - callee.lastCallAt > 3_000 && (await inProgress()) === 0)) {
+          if (Date.now() > deadline) throw new Error(`${callee.calls.size} of ${calls} callees called, ${await inProgress()} attempts still in progress`);
+          await new Promise((r) => setTimeout(r, 200));
+        }
+      } finally {
+        await watch?.close();
       }
       running.child.kill('SIGTERM');
       await running.exited;
