@@ -6,8 +6,9 @@ import { spacedName } from './listen-expectation.js';
 
 /**
  * What "Did you say ...?" repeats: what the block would act on, in the caller's words where the
- * recipe gives them. A yes/no that leads to the decision is echoed as such; an intent as its first
- * example (else its name); values as the words heard. Never the raw recogniser output of an offline
+ * recipe gives them. A yes/no that leads to the decision is echoed as such; an intent as the longest
+ * of its examples among the words heard, else its first example (else its name); values as the
+ * words heard. Never the raw recogniser output of an offline
  * grammar ("no nope will"), which a caller could not answer.
  */
 export function hearingEcho(heard: Heard, decision: string | undefined, settings: SmartAiSettings, unsupported: boolean): string {
@@ -17,8 +18,15 @@ export function hearingEcho(heard: Heard, decision: string | undefined, settings
   if (!unsupported && (heard.meaning === 'yes' || heard.meaning === 'no')) return heard.meaning;
   if (!decision.startsWith('intent:')) return text;
   const intent = settings.intents.find((i) => `intent:${i.name}` === decision);
-  return intent ? (intent.examples[0] ?? spacedName(intent.name)) : text;
+  if (!intent) return text;
+  // The example the caller said ("bye" for a goodbye heard in "and bye"), else the first one.
+  const said = ` ${wordsOf(text).join(' ')} `;
+  const heardExamples = intent.examples.filter((e) => wordsOf(e).length > 0 && said.includes(` ${wordsOf(e).join(' ')} `));
+  const longest = heardExamples.sort((a, b) => wordsOf(b).length - wordsOf(a).length)[0];
+  return longest ?? intent.examples[0] ?? spacedName(intent.name);
 }
+
+const wordsOf = (text: string): string[] => text.toLowerCase().split(/[^a-z0-9']+/).filter(Boolean);
 
 /**
  * "Did you say ...?" before a block acts on a doubtful hearing. A plain yes confirms; a plain no,

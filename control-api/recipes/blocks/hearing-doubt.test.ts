@@ -47,8 +47,9 @@ describe('hearing doubt: never a wrong branch on a doubtful hearing', () => {
   it('between the thresholds: "Sorry, did you say: ...?" and a plain yes lets the block act', async () => {
     const ctx = fakeContext({ turns: [heard('nope another day', 0.45, 'intent:reschedule'), heard('yes', 1, 'yes')] });
     assert.deepEqual(await smartAiBlock.run(ctx, reminder, ctx.signal), { exit: 'reschedule' });
-    // The echo is what the block would act on, in the recipe's words, not the raw recogniser output.
-    assert.equal(ctx.said[1]?.text, 'Sorry, did you say: reschedule?');
+    // The echo is what the block would act on, in the recipe's words (the example heard), not the
+    // raw recogniser output.
+    assert.equal(ctx.said[1]?.text, 'Sorry, did you say: another day?');
     assert.deepEqual(ctx.notes.map((n) => n.kind), ['confirm', 'confirmed']);
   });
 
@@ -75,6 +76,30 @@ describe('hearing doubt: never a wrong branch on a doubtful hearing', () => {
     const clear = fakeContext({ turns: [heard('yes I will come', 0.95, 'intent:confirm', [{ text: 'reschedule', confidence: 0.9, scoreGap: 6 }])] });
     assert.deepEqual(await smartAiBlock.run(clear, reminder, clear.signal), { exit: 'confirm' });
     assert.equal(clear.said.length, 1);
+  });
+
+  it('an intent the audio fits barely better than no answer at all is confirmed first, in the words the caller used', async () => {
+    const goodbye = smartAiSettingsSchema.parse({
+      prompt: 'Help the caller.\nOpening: How can I help?',
+      intents: [{ name: 'goodbye', description: 'caller is done', examples: ['goodbye', 'bye', 'thanks bye'] }],
+    });
+    // Without the goodbye phrases the grammar reads carrier words only, 1.5 per 10 ms behind.
+    const garbage = [{ text: 'do want it it that', confidence: 0.6, scoreGap: 1.5 }];
+    const asked = fakeContext({ turns: [heard('do want goodbye it it that', 0.89, 'intent:goodbye', garbage), heard('no', 1, 'no'), silence, silence, silence] });
+    assert.deepEqual(await smartAiBlock.run(asked, goodbye, asked.signal), { exit: 'fallback' });
+    assert.equal(asked.said[1]?.text, 'Sorry, did you say: goodbye?');
+    // Heard among other words, the echo is the example the caller said.
+    const thanks = fakeContext({ turns: [heard('and bye', 0.84, 'intent:goodbye', [{ text: 'and', confidence: 0.5, scoreGap: 1.2 }]), heard('yes', 1, 'yes')] });
+    assert.deepEqual(await smartAiBlock.run(thanks, goodbye, thanks.signal), { exit: 'goodbye' });
+    assert.equal(thanks.said[1]?.text, 'Sorry, did you say: bye?');
+    // A clear lead over that reading (7 per 10 ms) is acted on at once.
+    const clear = fakeContext({ turns: [heard('bye', 1, 'intent:goodbye', [{ text: 'i', confidence: 1, scoreGap: 7.3 }])] });
+    assert.deepEqual(await smartAiBlock.run(clear, goodbye, clear.signal), { exit: 'goodbye' });
+    assert.equal(clear.said.length, 1);
+    // The same for a yes: a question heard as "yes the my", 0.5 ahead of "and the my".
+    const question = fakeContext({ turns: [heard('yes the my', 0.84, 'yes', [{ text: 'and the my', confidence: 0.5, scoreGap: 0.5 }]), heard('no', 1, 'no'), silence, silence, silence] });
+    assert.deepEqual(await smartAiBlock.run(question, reminder, question.signal), { exit: 'fallback' });
+    assert.equal(question.said[1]?.text, 'Sorry, did you say: yes?');
   });
 
   it('a model reply is not streamed before the hearing is checked: a meaning the words do not support is confirmed first, unspoken', async () => {

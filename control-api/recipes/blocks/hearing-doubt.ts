@@ -1,5 +1,5 @@
 import type { TurnResult } from '../../llm/agent-engine.js';
-import { extractValue } from '../../llm/extract.js';
+import { extractBoolean, extractValue } from '../../llm/extract.js';
 import { matchIntent } from '../../llm/offline-engine.js';
 import type { SmartAiSettings } from '../recipe-schema.js';
 import type { Heard } from '../runtime/conversation.js';
@@ -42,12 +42,19 @@ function offlineDecision(text: string, settings: SmartAiSettings, today: string)
 export function rivalReading(heard: Heard, settings: SmartAiSettings, today: string): string | undefined {
   if (heard.kind !== 'utterance' || !heard.alternatives?.length) return undefined;
   const best = offlineDecision(heard.text, settings, today);
+  const polar = heard.meaning === 'yes' || heard.meaning === 'no';
   for (const alternative of heard.alternatives) {
     const close = alternative.scoreGap !== undefined ? alternative.scoreGap < RIVAL_SCORE_GAP : alternative.confidence >= (heard.confidence ?? 1) - RIVAL_MARGIN;
     if (!close) continue;
     const other = offlineDecision(alternative.text, settings, today);
     // Values heard in the noise ("sunday eleven") do not compete with an intent; another intent does.
     if (other && other !== best && (other.startsWith('intent:') || !best?.startsWith('intent:'))) return alternative.text;
+    // The grammar's reading without the winning phrases, nearly as likely and meaning nothing:
+    // they explain the audio barely better than no answer at all (awb's "Who won the cricket
+    // match?" was "do want goodbye it it that", a confident goodbye 1.5 per 10 ms ahead of "do
+    // want it it that"; slt's "What is the meaning of life?" a yes 0.5 ahead of "and the my").
+    const meaningless = !other && extractBoolean(alternative.text) === undefined;
+    if (alternative.scoreGap !== undefined && meaningless && (best?.startsWith('intent:') || polar)) return alternative.text;
   }
   return undefined;
 }
