@@ -4,6 +4,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { pcmu } from '../codecs/g711.js';
 import { decodeWav } from '../wav/wav.js';
 import { EspeakTts, espeakVoiceFor } from './espeak-tts.js';
 import { buildGrammar, PocketsphinxStt, speechSpan } from './pocketsphinx-stt.js';
@@ -67,6 +68,28 @@ describe('offline speech (espeak-ng TTS, pocketsphinx STT from Debian)', functio
       const text = await recognise(pcm, ['come', 'tomorrow', 'cancel']);
       assert.match(text, /\byes\b/);
       assert.match(text, /\btomorrow\b/);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('hears a bare "Yes" over G.711 (its /s/ cut at 4 kHz) as yes, with a yes/no expectation', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'vap-stt-'));
+    try {
+      await run('flite', ['-voice', 'slt', '-t', 'Yes', '-o', join(dir, 'y.wav')]);
+      const speech = decodeWav(await readFile(join(dir, 'y.wav')));
+      const line = new Int16Array(speech.length + 4800);
+      line.set(speech, 1600);
+      const coded = new Uint8Array(line.length);
+      pcmu.encode(line, coded);
+      const expectation = { phrases: [{ name: 'yes', phrases: ['yes', 'yeah'], neutral: true }, { name: 'no', phrases: ['no', 'nope'], neutral: true }], values: [] };
+      const stream = await new PocketsphinxStt().open({ language: 'en-US', keywords: [], expectation, signal: new AbortController().signal });
+      let meaning: string | undefined;
+      stream.onTranscript((t) => (meaning = t.meaning));
+      const pcm = pcmu.decode(coded);
+      for (let i = 0; i < pcm.length; i += 160) stream.push(pcm.subarray(i, i + 160));
+      await stream.finish();
+      assert.equal(meaning, 'yes');
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
