@@ -5,14 +5,18 @@
  * is. Fast enough (~0.5 s per decode) to compare recogniser changes; the call-level figure is
  * bench/voice-branches.ts.
  *
- * A hearing is right (the expected meaning, confident enough to act on), confirm (the expected
- * meaning, but doubtful: the agent asks "did you say ...?"), missed (no meaning, or too doubtful
- * to use: a reprompt) or WRONG (another meaning, confident enough to act on without asking).
+ * A hearing is right (the expected meaning, confident enough to act on), confirm (doubtful: the
+ * agent asks "did you say ...?", by its confidence or, as the block's hearing-doubt check decides,
+ * a close rival reading), missed (no meaning, or too doubtful to use: a reprompt) or WRONG
+ * (another meaning, confident enough to act on without asking). Each line shows the reading
+ * without the winning meaning and how far (per 10 ms) it is behind.
  *
  *   node --import tsx bench/hearing-accuracy.ts [--voices slt,awb] [--only text] [--lead 0.2]
  */
 import path from 'node:path';
+import { rivalReading } from '../control-api/recipes/blocks/hearing-doubt.js';
 import { expectationFor } from '../control-api/recipes/blocks/listen-expectation.js';
+import type { Heard } from '../control-api/recipes/runtime/conversation.js';
 import { knowledgeTags, vocabularySize } from '../control-api/recipes/blocks/conversational-turns.js';
 import { loadScenarioFile } from '../control-api/recipes/simulator/simulation.js';
 import { simulationKnowledge } from '../control-api/recipes/simulator/simulation-services.js';
@@ -65,6 +69,9 @@ const cases: readonly (readonly [string, string, string, string])[] = [
   ['support-desk', 'assist', 'Can you ship a plant to Alaska?', 'words:ship|alaska'],
   ['support-desk', 'assist', 'Do refund approvals need a manager?', 'words:refund'],
   ['support-desk', 'assist', 'nothing else, thanks', 'intent:goodbye'],
+  ['support-desk', 'assist', 'What is the meaning of life?', ''],
+  ['support-desk', 'assist', 'Tell me a joke', ''],
+  ['support-desk', 'assist', 'Who won the cricket match?', ''],
 ];
 
 type Verdict = 'right' | 'confirm' | 'missed' | 'WRONG';
@@ -88,11 +95,20 @@ function verdictOf(expected: string, meaning: string, confidence: number, text: 
   return confidence >= confirm && meaning !== '' ? 'WRONG' : 'missed';
 }
 
-async function hear(stt: PocketsphinxStt, expectation: ListenExpectation, pcm8k: Int16Array): Promise<{ text: string; meaning: string; confidence: number }> {
-  let result = { text: '', meaning: '', confidence: 0 };
+interface Hearing {
+  readonly text: string;
+  readonly meaning: string;
+  readonly confidence: number;
+  /** The reading without the winning meaning and its likelihood gap per 10 ms, if any. */
+  readonly rival?: { readonly text: string; readonly scoreGap?: number };
+}
+
+async function hear(stt: PocketsphinxStt, expectation: ListenExpectation, pcm8k: Int16Array): Promise<Hearing> {
+  let result: Hearing = { text: '', meaning: '', confidence: 0 };
   const stream = await stt.open({ language: 'en-US', keywords: [], expectation, signal: new AbortController().signal });
   stream.onTranscript((t) => {
-    result = { text: t.text, meaning: t.meaning ?? '', confidence: t.confidence ?? 1 };
+    const rival = t.alternatives?.[0];
+    result = { text: t.text, meaning: t.meaning ?? '', confidence: t.confidence ?? 1, ...(rival ? { rival: { text: rival.text, ...(rival.scoreGap !== undefined ? { scoreGap: rival.scoreGap } : {}) } } : {}) };
   });
   // As on the line: a little lead-in and hangover silence, then mu-law both ways.
   const padded = new Int16Array(pcm8k.length + Math.round(8000 * (lead + 0.4)));
@@ -106,36 +122,48 @@ async function hear(stt: PocketsphinxStt, expectation: ListenExpectation, pcm8k:
 }
 
 /** What the block listens for on a call: its expectation, plus its knowledge vocabulary (AnswerFlow). */
-async function blockExpectation(recipeName: string, blockId: string): Promise<ListenExpectation> {
+async function blockExpectation(recipeName: string, blockId: string): Promise<{ expectation: ListenExpectation; settings: SmartAiSettings }> {
   const { file, recipe } = await loadScenarioFile(path.join(examples, `${recipeName}.scenarios.yaml`));
   const settings = recipe.blocks.find((b) => b.id === blockId)?.settings as SmartAiSettings | undefined;
   if (!settings) throw new Error(`${recipeName}: no block ${blockId}`);
   const expectation = expectationFor(settings);
   const tags = knowledgeTags(settings, recipe.globalSettings);
-  if (!tags || file.knowledge.length === 0) return expectation;
+  if (!tags || file.knowledge.length === 0) return { expectation, settings };
   const knowledge = await simulationKnowledge(file.knowledge);
   try {
     const words = (await knowledge.search.vocabulary?.(knowledge.tenantId, tags, vocabularySize)) ?? [];
-    return { ...expectation, words };
+    return { expectation: { ...expectation, words }, settings };
   } finally {
     await knowledge.close();
   }
 }
 
+/** The day relative dates are read against (fixed: no wall clock). */
+const decisionDay = '2026-12-01';
+
+/** A hearing as the block gets it. */
+function turnOf(heard: Hearing): Heard {
+  const rival = heard.rival ? [{ text: heard.rival.text, confidence: 0, ...(heard.rival.scoreGap !== undefined ? { scoreGap: heard.rival.scoreGap } : {}) }] : undefined;
+  return { kind: 'utterance', text: heard.text, confidence: heard.confidence, meaning: heard.meaning, ...(rival ? { alternatives: rival } : {}) };
+}
+
 async function main(): Promise<void> {
   const stt = new PocketsphinxStt();
-  const blocks = new Map<string, ListenExpectation>();
+  const blocks = new Map<string, { expectation: ListenExpectation; settings: SmartAiSettings }>();
   const tally = new Map<Verdict, number>();
   for (const [recipeName, blockId, say, expected] of cases) {
     if (only && !say.includes(only)) continue;
     const key = `${recipeName}/${blockId}`;
     if (!blocks.has(key)) blocks.set(key, await blockExpectation(recipeName, blockId));
-    const expectation = blocks.get(key)!;
+    const { expectation, settings } = blocks.get(key)!;
     for (const voice of voices) {
       const heard = await hear(stt, expectation, await fliteSpeech(say, voice));
-      const verdict = verdictOf(expected, heard.meaning, heard.confidence, heard.text);
+      const heardVerdict = verdictOf(expected, heard.meaning, heard.confidence, heard.text);
+      // A block asks "did you say ...?" before acting on a hearing with a close rival reading.
+      const doubted = (heardVerdict === 'right' || heardVerdict === 'WRONG') && settings.intents && rivalReading(turnOf(heard), settings, decisionDay) !== undefined;
+      const verdict: Verdict = doubted ? 'confirm' : heardVerdict;
       tally.set(verdict, (tally.get(verdict) ?? 0) + 1);
-      process.stdout.write(`${verdict.padEnd(7)} ${voice.padEnd(4)} ${blockId.padEnd(9)} "${say}" -> ${heard.meaning || '-'} ${heard.confidence.toFixed(2)} "${heard.text}"\n`);
+      process.stdout.write(`${verdict.padEnd(7)} ${voice.padEnd(4)} ${blockId.padEnd(9)} "${say}" -> ${heard.meaning || '-'} ${heard.confidence.toFixed(2)} "${heard.text}"${heard.rival ? ` (without it: "${heard.rival.text}", ${heard.rival.scoreGap?.toFixed(1) ?? '?'} per 10 ms behind)` : ''}\n`);
     }
   }
   process.stdout.write(`\n${[...tally.entries()].map(([k, n]) => `${k} ${n}`).join(', ')}\n`);
