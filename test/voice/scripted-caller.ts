@@ -1,0 +1,266 @@
+import { readdir } from 'node:fs/promises';
+import path from 'node:path';
+import type { CallMediaSession } from '../../core/ports/media.js';
+import { OfflineEngine } from '../../control-api/llm/offline-engine.js';
+import { QuickJsCodeRunner } from '../../control-api/recipes/code-sandbox/quickjs-code-runner.js';
+import type { Recipe } from '../../control-api/recipes/recipe-schema.js';
+import type { Scenario } from '../../control-api/recipes/simulator/scenario-schema.js';
+import { loadScenarioFile, runScenario, type ScenarioOutcome } from '../../control-api/recipes/simulator/simulation.js';
+import { simulationKnowledge } from '../../control-api/recipes/simulator/simulation-services.js';
+import type { PhoneConversation } from '../../media/voice/phone-conversation.js';
+import { frameLevelDb } from '../../media/voice/vad.js';
+import { FarEnd, fliteSpeech, offlineConversation } from './voice-harness.js';
+
+/**
+ * The example recipes' scenarios spoken by a synthetic caller over a real call: the agent is the
+ * production voice pipeline (PhoneConversation, pocketsphinx with the block's expectation,
+ * espeak-ng, offline engine) on one media session, the caller speaks each scripted turn with
+ * flite (a voice other than the agent's) on the other once the agent has finished speaking, keys
+ * DTMF, stays silent or hangs up as the scenario says. bench/voice-branches.ts runs it over two
+ * RTP sessions on loopback, test/voice/example-branches-sip.test.ts over a SIP call.
+ *
+ * Each scenario is right (its expectations hold), missed (the run left through a fallback / no
+ * answer: a reprompt that never got a usable answer, or a value misheard) or WRONG (another
+ * branch: a listening block left through an exit the same scenario as text never takes there, or
+ * another disposition).
+ *
+ * A repairing caller answers as a person would when not understood: after "Sorry, I did not catch
+ * that" (or the question again after a "no") it says the same turn again, at most twice (unless
+ * the recipe does not take that turn as an answer even as text: "hmm", "what?"), and it answers
+ * "Sorry, did you say: X?" with "Yes" when X is what it said (X's words are among its turn's
+ * words), else "No". Scenarios right only thanks to a repair are counted apart.
+ */
+
+/** One call's two ends: the caller's and the agent's media, and how the call ends. */
+export interface CallLeg {
+  readonly caller: CallMediaSession;
+  readonly agent: CallMediaSession;
+  /** Aborted when the call has ended, whoever ended it. */
+  readonly ended: AbortSignal;
+  /** The caller hangs up. */
+  callerHangup(): Promise<void>;
+  /** The agent hangs up (the recipe closed the call). */
+  agentHangup(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface Verdict {
+  readonly recipe: string;
+  readonly scenario: string;
+  readonly verdict: 'right' | 'missed' | 'WRONG';
+  readonly repaired: boolean;
+  readonly detail: string;
+}
+
+export interface CallerOptions {
+  /** flite voice of the caller (default slt). */
+  readonly voice?: string;
+  /** Repairs misunderstandings as a person would (see above); else says each turn once. */
+  readonly repairs?: boolean;
+  /** Only scenario files whose name contains this. */
+  readonly recipe?: string;
+  /** Only scenarios whose name contains this. */
+  readonly only?: string;
+  /** Each scenario's verdict as soon as it is known. */
+  readonly onVerdict?: (verdict: Verdict) => void;
+  /** Caller-heard turn latencies (end of caller speech -> first agent audio, ms) are pushed here. */
+  readonly latencies?: number[];
+  /** Calls at a time (default 1: latency figures of one call alone). */
+  readonly concurrency?: number;
+}
+
+/** Times a caller in repair mode says a turn again before giving up on it. */
+const maxRepeats = 2;
+const examples = path.resolve(import.meta.dirname, '../../examples/recipes');
+
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+const voiced = (samples: Int16Array): boolean => frameLevelDb(samples) > -45;
+
+/** Every offline scenario of examples/recipes/*.scenarios.yaml spoken over calls `connect` places. */
+export async function speakExampleScenarios(connect: () => Promise<CallLeg>, options: CallerOptions = {}): Promise<Verdict[]> {
+  const code = new QuickJsCodeRunner({ workers: 1 });
+  const engine = new OfflineEngine();
+  const verdicts: Verdict[] = [];
+  const files = (await readdir(examples)).filter((f) => f.endsWith('.scenarios.yaml') && (!options.recipe || f.includes(options.recipe))).sort();
+  const loaded = await Promise.all(files.map((name) => loadScenarioFile(path.join(examples, name))));
+  const knowledge = await Promise.all(loaded.map(({ file }) => (file.knowledge.length > 0 ? simulationKnowledge(file.knowledge) : undefined)));
+  const jobs = loaded.flatMap(({ file, recipe }, i) =>
+    file.scenarios
+      .filter((scenario) => scenario.engines.includes('offline') && (!options.only || scenario.name.includes(options.only)))
+      .map((scenario) => ({ file, recipe, scenario, knowledge: knowledge[i] })),
+  );
+  const judge = async ({ file, recipe, scenario, knowledge }: (typeof jobs)[number]): Promise<Verdict> => {
+    // The same scenario as text (perfect hearing): the branches the caller asks for, and the
+    // turns the recipe does not take as an answer even as text ("hmm", "what?"), after which a
+    // repairing caller goes on with its script instead of saying them again.
+    const asText = await runScenario(recipe, file, scenario, { engine, engineKind: 'offline', code, knowledge });
+    const nonAnswers = new Set(
+      asText.result.steps.flatMap((step) => step.turns).filter((t) => t.kind === 'reprompt' && t.heard).map((t) => normalised(t.heard ?? '')),
+    );
+    const askedFor = new Set(asText.result.steps.filter(listening).map((step) => `${step.blockId}>${step.exit ?? ''}`));
+    const { outcome, repaired } = await byVoice(
+      await connect(),
+      scenario,
+      nonAnswers,
+      (conversation) => runScenario(recipe, file, scenario, { engine, engineKind: 'offline', code, knowledge, conversation }),
+      options,
+    );
+    const { result, failures } = outcome;
+    // Wrong: a listening block left through an exit other than its fallback that the caller,
+    // heard perfectly, never took there (a branch nobody asked for), or another disposition.
+    const strayExit = result.steps.filter(listening).find((step) => step.exit && step.exit !== 'fallback' && !askedFor.has(`${step.blockId}>${step.exit}`));
+    const otherDisposition = failures.length > 0 && result.disposition !== undefined && result.disposition !== scenario.expect.disposition && !missDispositions(recipe).has(result.disposition);
+    const verdict: Verdict['verdict'] = strayExit || otherDisposition ? 'WRONG' : failures.length === 0 ? 'right' : 'missed';
+    const heard = result.transcript.filter((t) => t.speaker === 'caller').map((t) => (t.ignored ? `(${t.ignored}: ${t.text})` : t.text));
+    const detail = `${result.path.join(' > ')} [${result.disposition ?? result.reason}] heard ${JSON.stringify(heard)}${failures.length ? `; ${failures[0]}` : ''}`;
+    return { recipe: recipe.name, scenario: scenario.name, verdict, repaired, detail };
+  };
+  try {
+    // `concurrency` calls at a time, each taking the next scenario.
+    let next = 0;
+    const worker = async (): Promise<void> => {
+      while (next < jobs.length) {
+        const verdict = await judge(jobs[next++]!);
+        verdicts.push(verdict);
+        options.onVerdict?.(verdict);
+      }
+    };
+    await Promise.all(Array.from({ length: Math.max(1, options.concurrency ?? 1) }, worker));
+  } finally {
+    await Promise.all(knowledge.map((k) => k?.close()));
+    await code.close();
+  }
+  return verdicts;
+}
+
+/** Dispositions a recipe reaches through a `fallback` exit: a miss, not another branch. */
+function missDispositions(recipe: Recipe): Set<string> {
+  const out = new Set<string>();
+  const byId = new Map(recipe.blocks.map((b) => [b.id, b]));
+  for (const c of recipe.connections) {
+    const to = byId.get(c.to);
+    const disposition = (to?.settings as { disposition?: string } | undefined)?.disposition;
+    if (c.exit === 'fallback' && to?.type === 'close' && disposition) out.add(disposition);
+  }
+  return out;
+}
+
+/** Blocks that listen to the caller and branch on what they hear. */
+const listening = (step: { readonly type: string }): boolean => step.type === 'smartAi' || step.type === 'ask';
+
+/** The words of a text, lower case. */
+const wordsOf = (text: string): string[] => text.toLowerCase().split(/[^a-z0-9']+/).filter(Boolean);
+const normalised = (text: string): string => wordsOf(text).join(' ');
+
+/** What a caller in repair mode answers to what the agent said after its turn; undefined: carry on. */
+function repairFor(turn: string, agentLines: readonly string[], nonAnswers: ReadonlySet<string>): string | undefined {
+  for (const line of agentLines) {
+    const asked = /did you say:?\s*(.*?)\?/i.exec(line);
+    if (asked) {
+      const own = new Set(wordsOf(turn));
+      return wordsOf(asked[1] ?? '').every((w) => own.has(w)) ? 'Yes' : 'No';
+    }
+    if (/^sorry, i did not catch that/i.test(line) && !nonAnswers.has(normalised(turn))) return turn;
+  }
+  return undefined;
+}
+
+/** Waits until the agent has spoken after `since` and then been quiet for `quietMs`; false on timeout or end. */
+async function agentReplied(far: FarEnd, since: number, ended: AbortSignal, quietMs = 900, timeoutMs = 40_000): Promise<boolean> {
+  const deadline = performance.now() + timeoutMs;
+  while (performance.now() < deadline && !ended.aborted) {
+    const last = [...far.heard].reverse().find((f) => f.at > since && voiced(f.samples));
+    if (last && performance.now() - last.at >= quietMs) return true;
+    await sleep(50);
+  }
+  return false;
+}
+
+function trailingSilenceMs(pcm: Int16Array): number {
+  let end = pcm.length;
+  while (end >= 160 && !voiced(pcm.subarray(end - 160, end))) end -= 160;
+  return (pcm.length - end) / 8;
+}
+
+/** Runs one scenario with the caller speaking it on `leg`; collects the turn latencies. */
+async function byVoice(
+  leg: CallLeg,
+  scenario: Scenario,
+  nonAnswers: ReadonlySet<string>,
+  run: (conversation: (s: Scenario) => { conversation: PhoneConversation; signal: AbortSignal }) => Promise<ScenarioOutcome>,
+  options: CallerOptions,
+): Promise<{ outcome: ScenarioOutcome; repaired: boolean }> {
+  const voice = options.voice ?? 'slt';
+  const far = new FarEnd(leg.caller);
+  const ended = new AbortController();
+  leg.ended.addEventListener('abort', () => ended.abort(), { once: true });
+  const conversation = offlineConversation(leg.agent, ended, {
+    transfer: async () => scenario.transfer,
+    hangup: () => leg.agentHangup(),
+  });
+  // What the agent says, as text: a person on the line hears it; the repairing caller reacts to it.
+  const said: { at: number; text: string }[] = [];
+  const say = conversation.say.bind(conversation);
+  conversation.say = (text, sayOptions) => {
+    said.push({ at: performance.now(), text });
+    return say(text, sayOptions);
+  };
+  let repaired = false;
+  const running = run(() => ({ conversation, signal: ended.signal }));
+  const speak = async (text: string): Promise<number> => {
+    const pcm = await fliteSpeech(text, voice);
+    await far.speak(pcm);
+    const spokeEnd = performance.now() - trailingSilenceMs(pcm);
+    void (async () => {
+      for (const deadline = spokeEnd + 10_000; performance.now() < deadline && !ended.signal.aborted; await sleep(20)) {
+        const reply = far.heard.find((f) => f.at > spokeEnd && voiced(f.samples));
+        if (reply) return void options.latencies?.push(reply.at - spokeEnd);
+      }
+    })();
+    return spokeEnd;
+  };
+  const drive = async (): Promise<void> => {
+    let since = 0;
+    let waited = false;
+    for (const turn of scenario.turns) {
+      if (!waited && !(await agentReplied(far, since, ended.signal))) return;
+      waited = false;
+      if (typeof turn === 'object' && 'hangup' in turn) {
+        await leg.callerHangup();
+        return;
+      }
+      if (typeof turn === 'object' && 'silence' in turn) {
+        since = performance.now();
+        continue;
+      }
+      if (typeof turn === 'object' && 'dtmf' in turn) {
+        await leg.caller.sendDtmf(`${turn.dtmf}#`);
+        since = performance.now();
+        continue;
+      }
+      const text = typeof turn === 'string' ? turn : turn.say;
+      since = await speak(text);
+      for (let repeats = 0; options.repairs; ) {
+        if (!(await agentReplied(far, since, ended.signal))) return;
+        waited = true;
+        const answer = repairFor(text, said.filter((l) => l.at > since).map((l) => l.text), nonAnswers);
+        if (answer === undefined || (answer === text && ++repeats > maxRepeats)) break;
+        repaired = true;
+        since = await speak(answer);
+        // After a "no" the agent asks again: the caller says its turn once more.
+        if (answer === 'No') {
+          if (!(await agentReplied(far, since, ended.signal)) || ++repeats > maxRepeats) break;
+          since = await speak(text);
+        }
+      }
+    }
+    // The last answer given: the recipe closes (or asks again) on its own.
+    await agentReplied(far, since, ended.signal, 1500, 60_000);
+    await sleep(500);
+    if (!ended.signal.aborted) await leg.callerHangup();
+  };
+  const [outcome] = await Promise.all([running, drive()]);
+  far.stop();
+  await leg.close();
+  return { outcome, repaired };
+}
