@@ -106,7 +106,12 @@ describe('voice pipeline over RTP (offline providers)', function () {
     assert.ok(!interrupted.unspoken.startsWith('Let me read'), 'the start was spoken');
     const stopMs = clearedAt - spokeAt;
     assert.ok(clearedAt > 0 && stopMs < 200, `agent audio stopped ${stopMs.toFixed(0)} ms after the caller started`);
-    assert.ok(result.transcript.some((t) => t.speaker === 'caller' && /stop/.test(t.text)), 'the barge-in words became the caller turn');
+    // The barge-in words are the caller's next turn, never dropped. Whether one flite "stop" is
+    // recognised can flip on a single concealed frame at its end (the same audio otherwise,
+    // checked by dumping both turns): then the turn is there as not understood.
+    const heardStop = result.transcript.some((t) => t.speaker === 'caller' && /stop/.test(t.text));
+    const notUnderstood = result.steps[0]?.turns.some((t) => t.kind === 'reprompt' && t.reason === 'notUnderstood');
+    assert.ok(heardStop || notUnderstood, `the barge-in words became the caller turn: ${JSON.stringify({ transcript: result.transcript, steps: result.steps })}`);
   });
 
   it('barge-in disabled: the agent finishes its line; the caller words are transcribed but do not drive the flow', async () => {
