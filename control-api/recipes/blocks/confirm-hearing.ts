@@ -1,4 +1,4 @@
-import { extractBoolean } from '../../llm/extract.js';
+import { extractBoolean, normalize, tokens } from '../../llm/extract.js';
 import type { BlockContext, BlockSayOptions } from '../runtime/block.js';
 import type { Heard } from '../runtime/conversation.js';
 import type { SmartAiSettings } from '../recipe-schema.js';
@@ -19,14 +19,14 @@ export function hearingEcho(heard: Heard, decision: string | undefined, settings
   if (!decision.startsWith('intent:')) return text;
   const intent = settings.intents.find((i) => `intent:${i.name}` === decision);
   if (!intent) return text;
-  // The example the caller said ("bye" for a goodbye heard in "and bye"), else the first one.
-  const said = ` ${wordsOf(text).join(' ')} `;
-  const heardExamples = intent.examples.filter((e) => wordsOf(e).length > 0 && said.includes(` ${wordsOf(e).join(' ')} `));
-  const longest = heardExamples.sort((a, b) => wordsOf(b).length - wordsOf(a).length)[0];
+  // The example the caller said ("bye" for a goodbye heard in "and bye"), else the first one;
+  // matched the way matchIntent matches examples.
+  const said = ` ${normalize(text)} `;
+  const longest = intent.examples
+    .filter((e) => normalize(e) && said.includes(` ${normalize(e)} `))
+    .reduce<string | undefined>((a, e) => (a === undefined || tokens(e).length > tokens(a).length ? e : a), undefined);
   return longest ?? intent.examples[0] ?? spacedName(intent.name);
 }
-
-const wordsOf = (text: string): string[] => text.toLowerCase().split(/[^a-z0-9']+/).filter(Boolean);
 
 /**
  * "Did you say ...?" before a block acts on a doubtful hearing. A plain yes confirms; a plain no,
