@@ -7,7 +7,8 @@ import { promisify } from 'node:util';
 import { pcmu } from '../codecs/g711.js';
 import { decodeWav } from '../wav/wav.js';
 import { EspeakTts, espeakVoiceFor } from './espeak-tts.js';
-import { buildGrammar, PocketsphinxStt, speechSpan } from './pocketsphinx-stt.js';
+import { buildGrammar, PocketsphinxStt } from './pocketsphinx-stt.js';
+import { noiseSeeds, speechSpan, withLineNoise } from './recogniser-audio.js';
 
 const run = promisify(execFile);
 
@@ -116,6 +117,36 @@ describe('offline speech (espeak-ng TTS, pocketsphinx STT from Debian)', functio
     const quiet = new Int16Array(800);
     assert.equal(speechSpan(quiet).length, quiet.length, 'nothing but silence: left whole');
     assert.equal(speechSpan(new Int16Array(0)).length, 0);
+  });
+
+  it('fills what a phone line does not carry: a hiss in 4-8 kHz over a floor a third as loud, the same for a seed', () => {
+    const silence = new Int16Array(16000);
+    const noisy = withLineNoise(silence, 7, 0.0024, 0.0008);
+    /** Mean power of the band [from, to) Hz by a plain DFT over 32 ms blocks. */
+    const band = (pcm: Int16Array, from: number, to: number): number => {
+      const n = 512;
+      let sum = 0;
+      let bins = 0;
+      for (let at = 0; at + n <= pcm.length; at += n) {
+        for (let k = Math.ceil((from * n) / 16000); k < (to * n) / 16000; k++) {
+          let re = 0;
+          let im = 0;
+          for (let t = 0; t < n; t++) {
+            re += pcm[at + t]! * Math.cos((2 * Math.PI * k * t) / n);
+            im -= pcm[at + t]! * Math.sin((2 * Math.PI * k * t) / n);
+          }
+          sum += re * re + im * im;
+          bins++;
+        }
+      }
+      return sum / bins;
+    };
+    const upper = band(noisy, 5000, 7500);
+    const speechBand = band(noisy, 300, 3400);
+    assert.ok(upper > 4 * speechBand, `upper ${upper.toExponential(2)} vs speech band ${speechBand.toExponential(2)}`);
+    assert.ok(speechBand > 0, 'a floor under the speech too');
+    assert.deepEqual(withLineNoise(silence, 7, 0.0024, 0.0008), noisy, 'the same audio is always heard the same way');
+    assert.notDeepEqual(withLineNoise(silence, noiseSeeds[1]!, 0.0024, 0.0008), withLineNoise(silence, noiseSeeds[0]!, 0.0024, 0.0008));
   });
 
   it('builds grammars only from words the dictionary knows', () => {

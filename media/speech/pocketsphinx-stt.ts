@@ -5,7 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { grammarDictionary, loadPronunciations, type Pronunciations } from './pocketsphinx-dictionary.js';
 import { buildRecognitionGrammar, parseBacktrace, scoreHypothesis, type GrammarInput, type ScoredHypothesis } from './recognition-grammar.js';
-import { upsample2x } from './resampler.js';
+import { noiseSeeds, recogniserSpeech, wav16k, withLineNoise } from './recogniser-audio.js';
+import type { Alternative } from '../../core/ports/conversation.js';
 import { SpeechProviderError, type SttOptions, type SttProvider, type SttStream, type Transcript } from './speech-provider.js';
 
 const MODEL_DIR = '/usr/share/pocketsphinx/model/en-us';
@@ -42,9 +43,12 @@ export interface PocketsphinxOptions {
    * only (when the expected sentences are known, e.g. checking what an agent said).
    */
   readonly phrases?: readonly string[];
-  /** Low white noise mixed in, as a fraction of full scale (see docs/voice-pipeline.md: why). */
+  /** Peak level of the upper-band noise, as a fraction of full scale; the floor under the speech is a third of it (recogniser-audio.ts: why). */
   readonly noiseLevel?: number;
 }
+
+/** 0.8 of the level white noise had over the whole band (bench/hearing-accuracy.ts). */
+const defaultNoiseLevel = 0.0024;
 
 /** A JSGF grammar accepting any sequence of the given words (those the dictionary knows). */
 export function buildGrammar(words: Iterable<string>, known: ReadonlySet<string>): string | undefined {
@@ -63,24 +67,6 @@ export function buildPhraseGrammar(phrases: readonly string[], known: ReadonlySe
     .filter(Boolean);
   if (alternatives.length === 0) return undefined;
   return `#JSGF V1.0;\ngrammar phrases;\npublic <utterance> = <phrase>+;\n<phrase> = ${[...new Set(alternatives)].map((a) => `( ${a} )`).join(' | ')};\n`;
-}
-
-/** 16 kHz mono 16-bit WAV header + data. */
-function wav16k(samples: Int16Array): Buffer {
-  const header = Buffer.alloc(44);
-  header.write('RIFF', 0);
-  header.writeUInt32LE(36 + samples.length * 2, 4);
-  header.write('WAVEfmt ', 8);
-  header.writeUInt32LE(16, 16);
-  header.writeUInt16LE(1, 20);
-  header.writeUInt16LE(1, 22);
-  header.writeUInt32LE(16000, 24);
-  header.writeUInt32LE(32000, 28);
-  header.writeUInt16LE(2, 32);
-  header.writeUInt16LE(16, 34);
-  header.write('data', 36);
-  header.writeUInt32LE(samples.length * 2, 40);
-  return Buffer.concat([header, Buffer.from(samples.buffer, samples.byteOffset, samples.byteLength)]);
 }
 
 /**
@@ -108,7 +94,7 @@ export class PocketsphinxStt implements SttProvider {
       decode(this.options.binary, modelDir, pronunciations, wav, grammar, extra, options.signal, logFile);
     if (this.options.phrases) {
       const grammar = buildPhraseGrammar(this.options.phrases, known) ?? '';
-      return new PocketsphinxStream(this.options, options.signal, async (wav) => ({ text: joinLines(await run(wav, grammar)) }));
+      return new PocketsphinxStream(this.options, options.signal, async ([wav]) => ({ text: joinLines(await run(wav!, grammar)) }));
     }
     if (options.expectation) {
       // The block said what it can accept: its phrase groups and values against a filler model,
@@ -134,31 +120,48 @@ export class PocketsphinxStt implements SttProvider {
         }
       };
       const answers: GrammarInput = { ...input, questionWords: [] };
-      return new PocketsphinxStream(this.options, options.signal, async (wav) => {
-        // A block that also answers questions: its knowledge words beside its phrases bend answers
-        // into question words ("talk to" -> "top"), so the answer grammar decodes alone and the
-        // question reading is taken only when it explains the audio clearly better.
-        const [answer, asked] = await Promise.all([scored(wav, answers), input.questionWords.length > 0 ? scored(wav, input) : undefined]);
-        const question = asked && perFrame(asked) - perFrame(answer) > QUESTION_SCORE_GAP;
-        const [first, grammarInput] = question ? [asked, input] : [answer, answers];
-        if (!first.dominant || !first.text) return { text: first.text, confidence: first.confidence, meaning: first.dominant ?? '' };
-        // The n-best, the grammar way: how likely is the audio without the winning meaning? The
-        // reading that covers more of the speech comes first; the likelihood gap (negative when
-        // the other path is likelier: a beam search does not always find the best path) says
-        // how close the other reading is.
-        const second = await scored(wav, grammarInput, first.dominant);
-        const [best, other] = second.text && second.confidence > first.confidence ? [second, first] : [first, second];
-        const scoreGap = (best.score - other.score) / Math.max(1, best.frames);
-        return {
-          text: best.text,
-          confidence: best.confidence,
-          meaning: best.dominant ?? '',
-          ...(other.text ? { alternatives: [{ text: other.text, confidence: other.confidence, scoreGap }] } : {}),
-        };
-      });
+      return new PocketsphinxStream(
+        this.options,
+        options.signal,
+        async ([wav, otherNoise]) => {
+          // A block that also answers questions: its knowledge words beside its phrases bend answers
+          // into question words ("talk to" -> "top"), so the answer grammar decodes alone and the
+          // question reading is taken only when it explains the audio clearly better.
+          const [answer, asked, answerAgain] = await Promise.all([
+            scored(wav!, answers),
+            input.questionWords.length > 0 ? scored(wav!, input) : undefined,
+            otherNoise ? scored(otherNoise, answers) : undefined,
+          ]);
+          const question = asked && perFrame(asked) - perFrame(answer) > QUESTION_SCORE_GAP;
+          // The same audio under the other noise realisation: a decoding that flips with the noise
+          // is no hearing to act on at once. The realisation that heard a meaning (the more
+          // confident one when both did) is the reading; the other stands beside it as a rival,
+          // as likely by construction, so the block's rival check confirms first when it means
+          // something else or nothing ("bye" heard under one noise, "i" under the other).
+          const realisations = [{ wav: wav!, reading: answer }, ...(answerAgain ? [{ wav: otherNoise!, reading: answerAgain }] : [])].sort(
+            (a, b) => Number(Boolean(b.reading.dominant)) - Number(Boolean(a.reading.dominant)) || b.reading.confidence - a.reading.confidence,
+          );
+          const [heardWav, first, grammarInput] = question ? [wav!, asked, input] : [realisations[0]!.wav, realisations[0]!.reading, answers];
+          const otherRealisation = question ? undefined : realisations[1]?.reading;
+          if (!first.dominant || !first.text) return { text: first.text, confidence: first.confidence, meaning: first.dominant ?? '' };
+          // The n-best, the grammar way: how likely is the audio without the winning meaning? The
+          // reading that covers more of the speech comes first; the likelihood gap (negative when
+          // the other path is likelier: a beam search does not always find the best path) says
+          // how close the other reading is.
+          const second = await scored(heardWav, grammarInput, first.dominant);
+          const [best, other] = second.text && second.confidence > first.confidence ? [second, first] : [first, second];
+          const scoreGap = (best.score - other.score) / Math.max(1, best.frames);
+          const alternatives: Alternative[] = other.text ? [{ text: other.text, confidence: other.confidence, scoreGap }] : [];
+          if (otherRealisation && otherRealisation.dominant !== best.dominant) {
+            alternatives.push({ text: otherRealisation.text, confidence: otherRealisation.confidence, scoreGap: 0 });
+          }
+          return { text: best.text, confidence: best.confidence, meaning: best.dominant ?? '', ...(alternatives.length > 0 ? { alternatives } : {}) };
+        },
+        noiseSeeds.length,
+      );
     }
     const grammar = buildGrammar([...baseVocabulary, ...(this.options.vocabulary ?? []), ...options.keywords], known) ?? '';
-    return new PocketsphinxStream(this.options, options.signal, async (wav) => ({ text: joinLines(await run(wav, grammar)) }));
+    return new PocketsphinxStream(this.options, options.signal, async ([wav]) => ({ text: joinLines(await run(wav!, grammar)) }));
   }
 }
 
@@ -202,40 +205,6 @@ async function decode(
   }
 }
 
-/** 10 ms at 8 kHz. */
-const SPAN_FRAME = 80;
-/** Kept before the first and after the last frame of speech (ms). */
-const SPAN_LEAD_MS = 30;
-const SPAN_TAIL_MS = 150;
-/** A frame is speech when it is within this many dB of the utterance's loudest frame. */
-const SPAN_RANGE_DB = 35;
-
-/**
- * The utterance without the line's silence around it. Before speech the decoder takes the
- * (noise-filled) silence for a long "f" filler that swallows a soft onset ("bye" came back as "i"
- * for two of four flite voices). Cut to 30 ms before the first frame within 35 dB of the loudest,
- * bench/hearing-accuracy.ts went from 84 to 88 of 100 right (0 wrong either way), "bye" from 2 to
- * 4 of 4, though one voice's bare "yes" was lost; 50 ms / 30 dB / a 250 ms tail gave 85-86.
- * A live turn and a recording of it also come out the same, whatever pre-roll the VAD kept.
- */
-export function speechSpan(pcm: Int16Array): Int16Array {
-  const levels: number[] = [];
-  let loudest = 0;
-  for (let i = 0; i + SPAN_FRAME <= pcm.length; i += SPAN_FRAME) {
-    let energy = 0;
-    for (let j = i; j < i + SPAN_FRAME; j++) energy += pcm[j]! * pcm[j]!;
-    const level = 10 * Math.log10(energy / SPAN_FRAME + 1);
-    levels.push(level);
-    loudest = Math.max(loudest, level);
-  }
-  const floor = loudest - SPAN_RANGE_DB;
-  const first = levels.findIndex((l) => l > floor);
-  if (first < 0) return pcm;
-  let last = levels.length - 1;
-  while (last > first && levels[last]! <= floor) last--;
-  return pcm.subarray(Math.max(0, first * SPAN_FRAME - SPAN_LEAD_MS * 8), Math.min(pcm.length, (last + 1) * SPAN_FRAME + SPAN_TAIL_MS * 8));
-}
-
 function joinLines(stdout: string): string {
   return stdout.split('\n').map((l) => l.trim()).filter(Boolean).join(' ');
 }
@@ -248,7 +217,9 @@ class PocketsphinxStream implements SttStream {
   constructor(
     private readonly options: PocketsphinxOptions,
     private readonly signal: AbortSignal,
-    private readonly recognise: (wavFile: string) => Promise<Reading>,
+    /** The same turn with each noise realisation (one WAV file each), as many as `realisations`. */
+    private readonly recognise: (wavFiles: readonly string[]) => Promise<Reading>,
+    private readonly realisations = 1,
   ) {}
 
   push(samples: Int16Array): void {
@@ -273,24 +244,18 @@ class PocketsphinxStream implements SttStream {
       pcm.set(c, at);
       at += c.length;
     }
-    const up = upsample2x(speechSpan(pcm));
-    const amplitude = (this.options.noiseLevel ?? 0.003) * 32767;
-    // A fixed-seed generator (LCG, Numerical Recipes constants): the same audio always gets the
-    // same noise, so recognition is repeatable.
-    let seed = 0x2545f491;
-    for (let i = 0; i < up.length; i++) {
-      seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0;
-      up[i] = Math.max(-32768, Math.min(32767, up[i]! + Math.round((seed / 0x80000000 - 1) * amplitude)));
-    }
-    const wav = join(tmpdir(), `vap-stt-${randomUUID()}.wav`);
+    const speech = recogniserSpeech(pcm);
+    const level = this.options.noiseLevel ?? defaultNoiseLevel;
+    const id = randomUUID();
+    const wavs = noiseSeeds.slice(0, this.realisations).map((_, i) => join(tmpdir(), `vap-stt-${id}-${i}.wav`));
     try {
-      await writeFile(wav, wav16k(up));
-      const reading = await this.recognise(wav);
+      await Promise.all(wavs.map((wav, i) => writeFile(wav, wav16k(withLineNoise(speech, noiseSeeds[i]!, level, level / 3)))));
+      const reading = await this.recognise(wavs);
       if (this.signal.aborted) return '';
       for (const l of this.listeners) l({ ...reading, final: true });
       return reading.text;
     } finally {
-      await rm(wav, { force: true });
+      await Promise.all(wavs.map((wav) => rm(wav, { force: true })));
     }
   }
 }
