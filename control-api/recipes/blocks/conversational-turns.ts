@@ -5,7 +5,7 @@ import type { BlockContext, BlockSayOptions } from '../runtime/block.js';
 import type { Heard } from '../runtime/conversation.js';
 import { TextStream } from '../runtime/text-stream.js';
 import { confirmHearing, hearingEcho } from './confirm-hearing.js';
-import { decisionOf, meaningDisagrees, rivalReading } from './hearing-doubt.js';
+import { amountInPieces, decisionOf, meaningDisagrees, rivalReading } from './hearing-doubt.js';
 import { expectationFor } from './listen-expectation.js';
 
 /**
@@ -119,7 +119,8 @@ export async function conversationLoop(ctx: BlockContext, settings: SmartAiSetti
   // Before the question: what the caller may answer shapes recognition, and anything said during
   // earlier blocks is no answer to this one.
   const vocabulary = await knowledgeVocabulary(ctx, settings);
-  ctx.expect({ ...expectationFor(settings), ...(vocabulary.length > 0 ? { words: vocabulary } : {}) });
+  const expectation = { ...expectationFor(settings), ...(vocabulary.length > 0 ? { words: vocabulary } : {}) };
+  ctx.expect(expectation);
   const opening = await streamedTurn(ctx, sayOptions, true, (onDelta) => ctx.services.engine.turn({ ...base, history: earlier, onDelta }));
   const openingText = opening.spoken || opening.result.reply || options?.openingFallback?.(ctx) || '';
   if (!opening.spoken) await speak(openingText);
@@ -168,11 +169,23 @@ export async function conversationLoop(ctx: BlockContext, settings: SmartAiSetti
     const turn = await streamedTurn(ctx, sayOptions, mayStream, (onDelta) => ctx.services.engine.turn({ ...base, history, userText, knowledge, onDelta }));
     const result: TurnResult = turn.result;
     const decision = decisionOf(result);
+    // An amount heard in pieces: which piece is the amount cannot be told, so there is nothing to
+    // confirm ("did you say 5?" about a 5 that was the day of the date); the caller says it again.
+    if (amountInPieces(heard, result.values, settings)) {
+      ctx.note({ kind: 'reprompt', reason: 'amountInPieces', heard: userText, ...(confidence !== undefined ? { confidence } : {}) });
+      if (spent()) return { exit: 'fallback' };
+      await speak(`${notUnderstood} ${replies.reprompt ?? lastPrompt}`.trim());
+      continue;
+    }
     const unsupported = meaningDisagrees(heard, decision, settings);
     if ((doubtful || unsupported) && decision) {
       // Only a plain yes settles a doubt. Hearing the same doubtful words again does not: a
       // recogniser that misheard them once mishears the same way when they are repeated.
+      // The answer to "Did you say ...?" is a yes, a no or a correction: heard without the
+      // block's values and questions (a bare "no" was heard as "twelve" among amounts and dates).
+      ctx.expect({ phrases: expectation.phrases, values: [], ...(expectation.dtmf ? { dtmf: expectation.dtmf } : {}) });
       const answer = await confirmHearing(ctx, hearingEcho(heard, decision, settings, unsupported), confidence, sayOptions, listenOptions, settings);
+      ctx.expect(expectation);
       if (answer !== 'yes') {
         if (spent()) return { exit: 'fallback' };
         // Anything else said is the caller's next answer; a "no" or a doubt gets the question again.

@@ -45,12 +45,20 @@ describe('hearing doubt: never a wrong branch on a doubtful hearing', () => {
   });
 
   it('between the thresholds: "Sorry, did you say: ...?" and a plain yes lets the block act', async () => {
+    const withDate = smartAiSettingsSchema.parse({ ...reminder, variables: [{ name: 'new_date', type: 'date', description: 'the new date' }] });
     const ctx = fakeContext({ turns: [heard('nope another day', 0.45, 'intent:reschedule'), heard('yes', 1, 'yes')] });
-    assert.deepEqual(await smartAiBlock.run(ctx, reminder, ctx.signal), { exit: 'reschedule' });
+    assert.deepEqual(await smartAiBlock.run(ctx, withDate, ctx.signal), { exit: 'reschedule' });
     // The echo is what the block would act on, in the recipe's words (the example heard), not the
     // raw recogniser output.
     assert.equal(ctx.said[1]?.text, 'Sorry, did you say: another day?');
     assert.deepEqual(ctx.notes.map((n) => n.kind), ['confirm', 'confirmed']);
+    // The answer to the question is heard without the block's values (a bare "no" came back as
+    // "twelve" among amounts), then the block's expectation is back.
+    const [block, confirming, after] = ctx.expectations;
+    assert.deepEqual(block?.values, ['date']);
+    assert.deepEqual(confirming?.phrases, block?.phrases);
+    assert.deepEqual(confirming?.values, []);
+    assert.deepEqual(after, block);
   });
 
   it('a "no" or a silence after "Did you say ...?" asks the question again; it never guesses', async () => {
@@ -100,6 +108,60 @@ describe('hearing doubt: never a wrong branch on a doubtful hearing', () => {
     const question = fakeContext({ turns: [heard('yes the my', 0.84, 'yes', [{ text: 'and the my', confidence: 0.5, scoreGap: 0.5 }]), heard('no', 1, 'no'), silence, silence, silence] });
     assert.deepEqual(await smartAiBlock.run(question, reminder, question.signal), { exit: 'fallback' });
     assert.equal(question.said[1]?.text, 'Sorry, did you say: yes?');
+  });
+
+  it('a "no" with a hedge close behind it is confirmed first: "I don\'t know" heard as "no nope" cancels nothing', async () => {
+    const appointment = smartAiSettingsSchema.parse({
+      prompt: 'Confirm the appointment.\nOpening: Will you be able to make it?',
+      intents: [{ name: 'cancel', description: 'caller cancels', examples: ['no', 'cancel it'] }],
+    });
+    const hedge = [{ text: "i don't know", confidence: 1, scoreGap: 3.9 }];
+    const ctx = fakeContext({ turns: [heard('no nope', 0.83, 'no', hedge), heard('no', 1, 'no'), silence, silence, silence] });
+    assert.deepEqual(await smartAiBlock.run(ctx, appointment, ctx.signal), { exit: 'fallback' });
+    assert.equal(ctx.said[1]?.text, 'Sorry, did you say: no?');
+    // Far behind (6 per 10 ms or more), the no stands.
+    const clear = fakeContext({ turns: [heard('no nope', 0.83, 'no', [{ text: "i don't know", confidence: 1, scoreGap: 6.5 }])] });
+    assert.deepEqual(await smartAiBlock.run(clear, appointment, clear.signal), { exit: 'cancel' });
+  });
+
+  it('the same audio under the other noise realisation meaning something else (its reading, gap 0) is confirmed first', async () => {
+    const otherNoise = [{ text: 'top snake', confidence: 0.61, scoreGap: 0 }];
+    const ctx = fakeContext({ turns: [heard('yes I will come', 0.7, 'intent:confirm', otherNoise), heard('yes', 1, 'yes')] });
+    assert.deepEqual(await smartAiBlock.run(ctx, reminder, ctx.signal), { exit: 'confirm' });
+    assert.equal(ctx.said[1]?.text, 'Sorry, did you say: yes I will come?');
+  });
+
+  describe('an amount heard in pieces', () => {
+    const promise = smartAiSettingsSchema.parse({
+      prompt: 'Settle the loan.\nOpening: When can you pay?\nReprompt: Tell me an amount and a date.',
+      intents: [{ name: 'promise_to_pay', description: 'caller promises to pay', examples: ['I promise to pay'] }],
+      variables: [
+        { name: 'promise_amount', type: 'number', description: 'amount' },
+        { name: 'promise_date', type: 'date', description: 'date' },
+      ],
+    });
+
+    it('("three am one fifth december": 3, and a stray "one") is not acted on: "did not catch that" and the question again', async () => {
+      const ctx = fakeContext({
+        turns: [heard('i promise to pay three am one fifth december', 0.98, 'intent:promise_to_pay'), heard('i promise to pay three thousand on five december', 0.95, 'intent:promise_to_pay')],
+      });
+      assert.deepEqual(await smartAiBlock.run(ctx, promise, ctx.signal), { exit: 'promise_to_pay' });
+      // Not "did you say 3?": which piece was the amount cannot be told (a 5 may be the date's day).
+      assert.equal(ctx.said[1]?.text, 'Sorry, I did not catch that. Tell me an amount and a date.');
+      assert.deepEqual(ctx.notes, [{ kind: 'reprompt', reason: 'amountInPieces', heard: 'i promise to pay three am one fifth december', confidence: 0.98 }]);
+      assert.equal(ctx.variables().promise_amount, 3000);
+    });
+
+    it('one run of number words beside the day of a date is acted on at once; typed digits never doubt', async () => {
+      for (const text of ['okay i promise to pay one thousand five hundred want fifth december', 'i promise to pay three thousand on the twenty fifth of december', 'i promise to pay five hundred on december five']) {
+        const ctx = fakeContext({ turns: [heard(text, 0.95, 'intent:promise_to_pay')] });
+        assert.deepEqual(await smartAiBlock.run(ctx, promise, ctx.signal), { exit: 'promise_to_pay' }, text);
+        assert.deepEqual(ctx.notes, [], `${text}: ${ctx.said.map((s) => s.text).join(' | ')}`);
+      }
+      // An open recogniser (no meaning) is not second-guessed: "3 ... 1" as digits is what it heard.
+      const typed = fakeContext({ turns: [{ kind: 'utterance', text: 'I promise to pay 3000 on 5 December, 1 payment' }] });
+      assert.deepEqual(await smartAiBlock.run(typed, promise, typed.signal), { exit: 'promise_to_pay' });
+    });
   });
 
   it('a model reply is not streamed before the hearing is checked: a meaning the words do not support is confirmed first, unspoken', async () => {

@@ -1,8 +1,9 @@
 import type { TurnResult } from '../../llm/agent-engine.js';
-import { extractBoolean, extractValue } from '../../llm/extract.js';
+import { extractBoolean, extractValue, months, normalize, numberWords, tokens } from '../../llm/extract.js';
 import { matchIntent } from '../../llm/offline-engine.js';
 import type { SmartAiSettings } from '../recipe-schema.js';
 import type { Heard } from '../runtime/conversation.js';
+import { unsurePhrases } from './listen-expectation.js';
 
 /** A competing reading this close to the best one makes the hearing doubtful: in confidence (cloud recognisers)... */
 const RIVAL_MARGIN = 0.25;
@@ -12,6 +13,13 @@ const RIVAL_MARGIN = 0.25;
  * merely fits the words ("pay now" / "pay later") 4 to 8 behind.
  */
 const RIVAL_SCORE_GAP = 2;
+/**
+ * A "no" with a hedge ("I don't know") close behind is confirmed from further away: the two share
+ * their sounds (slt's "I don't know" came out "no nope" 3.9 to 4.7 ahead of the hedge under two of
+ * three noise realisations, bench/hearing-accuracy.ts), and acting on a no that was a hedge
+ * cancels what the caller never cancelled.
+ */
+const HEDGE_SCORE_GAP = 6;
 
 /** What a turn decided, as a comparable key: its intent, else the values it captured; undefined: nothing. */
 export function decisionOf(result: Pick<TurnResult, 'intent' | 'values'>): string | undefined {
@@ -44,6 +52,7 @@ export function rivalReading(heard: Heard, settings: SmartAiSettings, today: str
   const best = offlineDecision(heard.text, settings, today);
   const polar = heard.meaning === 'yes' || heard.meaning === 'no';
   for (const alternative of heard.alternatives) {
+    if (heard.meaning === 'no' && (alternative.scoreGap ?? Infinity) < HEDGE_SCORE_GAP && isHedge(alternative.text)) return alternative.text;
     const close = alternative.scoreGap !== undefined ? alternative.scoreGap < RIVAL_SCORE_GAP : alternative.confidence >= (heard.confidence ?? 1) - RIVAL_MARGIN;
     if (!close) continue;
     const other = offlineDecision(alternative.text, settings, today);
@@ -59,6 +68,11 @@ export function rivalReading(heard: Heard, settings: SmartAiSettings, today: str
   return undefined;
 }
 
+function isHedge(text: string): boolean {
+  const said = ` ${normalize(text)} `;
+  return unsurePhrases.some((p) => said.includes(` ${normalize(p)} `));
+}
+
 /**
  * A grammar-constrained recogniser says which expected phrases it heard (`meaning`). A decision
  * that those phrases do not support is doubtful: the engine took an intent from a stray word
@@ -70,3 +84,44 @@ export function meaningDisagrees(heard: Heard, decision: string | undefined, set
   if (heard.meaning === 'yes' || heard.meaning === 'no') return `intent:${matchIntent(settings.intents, heard.meaning) ?? ''}` !== decision;
   return true;
 }
+
+/**
+ * An amount a grammar heard in pieces. A phone line loses the hiss of "thousand", and the
+ * recogniser then strings what is left into several small numbers ("three thousand on five
+ * December" came back "three am one fifth december": an amount of 3, said too low and asked
+ * again). One amount is one run of number words; another run that is not the day of a date means
+ * the amount cannot be trusted. Only for hearings of a grammar recogniser (`meaning` set): open
+ * recognisers and typed text write amounts as digits.
+ */
+export function amountInPieces(heard: Heard, values: TurnResult['values'], settings: SmartAiSettings): boolean {
+  if (heard.kind !== 'utterance' || heard.meaning === undefined) return false;
+  const amounts = settings.variables.filter((v) => v.type === 'number' && typeof values[v.name] === 'number').length;
+  return amounts > 0 && numberRuns(heard.text) > amounts;
+}
+
+/** Runs of number words in a text, leaving out the day beside a month name ("five december"). */
+function numberRuns(text: string): number {
+  const words = tokens(text);
+  const day = new Set<number>();
+  const tens = (at: number): boolean => words[at] === 'twenty' || words[at] === 'thirty';
+  words.forEach((w, i) => {
+    if (!months.includes(w)) return;
+    // As extractDate reads it: the word nearest the month, with a "twenty"/"thirty" before it.
+    const before = words[i - 1] === 'of' ? i - 2 : i - 1;
+    if (isDayWord(words[before])) day.add(before);
+    if (tens(before - 1)) day.add(before - 1);
+    if (isDayWord(words[i + 1])) day.add(i + 1);
+    if (tens(i + 1) && isDayWord(words[i + 2])) day.add(i + 2);
+  });
+  let runs = 0;
+  let inRun = false;
+  words.forEach((w, i) => {
+    const numeric = !day.has(i) && (numberWords.includes(w) || /^\d/.test(w)) && !(w === 'and' && !inRun);
+    if (numeric && !inRun) runs++;
+    inRun = numeric;
+  });
+  return runs;
+}
+
+const scaleWords = new Set(['hundred', 'thousand', 'lakh', 'lakhs', 'million', 'crore', 'and', 'point']);
+const isDayWord = (w: string | undefined): boolean => w !== undefined && (/^\d{1,2}$/.test(w) || (numberWords.includes(w) && !scaleWords.has(w)));

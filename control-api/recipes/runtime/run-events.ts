@@ -26,7 +26,7 @@ export interface TranscriptEntry {
 export interface TurnNote {
   readonly blockId: string;
   readonly kind: 'reprompt' | 'nudge' | 'confirm' | 'confirmed' | 'denied';
-  readonly reason?: 'noMatch' | 'lowConfidence' | 'notUnderstood' | 'silence';
+  readonly reason?: 'noMatch' | 'lowConfidence' | 'notUnderstood' | 'amountInPieces' | 'silence';
   readonly heard?: string;
   readonly confidence?: number;
 }
