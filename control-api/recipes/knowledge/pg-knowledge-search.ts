@@ -8,8 +8,8 @@ import { documentPassages, type Passage } from './passages.js';
  * are pre-filtered with the GIN-indexed `simple` vector (language-neutral, so Hindi, Arabic and
  * code-switched text match word for word; query words as prefixes, so "refund" finds
  * "Refunds"), then cut into passages along their markdown structure (`passages.ts`: headings
- * apart, marks removed) and the passages ranked with both the `english` (stemmed) and `simple`
- * configurations. Query words are OR-ed: a spoken question rarely contains every word of the
+ * apart, marks removed) and the passages ranked with the `english` (stemmed) configuration, plus
+ * the `simple` one for words in other scripts. Query words are OR-ed: a spoken question rarely contains every word of the
  * passage that answers it.
  */
 const maxQueryWords = 16;
@@ -54,6 +54,8 @@ const maxCachedVocabularies = 500;
 interface Candidate extends Passage {
   readonly documentId: string;
   readonly title: string;
+  /** Its place among its document's passages (0 = first). */
+  readonly position: number;
 }
 
 export class PgKnowledgeSearch implements KnowledgeSearch {
@@ -64,7 +66,7 @@ export class PgKnowledgeSearch implements KnowledgeSearch {
     if (words.length === 0) return [];
     const stems = [...new Set(words.map(wordStem))];
     const candidates = (await this.documents(tenantId, stems, tags))
-      .flatMap((doc) => documentPassages(doc.content).map((p): Candidate => ({ ...p, documentId: doc.id, title: doc.title })))
+      .flatMap((doc) => documentPassages(doc.content).map((p, position): Candidate => ({ ...p, documentId: doc.id, title: doc.title, position })))
       .filter((p) => {
         const haystack = `${p.section} ${p.text}`.normalize('NFKC').toLowerCase();
         return stems.some((s) => haystack.includes(s));
@@ -72,16 +74,22 @@ export class PgKnowledgeSearch implements KnowledgeSearch {
       .slice(0, maxCandidatePassages);
     if (candidates.length === 0) return [];
     // The section heading counts for the match ("## Refunds" over "We pay back in 5 days") but
-    // is not part of the passage text that is spoken.
-    const terms = words.join(' | ');
+    // is not part of the passage text that is spoken. English words rank by their stems only: a
+    // spoken question's inflection is the recogniser's guess ("refund is" heard as "refunded"),
+    // and an exact-form bonus sent "how many days until my refund is processed" to the one
+    // paragraph that says "refunded". Other scripts also rank word for word (`simple`).
+    const simpleTerms = words.filter((w) => !/^[a-z0-9']+$/.test(w)).join(' | ');
+    const simpleRank = simpleTerms ? sql`ts_rank_cd(to_tsvector('simple', p.t), to_tsquery('simple', ${simpleTerms}))` : sql`0`;
+    const simpleMatch = simpleTerms ? sql`or to_tsvector('simple', p.t) @@ to_tsquery('simple', ${simpleTerms})` : sql``;
+    // Equal ranks: a document's earlier passage first (documents open with the general answer and
+    // go on to the special cases), then the shorter one.
     const ranked = await sql<{ i: number; rank: number }>`
-      with q as (select to_tsquery('simple', ${terms}) as simple_q, to_tsquery('english', ${terms}) as english_q),
-      p as (select x.t, x.i from unnest(${sql.val(candidates.map((c) => `${c.section} ${c.text}`))}::text[]) with ordinality as x(t, i))
-      select p.i::int as i,
-             (ts_rank_cd(to_tsvector('english', p.t), q.english_q) + ts_rank_cd(to_tsvector('simple', p.t), q.simple_q))::float8 as rank
+      with q as (select to_tsquery('english', ${words.join(' | ')}) as english_q),
+      p as (select x.t, x.position, x.i from unnest(${sql.val(candidates.map((c) => `${c.section} ${c.text}`))}::text[], ${sql.val(candidates.map((c) => c.position))}::int[]) with ordinality as x(t, position, i))
+      select p.i::int as i, (ts_rank_cd(to_tsvector('english', p.t), q.english_q) + ${simpleRank})::float8 as rank
       from p, q
-      where to_tsvector('english', p.t) @@ q.english_q or to_tsvector('simple', p.t) @@ q.simple_q
-      order by rank desc, length(p.t) asc, p.i asc
+      where to_tsvector('english', p.t) @@ q.english_q ${simpleMatch}
+      order by rank desc, p.position asc, length(p.t) asc, p.i asc
       limit ${Math.max(1, Math.min(limit, 20))}
     `.execute(this.db);
     return ranked.rows.map((row) => {
