@@ -11,7 +11,7 @@
  * (another meaning, confident enough to act on without asking). Each line shows the reading
  * without the winning meaning and how far (per 10 ms) it is behind.
  *
- *   node --import tsx bench/hearing-accuracy.ts [--voices slt,awb] [--only text] [--lead 0.2]
+ *   node --import tsx bench/hearing-accuracy.ts [--voices slt,awb] [--only text] [--lead 0.2] [--stretch 1.3]
  */
 import path from 'node:path';
 import { rivalReading } from '../control-api/recipes/blocks/hearing-doubt.js';
@@ -35,6 +35,8 @@ const voices = (arg('voices') ?? 'slt,awb,rms,kal').split(',');
 const only = arg('only');
 /** Seconds of line silence before the answer (a live turn starts ~0.1 s before the voice onset). */
 const lead = Number(arg('lead') ?? 0.2);
+/** flite's duration stretch: 1.3 is a caller saying it again, slower, after "Sorry, I did not catch that". */
+const stretch = Number(arg('stretch') ?? 1);
 const examples = path.resolve(import.meta.dirname, '../examples/recipes');
 
 /** Thresholds of the example recipes (the smartAi defaults). */
@@ -157,7 +159,7 @@ async function main(): Promise<void> {
     if (!blocks.has(key)) blocks.set(key, await blockExpectation(recipeName, blockId));
     const { expectation, settings } = blocks.get(key)!;
     for (const voice of voices) {
-      const heard = await hear(stt, expectation, await fliteSpeech(say, voice));
+      const heard = await hear(stt, expectation, await fliteSpeech(say, voice, stretch));
       const heardVerdict = verdictOf(expected, heard.meaning, heard.confidence, heard.text);
       // A block asks "did you say ...?" before acting on a hearing with a close rival reading.
       const doubted = (heardVerdict === 'right' || heardVerdict === 'WRONG') && settings.intents && rivalReading(turnOf(heard), settings, decisionDay) !== undefined;

@@ -51,10 +51,11 @@ export function offlineConversation(
 }
 
 /** The synthetic caller's voice: flite (ARCHITECTURE: recognisable by pocketsphinx on 8 kHz). */
-export async function fliteSpeech(text: string, voice?: string): Promise<Int16Array> {
+export async function fliteSpeech(text: string, voice?: string, stretch = 1): Promise<Int16Array> {
   const dir = await mkdtemp(join(tmpdir(), 'vap-flite-'));
   try {
-    await run('flite', [...(voice ? ['-voice', voice] : []), '-t', text, '-o', join(dir, 'say.wav')]);
+    const slower = stretch !== 1 ? ['--setf', `duration_stretch=${stretch}`] : [];
+    await run('flite', [...(voice ? ['-voice', voice] : []), ...slower, '-t', text, '-o', join(dir, 'say.wav')]);
     return decodeWav(await readFile(join(dir, 'say.wav')));
   } finally {
     await rm(dir, { recursive: true, force: true });
