@@ -4,7 +4,7 @@ import { readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { grammarDictionary, loadPronunciations, type Pronunciations } from './pocketsphinx-dictionary.js';
-import { buildRecognitionGrammar, parseBacktrace, scoreHypothesis, type GrammarInput, type ScoredHypothesis } from './recognition-grammar.js';
+import { buildRecognitionGrammar, parseBacktrace, scoreHypothesis, valueWordsOf, type GrammarInput, type ScoredHypothesis } from './recognition-grammar.js';
 import { noiseSeeds, recogniserSpeech, wav16k, withLineNoise } from './recogniser-audio.js';
 import type { Alternative } from '../../core/ports/conversation.js';
 import { SpeechProviderError, type SttOptions, type SttProvider, type SttStream, type Transcript } from './speech-provider.js';
@@ -143,7 +143,11 @@ export class PocketsphinxStt implements SttProvider {
           );
           const [heardWav, first, grammarInput] = question ? [wav!, asked, input] : [realisations[0]!.wav, realisations[0]!.reading, answers];
           const otherRealisation = question ? undefined : realisations[1]?.reading;
-          if (!first.dominant || !first.text) return { text: first.text, confidence: first.confidence, meaning: first.dominant ?? '' };
+          // Values heard differently under the two noises ("the third of december" / "that there
+          // eight of december") are as doubtful as a meaning that flips.
+          const otherValues = otherRealisation && valueWordsOf(otherRealisation.text, answers) !== valueWordsOf(first.text, answers);
+          const flipped: Alternative[] = otherRealisation && (otherRealisation.dominant !== first.dominant || otherValues) ? [{ text: otherRealisation.text, confidence: otherRealisation.confidence, scoreGap: 0 }] : [];
+          if (!first.dominant || !first.text) return { text: first.text, confidence: first.confidence, meaning: first.dominant ?? '', ...(flipped.length > 0 && first.text ? { alternatives: flipped } : {}) };
           // The n-best, the grammar way: how likely is the audio without the winning meaning? The
           // reading that covers more of the speech comes first; the likelihood gap (negative when
           // the other path is likelier: a beam search does not always find the best path) says
@@ -151,10 +155,7 @@ export class PocketsphinxStt implements SttProvider {
           const second = await scored(heardWav, grammarInput, first.dominant);
           const [best, other] = second.text && second.confidence > first.confidence ? [second, first] : [first, second];
           const scoreGap = (best.score - other.score) / Math.max(1, best.frames);
-          const alternatives: Alternative[] = other.text ? [{ text: other.text, confidence: other.confidence, scoreGap }] : [];
-          if (otherRealisation && otherRealisation.dominant !== best.dominant) {
-            alternatives.push({ text: otherRealisation.text, confidence: otherRealisation.confidence, scoreGap: 0 });
-          }
+          const alternatives: Alternative[] = [...(other.text ? [{ text: other.text, confidence: other.confidence, scoreGap }] : []), ...flipped];
           return { text: best.text, confidence: best.confidence, meaning: best.dominant ?? '', ...(alternatives.length > 0 ? { alternatives } : {}) };
         },
         noiseSeeds.length,

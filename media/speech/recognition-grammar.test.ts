@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { buildRecognitionGrammar, parseBacktrace, scoreHypothesis, type TimedWord } from './recognition-grammar.js';
+import { buildRecognitionGrammar, parseBacktrace, scoreHypothesis, valueWordsOf, type TimedWord } from './recognition-grammar.js';
 
 const known = new Set(['yes', 'no', 'cancel', 'it', 'please', 'reschedule', 'to', 'next', 'monday', 'human', 'goodbye', 'bye', 'want']);
 const input = {
@@ -91,6 +91,12 @@ describe('offline recognition grammar and its confidence', () => {
     assert.equal(alone.dominant, undefined);
     const besidePolar = scoreHypothesis(units(['monday', 0.4], ['monday', 0.4], ['no', 0.2]), input, known);
     assert.ok(Math.abs(besidePolar.confidence - 0.2) < 0.01, String(besidePolar.confidence));
+  });
+
+  it('the value words of a reading, to compare two decodings of the same audio', () => {
+    assert.equal(valueWordsOf('that there eight of december', { values: ['date'] }), 'eight of december');
+    assert.equal(valueWordsOf('i promise to pay three thousand', { values: ['number'] }), 'three thousand');
+    assert.equal(valueWordsOf('three thousand', { values: [] }), '', 'no values expected: nothing to compare');
   });
 
   it('question words (the knowledge library) never make a meaning: a question that brushes a phrase is a question', () => {

@@ -57,6 +57,12 @@ const valueVocabulary = new Set(
   `${months} ${weekdays} one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen twenty thirty forty fifty sixty seventy eighty ninety hundred thousand lakh lakhs crore and point zero oh first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth thirteenth fourteenth fifteenth sixteenth seventeenth eighteenth nineteenth twentieth thirtieth the of next this on today tomorrow day after week month`.split(' '),
 );
 
+/** The words of a reading that can make a value (dates, amounts, digits), in order; '' when none is expected. */
+export function valueWordsOf(text: string, input: Pick<GrammarInput, 'values'>): string {
+  if (input.values.length === 0) return '';
+  return text.split(' ').filter((w) => valueVocabulary.has(w) && !carrierWords.has(w)).join(' ');
+}
+
 /**
  * Carrier words: the frame callers put around an answer ("yes *I will be there*", "no, *I want to*
  * cancel"). They carry no meaning of their own, so they never make one, but speech they cover

@@ -1,4 +1,4 @@
-import { extractBoolean, normalize, tokens } from '../../llm/extract.js';
+import { dateWords, extractBoolean, normalize, tokens } from '../../llm/extract.js';
 import type { BlockContext, BlockSayOptions } from '../runtime/block.js';
 import type { Heard } from '../runtime/conversation.js';
 import type { SmartAiSettings } from '../recipe-schema.js';
@@ -8,7 +8,7 @@ import { spacedName } from './listen-expectation.js';
  * What "Did you say ...?" repeats: what the block would act on, in the caller's words where the
  * recipe gives them. A yes/no that leads to the decision is echoed as such; an intent as the longest
  * of its examples among the words heard, else its first example (else its name); values as the
- * words heard. Never the raw recogniser output of an offline
+ * value words heard. Never the raw recogniser output of an offline
  * grammar ("no nope will"), which a caller could not answer.
  */
 export function hearingEcho(heard: Heard, decision: string | undefined, settings: SmartAiSettings, unsupported: boolean): string {
@@ -16,7 +16,8 @@ export function hearingEcho(heard: Heard, decision: string | undefined, settings
   const text = heard.kind === 'dtmf' ? heard.digits : heard.text.trim();
   if (heard.kind !== 'utterance' || !decision) return text;
   if (!unsupported && (heard.meaning === 'yes' || heard.meaning === 'no')) return heard.meaning;
-  if (!decision.startsWith('intent:')) return text;
+  // Values as the words that make them ("eight of december" from "that there eight of december").
+  if (!decision.startsWith('intent:')) return tokens(text).filter((w) => valueWords.has(w)).join(' ') || text;
   const intent = settings.intents.find((i) => `intent:${i.name}` === decision);
   if (!intent) return text;
   // The example the caller said ("bye" for a goodbye heard in "and bye"), else the first one;
@@ -60,6 +61,8 @@ export async function confirmHearing(
   if (heardAtAll && answer.text.trim() && !plain) return answer;
   return deny(ctx, 'lowConfidence', answer.text);
 }
+
+const valueWords = new Set(dateWords);
 
 const polarWords = new Set(['yes', 'yeah', 'yep', 'please', 'sure', 'okay', 'ok', 'no', 'nope', 'thanks', 'not', 'really', 'haan', 'ji', 'nahi', 'nahin']);
 

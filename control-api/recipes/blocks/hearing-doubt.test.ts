@@ -212,6 +212,18 @@ describe('Ask block: the question first, then a clear yes/no (issue 18)', () => 
     assert.equal(neither.said.length, 2, 'the question, then a reprompt');
   });
 
+  it('a date heard differently under the other noise realisation is confirmed first, in the words that make it', async () => {
+    const settings = askSettingsSchema.parse({
+      prompt: 'Which date would suit you better?',
+      variables: [{ name: 'new_date', type: 'date', description: 'the new date' }],
+    });
+    const otherNoise = [{ text: 'the third of december', confidence: 1, scoreGap: 0 }];
+    const ctx = fakeContext({ turns: [heard('that there eight of december', 0.9, '', otherNoise), heard('no', 1, 'no'), heard('the third of december', 1, '')] });
+    assert.deepEqual(await askBlock.run(ctx, settings, ctx.signal), { exit: 'next' });
+    assert.equal(ctx.said[1]?.text, 'Sorry, did you say: eight of december?');
+    assert.match(String(ctx.vars.get('new_date')), /-12-03$/);
+  });
+
   it('a keypad entry is one answer: 123456 for a number', async () => {
     const settings = askSettingsSchema.parse({
       prompt: 'Please enter your six digit customer number, then hash?',
