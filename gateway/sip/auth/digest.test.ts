@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { FakeClock } from '../../../core/clock.js';
 import { Headers, SipRequest, SipResponse, createResponse, parseDatagram, serialize } from '../message/index.js';
-import { loadTortureMessage } from '../torture/load-fixture.js';
+import { loadTortureMessage } from '../../../test/sip-torture/load-fixture.js';
 import {
   DigestClient,
   DigestServer,
