@@ -35,8 +35,14 @@ const keep = process.argv.includes('--keep');
 const offline = process.argv.includes('--offline');
 const NODE_UID = 1000;
 const log = (line: string): void => void process.stdout.write(`${line}\n`);
+/** This run's stage roots: removed at the end, failed or not, unless --keep. */
+let runDir: string | undefined;
+const cleanUp = (): void => {
+  if (runDir && !keep) rmSync(runDir, { recursive: true, force: true });
+};
 const fail = (line: string): never => {
   process.stderr.write(`FAIL: ${line}\n`);
+  cleanUp();
   process.exit(1);
 };
 
@@ -178,12 +184,12 @@ function buildImage(stages: readonly DockerStage[], node: string): { root: strin
   const rules = dockerignore().add(readFileSync(path.join(repoRoot, '.dockerignore'), 'utf8'));
   const ignored = (rel: string): boolean => rel !== '' && rules.ignores(rel);
   const identity = identityFiles();
-  const runDir = mkdtempSync(path.join(work, 'run-'));
+  runDir = mkdtempSync(path.join(work, 'run-'));
   const stageRoots = new Map<string, string>();
   let last: { root: string; stage: DockerStage; env: Record<string, string>; cwd: string } | undefined;
   stages.forEach((stage, index) => {
-    const root = path.join(runDir, `stage-${index}${stage.name ? `-${stage.name}` : ''}`);
-    const npmCache = stageNpmCache(runDir, index);
+    const root = path.join(runDir!, `stage-${index}${stage.name ? `-${stage.name}` : ''}`);
+    const npmCache = stageNpmCache(runDir!, index);
     mkdirSync(root, { recursive: true });
     const box: Sandbox = { root, node, identity, npmCache };
     log(`FROM ${stage.image}:${stage.tag}${stage.name ? ` AS ${stage.name}` : ''} -> ${root}`);
@@ -256,6 +262,8 @@ async function runImage(image: { root: string; stage: DockerStage; env: Record<s
     healthy = check.status === 0;
   }
   if (!healthy) {
+    const inner = started.exitCode === null ? childOf(started.pid!) : undefined;
+    if (inner) process.kill(inner, 'SIGKILL');
     started.kill('SIGKILL');
     fail(`HEALTHCHECK never passed (${started.exitCode === null ? 'still running' : `exited ${started.exitCode}`}):\n${output.slice(-4000)}`);
   }
@@ -293,7 +301,7 @@ async function main(): Promise<void> {
   try {
     await runImage(image, node);
   } finally {
-    if (!keep) rmSync(path.dirname(image.root), { recursive: true, force: true });
+    cleanUp();
   }
   log(`OK in ${Math.round((Date.now() - started) / 1000)} s`);
 }
