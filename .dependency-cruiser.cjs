@@ -1,7 +1,14 @@
 /**
  * Layering (docs/architecture.md): core <- media, gateway <- control-api <- bin (composition root).
- * media never imports gateway; nothing but bin, test and bench imports bin.
+ * media never imports gateway; nothing but bin, test and bench imports bin. Test helpers live
+ * under test/ (bench may import them), never in the production folders.
  */
+const productionFolders = '^(core|gateway|media|control-api|bin)/';
+/** A file or folder name that says "test helper": *test-support*, *test-helper*, *fixture*, *fake*, *mock*. */
+// A name segment (between / or -) of a path in a production folder, e.g. control-api/x/test-support.ts,
+// gateway/sip/fixtures/a.ts, media/fake-rtp.ts (safe-regex forbids nested quantifiers, hence the shape).
+const testHelperInProduction = '^(core|gateway|media|control-api|bin)(/|/.*[/-])(test-support|test-helpers?|fixtures?|fakes?|mocks?)([-./]|$)';
+
 module.exports = {
   forbidden: [
     { name: 'core-is-the-kernel', severity: 'error', comment: 'core imports nothing of the platform',
@@ -13,6 +20,22 @@ module.exports = {
     { name: 'control-api-not-root', severity: 'error', from: { path: '^control-api/' }, to: { path: '^bin/' } },
     { name: 'no-production-imports-of-tests', severity: 'error',
       from: { path: '^(core|gateway|media|control-api|bin)/', pathNot: '\\.test\\.ts$' }, to: { path: '(^test/|\\.test\\.ts$)' } },
+    // Test helpers live under test/ (STYLE.md): a helper-named module in a production folder is
+    // caught when it imports anything, when anything imports it, or (orphan) when neither.
+    { name: 'no-test-helpers-in-production-folders', severity: 'error',
+      comment: 'test support, fixtures, fakes and mocks belong under test/',
+      from: { path: testHelperInProduction }, to: {} },
+    { name: 'no-imports-of-test-helpers-in-production-folders', severity: 'error',
+      comment: 'test support, fixtures, fakes and mocks belong under test/',
+      from: { path: productionFolders }, to: { path: testHelperInProduction } },
+    { name: 'no-orphan-test-helpers-in-production-folders', severity: 'error',
+      comment: 'test support, fixtures, fakes and mocks belong under test/',
+      from: { path: testHelperInProduction, orphan: true }, to: {} },
+    // The image installs production dependencies only (npm ci --omit=dev): production code that
+    // needs a devDependency would start here and crash there.
+    { name: 'no-dev-dependencies-in-production', severity: 'error',
+      from: { path: productionFolders, pathNot: '\\.test\\.ts$' },
+      to: { dependencyTypes: ['npm-dev'], dependencyTypesNot: ['type-only'] } },
     { name: 'no-circular', severity: 'error', from: {}, to: { circular: true } },
     { name: 'not-to-unresolvable', severity: 'error', from: {}, to: { couldNotResolve: true } },
   ],

@@ -20,7 +20,7 @@ export default tseslint.config(
     languageOptions: { globals: { process: 'readonly', console: 'readonly', Buffer: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly', setInterval: 'readonly', clearInterval: 'readonly' } },
   },
   {
-    files: ['test/**/*.ts', '**/*.test.ts', 'bench/**/*.ts'],
+    files: ['test/**/*.ts', '**/*.test.ts', 'bench/**/*.ts', 'scripts/**/*.ts'],
     rules: { 'no-console': 'off', '@typescript-eslint/no-unused-expressions': 'off' },
   },
 );

@@ -26,7 +26,7 @@ import { startCampaignWorker } from '../control-api/campaigns/campaign-worker.js
 import type { CampaignSpec } from '../control-api/domain/campaign.js';
 import { StoreCallDirectory } from '../control-api/gateway-adapters/store-call-directory.js';
 import { StoreTrunkRoutes } from '../control-api/gateway-adapters/store-trunk-routes.js';
-import { campaignDoc, numberDoc, testBox, trunkDoc } from '../control-api/resources/definitions/test-fixtures.js';
+import { campaignDoc, numberDoc, testBox, trunkDoc } from '../test/helpers/resource-documents.js';
 import { createResourceDefinitions } from '../control-api/resources/registry.js';
 import { SipOriginator } from '../gateway/outbound/sip-originator.js';
 import { MediaService } from '../media/media-service.js';

@@ -26,7 +26,7 @@ import { createLogger } from '../core/logger.js';
 import type { OriginateResult } from '../core/ports/originator.js';
 import { acceptMessage } from '../control-api/campaigns/accept-message.js';
 import { campaignEnqueuer, startCampaignWorker } from '../control-api/campaigns/campaign-worker.js';
-import { ScriptedOriginator, seedCampaign, seedTenant } from '../control-api/campaigns/test-support.js';
+import { ScriptedOriginator, seedCampaign, seedTenant } from '../test/helpers/campaign-support.js';
 import { createSecretBox } from '../control-api/crypto/secret-box.js';
 import { serve } from '../control-api/http/serve.js';
 import { openStore, type Store } from '../control-api/store/database.js';

@@ -1,4 +1,6 @@
+import { realpathSync } from 'node:fs';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, parseRoles } from '../core/config/load-config.js';
 import type { PlatformConfig } from '../core/config/schema.js';
@@ -146,7 +148,21 @@ async function main(): Promise<void> {
   process.on('SIGINT', onSignal);
 }
 
-if (import.meta.url === `file://${process.argv[1]}` || process.argv[1]?.endsWith('bin/platform.ts')) {
+/**
+ * Whether this module is the process entry (`node dist/bin/platform.js`, or the .ts under tsx in
+ * tests), not imported for startPlatform(). Node gives a module its real path, hence realpath.
+ */
+function isEntryModule(): boolean {
+  const entry = process.argv[1];
+  if (entry === undefined) return false;
+  try {
+    return import.meta.url === pathToFileURL(realpathSync(entry)).href;
+  } catch {
+    return false; // an entry path that does not exist as given (no extension): not this file
+  }
+}
+
+if (isEntryModule()) {
   main().catch((error: unknown) => {
     process.stderr.write(`platform failed to start: ${(error as Error).stack ?? String(error)}\n`);
     process.exit(1);

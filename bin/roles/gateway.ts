@@ -16,7 +16,7 @@ import { SipOriginator } from '../../gateway/outbound/sip-originator.js';
 import { SipResolver } from '../../gateway/sip/resolve/sip-resolver.js';
 import { GatewayCallTransfer } from '../../gateway/transfer/gateway-call-transfer.js';
 import type { CallTransfer } from '../../core/ports/call-transfer.js';
-import { loadOrCreateTlsCredentials } from '../../gateway/sip/transport/certificate.js';
+import { loadOrCreateTlsCredentials, TlsSetupError, type TlsSetupFailure } from '../../gateway/sip/transport/certificate.js';
 import { MediaService } from '../../media/media-service.js';
 import { processOriginator } from '../originator-registry.js';
 import type { RoleStarter } from './role.js';
@@ -36,6 +36,13 @@ function gatewayAbuseOptions(a: SipAbuseSettings): NonNullable<Parameters<typeof
   };
 }
 
+/** What to do about each way a self-signed certificate can fail to appear. */
+const tlsRemedies: Readonly<Record<TlsSetupFailure, string>> = {
+  'data-dir-not-writable': 'give this user write access to the data directory (dataDir / DATA_DIR)',
+  'openssl-missing': 'install openssl',
+  'openssl-failed': 'see what openssl said',
+};
+
 /**
  * The SIP gateway role: UDP+TCP on sip.port, TLS on sip.tlsPort, WebSocket on sip.wsPort;
  * inbound calls are routed through the store (StoreCallDirectory) and run the number's recipe
@@ -46,8 +53,8 @@ export const startGatewayRole: RoleStarter = async (ctx) => {
   const { config } = ctx;
   const logger = ctx.logger.child({ role: 'gateway' });
   const publicAddress = advertisedSipAddress(config.sip);
-  // A start on a machine without openssl and without a configured certificate still serves
-  // UDP/TCP/WS; a configured certificate that cannot be read is a configuration error.
+  // Without a configured certificate and unable to make one, the gateway still serves UDP/TCP/WS;
+  // a configured certificate that cannot be read is a configuration error.
   let tls: Awaited<ReturnType<typeof loadOrCreateTlsCredentials>> | undefined;
   try {
     tls = await loadOrCreateTlsCredentials({
@@ -58,7 +65,14 @@ export const startGatewayRole: RoleStarter = async (ctx) => {
     });
   } catch (error) {
     if (config.sip.tlsCertFile || config.sip.tlsKeyFile) throw error;
-    logger.warn({ reason: (error as Error).message }, 'SIP over TLS disabled: no certificate configured and none could be generated (install openssl, or set sip.tlsCertFile and sip.tlsKeyFile)');
+    // Say what failed (a data directory this user cannot write, openssl missing or failing): each
+    // has its own remedy, and setting sip.tlsCertFile / sip.tlsKeyFile fixes all of them.
+    const failure = error instanceof TlsSetupError ? error.failure : undefined;
+    const remedy = failure ? `${tlsRemedies[failure]}, or set` : 'set';
+    logger.warn(
+      { failure, reason: (error as Error).message },
+      `SIP over TLS disabled: ${(error as Error).message}; ${remedy} sip.tlsCertFile and sip.tlsKeyFile`,
+    );
   }
   if (tls?.source === 'generated') logger.info({ certFile: tls.certFile }, 'self-signed SIP TLS certificate generated for local use');
   const media = new MediaService({

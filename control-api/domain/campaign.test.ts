@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { campaignSchema } from './campaign.js';
-import { accepts, rejectsWith } from './test-support.js';
+import { accepts, rejectsWith } from '../../test/helpers/schema-issues.js';
 
 /** The spec's "Campaign configuration" table, row by row. */
 const base = { name: 'Renewals', phoneNumber: '+14155550100', recipe: 'Greeter' };

@@ -3,7 +3,7 @@ import { smartAiSettingsSchema } from '../recipes/recipe-schema.js';
 import { campaignSchema } from './campaign.js';
 import { insightParameterListSchema, insightParameterSchema, insightValueSchema } from './insight-parameter.js';
 import { phoneNumberSchema } from './phone-number.js';
-import { accepts, issuesOf, rejectsWith } from './test-support.js';
+import { accepts, issuesOf, rejectsWith } from '../../test/helpers/schema-issues.js';
 
 /** One describe per row of the spec's Limits table: just inside and just outside each bound. */
 

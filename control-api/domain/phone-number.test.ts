@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { normaliseE164 } from './common.js';
 import { phoneNumberSchema } from './phone-number.js';
-import { accepts, issuesOf, rejectsWith } from './test-support.js';
+import { accepts, issuesOf, rejectsWith } from '../../test/helpers/schema-issues.js';
 
 /** The spec's "Phone number configuration" and "Provider credentials" tables. */
 const base = { number: '+14155550100', recipe: 'Greeter', provider: { type: 'nativeStack' } };

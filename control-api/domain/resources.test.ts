@@ -7,7 +7,7 @@ import { pronunciationEntrySchema } from './pronunciation-entry.js';
 import { sipTrunkSchema } from './sip-trunk.js';
 import { matchesSpeechProfileFilter, speechProfileSchema } from './speech-profile.js';
 import { tenantSchema } from './tenant.js';
-import { accepts, rejectsWith } from './test-support.js';
+import { accepts, rejectsWith } from '../../test/helpers/schema-issues.js';
 
 describe('domain resources', () => {
   describe('tenant', () => {

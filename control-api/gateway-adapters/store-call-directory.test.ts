@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { FakeClock } from '../../core/clock.js';
 import { forEachStore } from '../../test/helpers/stores.js';
 import { createResourceDefinitions } from '../resources/registry.js';
-import { numberDoc, recipeDoc, testBox, trunkDoc } from '../resources/definitions/test-fixtures.js';
+import { numberDoc, recipeDoc, testBox, trunkDoc } from '../../test/helpers/resource-documents.js';
 import { StoreCallDirectory } from './store-call-directory.js';
 
 forEachStore('StoreCallDirectory (the gateway CallDirectory port)', (store) => {

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { accepts, rejectsWith } from '../domain/test-support.js';
+import { accepts, rejectsWith } from '../../test/helpers/schema-issues.js';
 import {
   apiSettingsSchema,
   askSettingsSchema,

@@ -3,7 +3,7 @@ import { createLogger } from '../../core/logger.js';
 import type { OriginateResult } from '../../core/ports/originator.js';
 import { campaignEnqueuer, startCampaignWorker, type CampaignWorker } from '../../control-api/campaigns/campaign-worker.js';
 import type { AgendaJobs } from '../../control-api/campaigns/agenda-jobs.js';
-import { CallbackReceiver, ScriptedOriginator, seedCampaign, seedTenant, type SeededTenant } from '../../control-api/campaigns/test-support.js';
+import { CallbackReceiver, ScriptedOriginator, seedCampaign, seedTenant, type SeededTenant } from '../helpers/campaign-support.js';
 import { createSecretBox } from '../../control-api/crypto/secret-box.js';
 import type { RunningServer } from '../../control-api/http/serve.js';
 import type { Store } from '../../control-api/store/database.js';

@@ -4,7 +4,7 @@ import { createLogger } from '../../core/logger.js';
 import type { OriginateResult } from '../../core/ports/originator.js';
 import { campaignEnqueuer, startCampaignWorker } from '../../control-api/campaigns/campaign-worker.js';
 import type { AgendaJobs } from '../../control-api/campaigns/agenda-jobs.js';
-import { ScriptedOriginator, seedCampaign, seedTenant } from '../../control-api/campaigns/test-support.js';
+import { ScriptedOriginator, seedCampaign, seedTenant } from '../helpers/campaign-support.js';
 import { acceptMessage } from '../../control-api/campaigns/accept-message.js';
 import { createSecretBox } from '../../control-api/crypto/secret-box.js';
 import type { Store } from '../../control-api/store/database.js';

@@ -4,7 +4,7 @@ import { FakeClock } from '../../core/clock.js';
 import { createLogger } from '../../core/logger.js';
 import { acceptMessage } from '../../control-api/campaigns/accept-message.js';
 import { CallbackDelivery } from '../../control-api/campaigns/callbacks.js';
-import { CallbackReceiver, seedCampaign, seedTenant, type SeededTenant } from '../../control-api/campaigns/test-support.js';
+import { CallbackReceiver, seedCampaign, seedTenant, type SeededTenant } from '../helpers/campaign-support.js';
 import { createSecretBox } from '../../control-api/crypto/secret-box.js';
 import type { RunningServer } from '../../control-api/http/serve.js';
 import { SafeHttp } from '../../control-api/net/safe-http.js';

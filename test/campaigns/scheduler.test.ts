@@ -7,7 +7,7 @@ import { AttemptOutcomes } from '../../control-api/campaigns/attempt-outcomes.js
 import { CallbackDelivery } from '../../control-api/campaigns/callbacks.js';
 import { CampaignScheduler } from '../../control-api/campaigns/campaign-scheduler.js';
 import { DuePoller } from '../../control-api/campaigns/job-triggers.js';
-import { answeredCall, CallbackReceiver, ScriptedOriginator, seedBusinessHours, seedCampaign, seedTenant, type SeededTenant } from '../../control-api/campaigns/test-support.js';
+import { answeredCall, CallbackReceiver, ScriptedOriginator, seedBusinessHours, seedCampaign, seedTenant, type SeededTenant } from '../helpers/campaign-support.js';
 import { campaignSchema, type CampaignInput } from '../../control-api/domain/campaign.js';
 import { createSecretBox } from '../../control-api/crypto/secret-box.js';
 import { SafeHttp } from '../../control-api/net/safe-http.js';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { createSecretBox } from '../../control-api/crypto/secret-box.js';
-import { seedCampaign, seedTenant, type SeededTenant } from '../../control-api/campaigns/test-support.js';
+import { seedCampaign, seedTenant, type SeededTenant } from '../helpers/campaign-support.js';
 import type { RunningServer } from '../../control-api/http/serve.js';
 import type { Store } from '../../control-api/store/database.js';
 import { freshStore } from '../helpers/stores.js';

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { StoreTrunkRoutes } from '../../control-api/gateway-adapters/store-trunk-routes.js';
-import { testBox, trunkDoc } from '../../control-api/resources/definitions/test-fixtures.js';
+import { testBox, trunkDoc } from '../helpers/resource-documents.js';
 import { createResourceDefinitions } from '../../control-api/resources/registry.js';
-import { seedTenant } from '../../control-api/campaigns/test-support.js';
+import { seedTenant } from '../helpers/campaign-support.js';
 import { forEachStore } from '../helpers/stores.js';
 
 // A burst of campaign calls over one trunk asks the originator for the same route at once.

@@ -6,7 +6,7 @@ import { acceptMessage } from '../../control-api/campaigns/accept-message.js';
 import { CampaignScheduler } from '../../control-api/campaigns/campaign-scheduler.js';
 import type { CampaignInput, CampaignSpec } from '../../control-api/domain/campaign.js';
 import type { RunningServer } from '../../control-api/http/serve.js';
-import { campaignDoc, numberDoc, testBox, trunkDoc } from '../../control-api/resources/definitions/test-fixtures.js';
+import { campaignDoc, numberDoc, testBox, trunkDoc } from '../helpers/resource-documents.js';
 import { createResourceDefinitions } from '../../control-api/resources/registry.js';
 import { fixtureOriginator, startGatewayFixture, type GatewayFixture } from '../gateway/gateway-harness.js';
 import { startSippUas, type SippUas } from '../gateway/outbound-sipp-uas.js';

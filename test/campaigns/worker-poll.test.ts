@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { createLogger } from '../../core/logger.js';
 import { startCampaignWorker, type CampaignWorker } from '../../control-api/campaigns/campaign-worker.js';
-import { answeredCall, CallbackReceiver, ScriptedOriginator, seedCampaign, seedTenant, type SeededTenant } from '../../control-api/campaigns/test-support.js';
+import { answeredCall, CallbackReceiver, ScriptedOriginator, seedCampaign, seedTenant, type SeededTenant } from '../helpers/campaign-support.js';
 import { createSecretBox } from '../../control-api/crypto/secret-box.js';
 import type { RunningServer } from '../../control-api/http/serve.js';
 import { verifySignature } from '../../control-api/webhooks/signing.js';

@@ -1,6 +1,6 @@
 import { isIP } from 'node:net';
-import { tortureCases } from '../../gateway/sip/torture/expectations.js';
-import { loadTortureMessage } from '../../gateway/sip/torture/load-fixture.js';
+import { tortureCases } from '../sip-torture/expectations.js';
+import { loadTortureMessage } from '../sip-torture/load-fixture.js';
 import { Random } from '../helpers/http-fuzz/random.js';
 
 /**

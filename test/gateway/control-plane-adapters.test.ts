@@ -6,7 +6,7 @@ import { QuickJsCodeRunner } from '../../control-api/recipes/code-sandbox/quickj
 import { platformServices } from '../../control-api/recipes/platform-services.js';
 import { StoreCallDirectory } from '../../control-api/gateway-adapters/store-call-directory.js';
 import { createResourceDefinitions } from '../../control-api/resources/registry.js';
-import { numberDoc, recipeDoc, testBox, trunkDoc } from '../../control-api/resources/definitions/test-fixtures.js';
+import { numberDoc, recipeDoc, testBox, trunkDoc } from '../helpers/resource-documents.js';
 import { runSipp } from '../helpers/sipp.js';
 import { startGatewayFixture, type GatewayFixture } from './gateway-harness.js';
 

@@ -4,7 +4,7 @@ import type { ActiveCall, CallHandler } from '../../core/ports/call-handler.js';
 import type { MediaDtmfEvent } from '../../core/ports/media.js';
 import { StoreCallDirectory } from '../../control-api/gateway-adapters/store-call-directory.js';
 import { createResourceDefinitions } from '../../control-api/resources/registry.js';
-import { numberDoc, recipeDoc, testBox, trunkDoc } from '../../control-api/resources/definitions/test-fixtures.js';
+import { numberDoc, recipeDoc, testBox, trunkDoc } from '../helpers/resource-documents.js';
 import type { Store, StoreKind } from '../../control-api/store/database.js';
 import { SipGateway, type SipGatewayOptions } from '../../gateway/inbound/sip-gateway.js';
 import { SipOriginator, type SipOriginatorOptions } from '../../gateway/outbound/sip-originator.js';

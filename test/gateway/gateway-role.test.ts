@@ -94,7 +94,11 @@ describe('platform process: gateway role', function () {
       const ports = listening['ports'] as Record<string, number>;
       assert.ok(ports['UDP'] && ports['TCP'] && ports['WS']);
       assert.equal(ports['TLS'], undefined);
-      assert.ok(lines.some((l) => l['level'] === 'warn' && String(l['msg']).startsWith('SIP over TLS disabled')));
+      const warning = lines.find((l) => l['level'] === 'warn' && String(l['msg']).startsWith('SIP over TLS disabled'));
+      assert.ok(warning);
+      // The reason is the one that applies (openssl missing), not a guess.
+      assert.equal(warning['failure'], 'openssl-missing');
+      assert.match(String(warning['msg']), /openssl is not installed .*; install openssl, or set sip\.tlsCertFile and sip\.tlsKeyFile/);
       child.kill('SIGTERM');
       const [code] = (await once(child, 'exit')) as [number | null];
       assert.equal(code, 0, gw.stderr());

@@ -6,7 +6,7 @@ import type { OriginateRequest, OriginateResult } from '../../core/ports/origina
 import { StoreCallDirectory } from '../../control-api/gateway-adapters/store-call-directory.js';
 import { StoreTrunkRoutes } from '../../control-api/gateway-adapters/store-trunk-routes.js';
 import { createResourceDefinitions } from '../../control-api/resources/registry.js';
-import { testBox, trunkDoc } from '../../control-api/resources/definitions/test-fixtures.js';
+import { testBox, trunkDoc } from '../helpers/resource-documents.js';
 import { SipOriginator } from '../../gateway/outbound/sip-originator.js';
 import { captureLogs } from '../helpers/log-capture.js';
 import { freshStore } from '../helpers/stores.js';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { connect } from 'node:net';
-import { tortureCases } from '../../gateway/sip/torture/expectations.js';
-import { loadTortureMessage } from '../../gateway/sip/torture/load-fixture.js';
+import { tortureCases } from '../sip-torture/expectations.js';
+import { loadTortureMessage } from '../sip-torture/load-fixture.js';
 import { numbers, startGatewayFixture, type GatewayFixture, type SeenCall } from './gateway-harness.js';
 import type { SipRequest, SipResponse } from '../../gateway/sip/message/message.js';
 import { UdpPeer, sipRequest, statusLine } from './udp-peer.js';

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { acceptMessage } from '../../control-api/campaigns/accept-message.js';
 import { createSecretBox } from '../../control-api/crypto/secret-box.js';
 import type { CampaignSpec } from '../../control-api/domain/campaign.js';
-import { campaignDoc, numberDoc, recipeDoc, trunkDoc } from '../../control-api/resources/definitions/test-fixtures.js';
+import { campaignDoc, numberDoc, recipeDoc, trunkDoc } from './resource-documents.js';
 import { createResourceDefinitions } from '../../control-api/resources/registry.js';
 import type { Store } from '../../control-api/store/database.js';
 import { migrateToLatest } from '../../control-api/store/migrate.js';

@@ -3,7 +3,7 @@ import path from 'node:path';
 
 const repoRoot = path.resolve(import.meta.dirname, '../..');
 
-/** The real platform process (`bin/platform.ts`), its JSON log lines and its stderr. */
+/** The real platform process (`bin/platform.ts`, or the built `dist/bin/platform.js`), its JSON log lines and its stderr. */
 export interface PlatformProcess {
   readonly child: ReturnType<typeof spawn>;
   readonly lines: Array<Record<string, unknown>>;
@@ -12,11 +12,28 @@ export interface PlatformProcess {
   stderr: string;
 }
 
-export function spawnPlatform(env: Record<string, string>, args: string[] = []): PlatformProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'bin/platform.ts', ...args], {
+export interface SpawnOptions {
+  /**
+   * Run the built `dist/bin/platform.js` with plain node, as `npm start` and the image do, with
+   * devDependencies and TypeScript made unresolvable (helpers/production-only); otherwise the
+   * TypeScript source runs under tsx.
+   */
+  readonly built?: boolean;
+  /** Run as this user (the caller must be root): the image runs as an unprivileged one. */
+  readonly uid?: number;
+  readonly gid?: number;
+}
+
+export function spawnPlatform(env: Record<string, string>, args: string[] = [], options: SpawnOptions = {}): PlatformProcess {
+  const entry = options.built
+    ? ['--import', './test/helpers/production-only/register.mjs', 'dist/bin/platform.js']
+    : ['--import', 'tsx', 'bin/platform.ts'];
+  const child = spawn(process.execPath, [...entry, ...args], {
     cwd: repoRoot,
     env: { ...process.env, LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
+    ...(options.uid !== undefined ? { uid: options.uid } : {}),
+    ...(options.gid !== undefined ? { gid: options.gid } : {}),
   });
   const started: PlatformProcess = { child, lines: [], rawLines: [], stderr: '' };
   let buffer = '';

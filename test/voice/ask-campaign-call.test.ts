@@ -12,7 +12,7 @@ import { RecipeCallHandler } from '../../control-api/gateway-adapters/recipe-cal
 import type { RunningServer } from '../../control-api/http/serve.js';
 import { QuickJsCodeRunner } from '../../control-api/recipes/code-sandbox/quickjs-code-runner.js';
 import { platformServices } from '../../control-api/recipes/platform-services.js';
-import { campaignDoc, numberDoc, testBox, trunkDoc } from '../../control-api/resources/definitions/test-fixtures.js';
+import { campaignDoc, numberDoc, testBox, trunkDoc } from '../helpers/resource-documents.js';
 import { createResourceDefinitions } from '../../control-api/resources/registry.js';
 import { issueToken } from '../../control-api/tenants/api-tokens.js';
 import { startControl, twirpRequest } from '../campaigns/twirp-client.js';

@@ -12,7 +12,7 @@ import { RecipeCallHandler } from '../../control-api/gateway-adapters/recipe-cal
 import { QuickJsCodeRunner } from '../../control-api/recipes/code-sandbox/quickjs-code-runner.js';
 import { platformServices } from '../../control-api/recipes/platform-services.js';
 import { createResourceDefinitions } from '../../control-api/resources/registry.js';
-import { numberDoc, testBox, trunkDoc } from '../../control-api/resources/definitions/test-fixtures.js';
+import { numberDoc, testBox, trunkDoc } from '../helpers/resource-documents.js';
 import type { Call } from '../../gateway/call/call.js';
 import { writeWav } from '../../media/wav/wav.js';
 import { startGatewayFixture, type GatewayFixture } from '../gateway/gateway-harness.js';

@@ -12,7 +12,7 @@ import { defaultUnsupportedLanguageMessages } from '../../control-api/gateway-ad
 import { RecipeCallHandler } from '../../control-api/gateway-adapters/recipe-call-handler.js';
 import { QuickJsCodeRunner } from '../../control-api/recipes/code-sandbox/quickjs-code-runner.js';
 import { platformServices } from '../../control-api/recipes/platform-services.js';
-import { numberDoc, testBox, trunkDoc } from '../../control-api/resources/definitions/test-fixtures.js';
+import { numberDoc, testBox, trunkDoc } from '../helpers/resource-documents.js';
 import { createResourceDefinitions } from '../../control-api/resources/registry.js';
 import { tenantCallSpeech } from '../../control-api/tenants/tenant-speech.js';
 import { createTenantsRepository } from '../../control-api/tenants/tenants-repository.js';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import type { ActiveCall } from '../../core/ports/call-handler.js';
-import { testBox } from '../../control-api/resources/definitions/test-fixtures.js';
+import { testBox } from '../helpers/resource-documents.js';
 import type { SipOriginator } from '../../gateway/outbound/sip-originator.js';
 import { fixtureOriginator, numbers, startGatewayFixture, type GatewayFixture } from '../gateway/gateway-harness.js';
 import { speakExampleScenarios, type CallLeg, type Verdict } from './scripted-caller.js';

@@ -14,7 +14,7 @@ import { RecipeCallHandler } from '../../control-api/gateway-adapters/recipe-cal
 import { QuickJsCodeRunner } from '../../control-api/recipes/code-sandbox/quickjs-code-runner.js';
 import { platformServices } from '../../control-api/recipes/platform-services.js';
 import { createResourceDefinitions } from '../../control-api/resources/registry.js';
-import { numberDoc, testBox, trunkDoc } from '../../control-api/resources/definitions/test-fixtures.js';
+import { numberDoc, testBox, trunkDoc } from '../helpers/resource-documents.js';
 import { SipOriginator } from '../../gateway/outbound/sip-originator.js';
 import { GatewayCallTransfer } from '../../gateway/transfer/gateway-call-transfer.js';
 import { writeWav } from '../../media/wav/wav.js';

@@ -29,7 +29,12 @@ interface Pending {
   readonly resolve: (result: CodeRunResult) => void;
 }
 
-const workerUrl = new URL('./sandbox-worker.ts', import.meta.url);
+/**
+ * The worker entry beside this module: `sandbox-worker.js` in the built `dist/` that production
+ * runs, `sandbox-worker.ts` when this module itself runs as TypeScript (tests, under tsx).
+ */
+const fromSource = import.meta.url.endsWith('.ts');
+const workerUrl = new URL(fromSource ? './sandbox-worker.ts' : './sandbox-worker.js', import.meta.url);
 
 /** A worker that has not loaded by then is used anyway: the job's own limit then ends it. */
 const WORKER_START_LIMIT_MS = 30_000;
@@ -88,10 +93,13 @@ export class QuickJsCodeRunner implements CodeRunner {
   }
 
   private spawn(): Slot {
-    // Node 20 resolves a worker's entry before any --import hook runs, so a .ts entry needs this
-    // small bootstrap that registers the TypeScript loader first.
-    const bootstrap = `import('tsx/esm/api').then((m) => { m.register(); return import(${JSON.stringify(workerUrl.href)}); });`;
-    const worker = new Worker(bootstrap, { eval: true, resourceLimits: { maxOldGenerationSizeMb: 64, maxYoungGenerationSizeMb: 16 } });
+    const resourceLimits = { maxOldGenerationSizeMb: 64, maxYoungGenerationSizeMb: 16 };
+    // Node resolves a worker's entry before any --import hook runs, so a .ts entry needs this
+    // small bootstrap that registers the TypeScript loader (tsx, a devDependency) first. The
+    // built JavaScript needs no loader.
+    const worker = fromSource
+      ? new Worker(`import('tsx/esm/api').then((m) => { m.register(); return import(${JSON.stringify(workerUrl.href)}); });`, { eval: true, resourceLimits })
+      : new Worker(workerUrl, { resourceLimits });
     worker.unref();
     // A job's time limit is the code's time, not the worker's start-up (loading QuickJS's wasm
     // takes seconds on a loaded host): the clock starts once the worker says it is ready.

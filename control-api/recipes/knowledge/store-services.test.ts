@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { sql } from 'kysely';
 import { forEachStore } from '../../../test/helpers/stores.js';
 import { authProfileDefinition } from '../../resources/definitions/auth-profile.js';
-import { testBox } from '../../resources/definitions/test-fixtures.js';
+import { testBox } from '../../../test/helpers/resource-documents.js';
 import { PgKnowledgeSearch, orQuery } from './pg-knowledge-search.js';
 import { StoreAuthProfileResolver, tenantAllowlist } from './store-services.js';
 

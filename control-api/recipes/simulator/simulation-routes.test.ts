@@ -6,7 +6,7 @@ import { silentLogger } from '../../../core/logger.js';
 import { forEachStore } from '../../../test/helpers/stores.js';
 import { jsonErrors } from '../../http/error-response.js';
 import { recipeDefinition } from '../../resources/definitions/recipe.js';
-import { testBox } from '../../resources/definitions/test-fixtures.js';
+import { testBox } from '../../../test/helpers/resource-documents.js';
 import { issueToken } from '../../tenants/api-tokens.js';
 import { QuickJsCodeRunner } from '../code-sandbox/quickjs-code-runner.js';
 import { platformServices } from '../platform-services.js';

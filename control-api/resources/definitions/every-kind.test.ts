@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { forEachStore } from '../../../test/helpers/stores.js';
 import { createResourceDefinitions } from '../registry.js';
 import type { ResourceDefinition } from '../resource-definition.js';
-import { authDoc, campaignDoc, numberDoc, recipeDoc, testBox, trunkDoc } from './test-fixtures.js';
+import { authDoc, campaignDoc, numberDoc, recipeDoc, testBox, trunkDoc } from '../../../test/helpers/resource-documents.js';
 
 /** One valid document per kind, in dependency order, and a change that must count as a change. */
 const documents: ReadonlyArray<[kind: string, spec: Record<string, unknown>, change: Record<string, unknown>]> = [

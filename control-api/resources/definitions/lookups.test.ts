@@ -12,7 +12,7 @@ import {
   findTrunksBySource,
   searchSpeechProfiles,
 } from './lookups.js';
-import { campaignDoc, numberDoc, recipeDoc, testBox, trunkDoc } from './test-fixtures.js';
+import { campaignDoc, numberDoc, recipeDoc, testBox, trunkDoc } from '../../../test/helpers/resource-documents.js';
 
 forEachStore('gateway and scheduler lookups', (store) => {
   const defs = createResourceDefinitions({ secretBox: testBox() });

@@ -6,7 +6,7 @@ import type { PhoneNumberSpec } from '../../domain/phone-number.js';
 import type { Recipe } from '../../recipes/recipe-schema.js';
 import { forEachStore } from '../../../test/helpers/stores.js';
 import { createResourceDefinitions } from '../registry.js';
-import { authDoc, campaignDoc, numberDoc, recipeDoc, testBox, trunkDoc } from './test-fixtures.js';
+import { authDoc, campaignDoc, numberDoc, recipeDoc, testBox, trunkDoc } from '../../../test/helpers/resource-documents.js';
 
 const rejects = async (promise: Promise<unknown>, code: string, message: RegExp): Promise<void> => {
   await assert.rejects(promise, (error: unknown) => {

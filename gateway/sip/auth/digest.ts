@@ -1,4 +1,4 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { createHash } from 'node:crypto';
 
 /**
  * Digest computations of RFC 7616 sec. 3.4.1-3.4.3, with the algorithms RFC 8760 brings to
@@ -50,15 +50,4 @@ export function digestResponse(d: DigestInput): string {
   const ha2 = h(hash, a2);
   if (d.qop === undefined) return h(hash, `${ha1}:${d.nonce}:${ha2}`);
   return h(hash, `${ha1}:${d.nonce}:${d.nc ?? ''}:${d.cnonce ?? ''}:${d.qop}:${ha2}`);
-}
-
-/** Compares hex digests without leaking where they differ (RFC 7616 sec. 5.x timing). */
-export function digestEquals(a: string, b: string): boolean {
-  const x = Buffer.from(a.toLowerCase(), 'utf8');
-  const y = Buffer.from(b.toLowerCase(), 'utf8');
-  if (x.length !== y.length) {
-    timingSafeEqual(x, x);
-    return false;
-  }
-  return timingSafeEqual(x, y);
 }

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { accessSync, constants, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 
@@ -11,6 +11,16 @@ export interface TlsCredentials {
   /** Where they came from, for the startup log. */
   readonly source: 'config' | 'generated' | 'reused';
   readonly certFile: string;
+}
+
+/** Why no self-signed certificate could be made: each has its own remedy. */
+export type TlsSetupFailure = 'data-dir-not-writable' | 'openssl-missing' | 'openssl-failed';
+
+export class TlsSetupError extends Error {
+  constructor(readonly failure: TlsSetupFailure, message: string, cause?: unknown) {
+    super(message, { cause });
+    this.name = 'TlsSetupError';
+  }
 }
 
 /**
@@ -35,7 +45,7 @@ export async function loadOrCreateTlsCredentials(options: {
   if (existsSync(certFile) && existsSync(keyFile)) {
     return { cert: readFileSync(certFile), key: readFileSync(keyFile), source: 'reused', certFile };
   }
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  ensureWritableDir(dir);
   const cn = options.commonName ?? 'localhost';
   try {
     await run('openssl', [
@@ -44,7 +54,28 @@ export async function loadOrCreateTlsCredentials(options: {
       '-keyout', keyFile, '-out', certFile,
     ]);
   } catch (error) {
-    throw new Error(`no sip.tlsCertFile/sip.tlsKeyFile configured and openssl could not make a self-signed certificate: ${(error as Error).message}`, { cause: error });
+    const { code, stderr } = error as NodeJS.ErrnoException & { stderr?: string };
+    if (code === 'ENOENT') {
+      throw new TlsSetupError('openssl-missing', 'openssl is not installed (not found on PATH), so no self-signed certificate could be made', error);
+    }
+    const said = (stderr ?? '').trim().split('\n').find((line) => line.trim() !== '') ?? (error as Error).message;
+    throw new TlsSetupError('openssl-failed', `openssl could not make a self-signed certificate in ${dir}: ${said}`, error);
   }
   return { cert: readFileSync(certFile), key: readFileSync(keyFile), source: 'generated', certFile };
+}
+
+/** Creates `dir` when missing and proves this process may write there, naming what failed if not. */
+function ensureWritableDir(dir: string): void {
+  try {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    accessSync(dir, constants.W_OK);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? 'error';
+    const who = typeof process.getuid === 'function' ? ` (uid ${process.getuid()})` : '';
+    throw new TlsSetupError(
+      'data-dir-not-writable',
+      `the data directory is not writable by this process${who}: cannot create or write ${dir} (${code})`,
+      error,
+    );
+  }
 }

@@ -6,7 +6,7 @@ import { Writable } from 'node:stream';
 import { startPlatform, type Platform } from '../../../bin/platform.js';
 import { loadConfig } from '../../../core/config/load-config.js';
 import { createLogger } from '../../../core/logger.js';
-import { campaignDoc, numberDoc, recipeDoc } from '../../../control-api/resources/definitions/test-fixtures.js';
+import { campaignDoc, numberDoc, recipeDoc } from '../resource-documents.js';
 
 /** The real platform (control + sandbox roles) on loopback, seeded with a tenant to fuzz. */
 export interface FuzzTarget {

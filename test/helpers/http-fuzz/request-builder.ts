@@ -1,5 +1,5 @@
 import { stringify as toYaml } from 'yaml';
-import { campaignDoc, numberDoc, recipeDoc, trunkDoc, authDoc } from '../../../control-api/resources/definitions/test-fixtures.js';
+import { campaignDoc, numberDoc, recipeDoc, trunkDoc, authDoc } from '../resource-documents.js';
 import type { FuzzTarget } from './fuzz-target.js';
 import { badPathValues, badQuery, bodyMutations, type BodyPlan } from './mutations.js';
 import type { FuzzOperation, FuzzParameter } from './operations.js';

@@ -8,7 +8,7 @@ import {
   serialize,
   type FramedItem,
   type SipMessage,
-} from '../message/index.js';
+} from '../../gateway/sip/message/index.js';
 import { tortureCases, type TortureCase } from './expectations.js';
 import { loadTortureMessage, tortureMessageNames } from './load-fixture.js';
 

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { KNOWN_METHODS, isAcceptable, isRequest, isSipUri, type SipMessage, type SipRequest, type SipResponse, type SipUri, type Uri } from '../message/index.js';
+import { KNOWN_METHODS, isAcceptable, isRequest, isSipUri, type SipMessage, type SipRequest, type SipResponse, type SipUri, type Uri } from '../../gateway/sip/message/index.js';
 
 /**
  * What RFC 4475 sec. 3 says an element does with each of its messages, as data. `accept`

@@ -7,7 +7,7 @@ import {
   parseDatagram,
   serialize,
   type SipMessage,
-} from '../message/index.js';
+} from '../../gateway/sip/message/index.js';
 import { loadTortureMessage, tortureMessageNames } from './load-fixture.js';
 
 /** Deterministic PRNG (mulberry32) so a failure can be replayed from its seed. */

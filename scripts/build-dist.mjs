@@ -1,0 +1,86 @@
+// Emits the production JavaScript into dist/ (tsc -p tsconfig.build.json), which `npm start` runs
+// with plain node. `--if-stale` builds only when dist/ is missing or older than its sources: npm
+// runs it on install (`prepare`) and before `npm start` / `npm run cli`, so a fresh clone's
+// `npm ci && npm start` and a start after editing a file both run current code.
+// Plain JavaScript on purpose: it must run before anything is compiled.
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const dist = path.join(root, 'dist');
+const stampFile = path.join(dist, '.build-stamp.json');
+/** The folders tsconfig.build.json compiles, and the files whose change changes the output. */
+const sourceFolders = ['core', 'gateway', 'media', 'control-api', 'bin'];
+const configFiles = ['tsconfig.json', 'tsconfig.build.json'];
+
+/** Production TypeScript sources, relative to the root (tests and declarations are not emitted). */
+function sources() {
+  const found = [];
+  const walk = (dir) => {
+    for (const entry of readdirSync(path.join(root, dir), { withFileTypes: true })) {
+      const rel = path.join(dir, entry.name);
+      if (entry.isDirectory()) walk(rel);
+      else if (entry.name.endsWith('.ts') && !entry.name.endsWith('.test.ts') && !entry.name.endsWith('.d.ts')) found.push(rel);
+    }
+  };
+  for (const folder of sourceFolders) if (existsSync(path.join(root, folder))) walk(folder);
+  return found.sort();
+}
+
+/** Why dist/ must be rebuilt, or undefined when it is current. */
+function staleness(files) {
+  if (!existsSync(stampFile)) return 'dist/ has not been built';
+  let stamp;
+  try {
+    stamp = JSON.parse(readFileSync(stampFile, 'utf8'));
+  } catch {
+    return 'dist/ build stamp is unreadable';
+  }
+  // A renamed or deleted source keeps no output of its own: dist/ would still hold the old one
+  // (a removed migration would still run), so any change to the file list rebuilds from empty.
+  if (JSON.stringify(stamp.sources) !== JSON.stringify(files)) return 'source files were added, removed or renamed';
+  // Compared with when the last build started, so a file saved during a build counts as changed.
+  const builtAt = typeof stamp.startedAt === 'number' ? stamp.startedAt : statSync(stampFile).mtimeMs;
+  const changed = [...files, ...configFiles].find((f) => existsSync(path.join(root, f)) && statSync(path.join(root, f)).mtimeMs > builtAt);
+  return changed ? `${changed} changed since the last build` : undefined;
+}
+
+function typescriptCompiler() {
+  try {
+    return createRequire(path.join(root, 'package.json')).resolve('typescript/bin/tsc');
+  } catch {
+    return undefined;
+  }
+}
+
+const ifStale = process.argv.includes('--if-stale');
+const files = sources();
+if (ifStale && files.length === 0 && existsSync(path.join(dist, 'bin', 'platform.js'))) {
+  process.exit(0); // dist/ without sources: a deployed build (the image copies dist/ only)
+}
+const reason = staleness(files);
+if (ifStale && !reason) process.exit(0);
+
+const tsc = typescriptCompiler();
+if (!tsc) {
+  process.stderr.write(
+    `${reason ?? 'a build was asked for'}, and TypeScript (a devDependency) is not installed here: ` +
+      'install with dev dependencies (`npm ci`) and run `npm run build`, or deploy a built dist/ (see the Dockerfile).\n',
+  );
+  process.exit(1);
+}
+process.stderr.write(`building dist/ (${reason ?? 'asked for'}) ...\n`);
+const started = Date.now();
+rmSync(dist, { recursive: true, force: true });
+// tsc reports on stdout; keep stdout for the command that follows (`npm run -s cli` prints a token).
+const result = spawnSync(process.execPath, [tsc, '-p', path.join(root, 'tsconfig.build.json')], { cwd: root, stdio: ['ignore', 2, 2] });
+if (result.status !== 0) {
+  rmSync(dist, { recursive: true, force: true });
+  process.stderr.write('dist/ not built: tsc failed (above).\n');
+  process.exit(result.status ?? 1);
+}
+writeFileSync(stampFile, `${JSON.stringify({ startedAt: started, sources: files }, null, 1)}\n`);
+process.stderr.write(`dist/ built in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
