@@ -9,6 +9,7 @@ import type { CallMediaSession, MediaPort } from '../../core/ports/media.js';
 import type { OriginateRequest, OriginateResult, Originator } from '../../core/ports/originator.js';
 import type { OutboundTransport, TrunkRoutes } from '../../core/ports/trunk-routes.js';
 import { Call } from '../call/call.js';
+import { observeAnswer } from '../call/call-metrics.js';
 import type { CallRegistry } from '../call/call-registry.js';
 import { startSessionTimer } from '../inbound/call-session-timer.js';
 import type { ClientCredentials } from '../sip/auth/digest-client.js';
@@ -36,6 +37,8 @@ export interface SipOriginatorOptions {
   readonly logger: Logger;
   /** Live calls (shutdown BYEs them); answered outbound calls join it. */
   readonly registry?: CallRegistry;
+  /** True while the gateway drains: no new call is placed (outcome `failed`, 503). */
+  readonly isDraining?: () => boolean;
   /** The caller number's settings (language, max duration, silence limit) when known. */
   readonly directory?: CallDirectory;
   /** The native SIP stack for provider numbers; without it those calls fail with 503. */
@@ -101,7 +104,11 @@ export class SipOriginator implements Originator {
   async originate(request: OriginateRequest): Promise<OriginateResult> {
     if (!/^\+[1-9][0-9]{5,14}$/.test(request.to)) throw new Error(`callee must be E.164, got ${request.to}`);
     const o = this.options;
-    const log = o.logger.child({ messageId: request.context.messageId, attempt: request.context.attempt });
+    if (o.isDraining?.()) return { outcome: 'failed', sipStatus: 503, reason: 'the gateway is draining' };
+    // The call's id from the start: the media session, every log line and, once answered, the call
+    // record (the control plane stores the call under it) use the same value.
+    const callId = randomUUID();
+    const log = o.logger.child({ callId, messageId: request.context.messageId, attempt: request.context.attempt });
     const route = await this.routeFor(request);
     if (!route) return { outcome: 'failed', sipStatus: 503, reason: request.from.sipTrunkId ? 'trunk not found' : 'no native outbound route configured' };
     let flows: Flow[];
@@ -114,7 +121,7 @@ export class SipOriginator implements Originator {
     if (flows.length === 0) return { outcome: 'failed', sipStatus: 503, reason: `no route to ${route.host} (no DNS records)` };
     let session: CallMediaSession;
     try {
-      session = await o.media.offer({ callId: request.context.messageId });
+      session = await o.media.offer({ callId });
     } catch (error) {
       log.warn({ err: error }, 'no media session for an outbound call');
       return { outcome: 'failed', sipStatus: 503, reason: 'no media capacity', cause: error };
@@ -136,6 +143,7 @@ export class SipOriginator implements Originator {
     // RFC 3263 sec. 4.3: a 503 or a transaction timeout / transport error (the stack's 408/503)
     // moves on to the next target with the same request on a new branch; any other answer is the callee's.
     let previous: SipRequest | undefined;
+    const invitedAt = o.clock.now();
     for (const [i, target] of flows.entries()) {
       flow = target;
       earlyApplied = undefined;
@@ -181,6 +189,7 @@ export class SipOriginator implements Originator {
       return result;
     }
     const { dialog } = outcome;
+    observeAnswer('outbound', o.clock.now() - invitedAt);
     const fail = async (reason: string, sipStatus?: number): Promise<OriginateResult> => {
       await dialog.bye('local-bye');
       await session.close();
@@ -193,22 +202,24 @@ export class SipOriginator implements Originator {
       const applied = session.applyAnswer(outcome.answerSdp);
       if (!applied.ok) return fail(`SDP answer refused: ${applied.message}`, applied.sipStatus);
     }
-    const call = await this.callFor(request, route, dialog, session, flow, log);
+    const call = await this.callFor(callId, request, route, dialog, session, flow, log);
     // RFC 4028 sec. 7.2, 10: refresh (re-INVITE or UPDATE) or watch for the callee's refreshes.
-    startSessionTimer(call, outcome.sessionTimer, { clock: o.clock, logger: o.logger, sessionTimer: o.sessionTimer ?? DEFAULT_SESSION_TIMER });
-    log.info({ callId: call.info.id, sipCallId: dialog.callId }, 'outbound call answered');
+    startSessionTimer(call, outcome.sessionTimer, { clock: o.clock, sessionTimer: o.sessionTimer ?? DEFAULT_SESSION_TIMER });
+    call.log.info({ messageId: request.context.messageId, attempt: request.context.attempt }, 'outbound call answered');
     const onAbort = (): void => void call.hangup('aborted');
     request.signal.addEventListener('abort', onAbort, { once: true });
     void call.ended.then(() => request.signal.removeEventListener('abort', onAbort));
     if (o.onAnswered) {
-      void (async () => {
+      const handled = (async () => {
         try {
           await o.onAnswered?.(call, request);
         } catch (error) {
-          log.error({ err: error, callId: call.info.id }, 'outbound call handler failed: ending the call');
+          call.log.error({ err: error }, 'outbound call handler failed: ending the call');
           await call.hangup('handler-error');
         }
       })();
+      // A drain waits for the handler too: it writes the call's record after the hang-up.
+      o.registry?.track(handled);
     }
     return { outcome: 'answered', sipStatus: outcome.response.status, callId: call.info.id, answeredAt: call.info.startedAt, completion: call.ended };
   }
@@ -240,7 +251,7 @@ export class SipOriginator implements Originator {
     return targets.map((t) => flowTo(o.stack, t));
   }
 
-  private async callFor(request: OriginateRequest, route: OutboundRoute, dialog: Call['leg'], session: CallMediaSession, flow: Flow, log: Logger): Promise<Call> {
+  private async callFor(callId: string, request: OriginateRequest, route: OutboundRoute, dialog: Call['leg'], session: CallMediaSession, flow: Flow, log: Logger): Promise<Call> {
     const o = this.options;
     let number: DirectoryNumber | undefined;
     try {
@@ -251,7 +262,7 @@ export class SipOriginator implements Originator {
     }
     // Outbound calls reuse the inbound call shape: `dialled` is the callee, `caller` our number.
     const info: InboundCallInfo = {
-      id: randomUUID(),
+      id: callId,
       sipCallId: dialog.callId,
       tenantId: request.context.tenantId,
       numberId: request.from.phoneNumberId,
@@ -273,7 +284,7 @@ export class SipOriginator implements Originator {
       o.clock,
       o.logger,
     );
-    o.registry?.add(call, () => undefined);
+    o.registry?.add(call, () => undefined, 'outbound');
     return call;
   }
 }
