@@ -17,6 +17,7 @@ const envBindings: ReadonlyArray<readonly [string, string, 'string' | 'int' | 'l
   ['LOG_LEVEL', 'logLevel', 'string'],
   ['DATA_DIR', 'dataDir', 'string'],
   ['SHUTDOWN_GRACE_MS', 'shutdownGraceMs', 'int'],
+  ['DRAIN_TIMEOUT_MS', 'drainTimeoutMs', 'int'],
   ['ROLES', 'roles', 'list'],
   ['DATABASE_URL', 'database.url', 'string'],
   ['DATABASE_POOL_SIZE', 'database.poolSize', 'int'],
