@@ -94,6 +94,9 @@ export class RecipeCallHandler implements CallHandler {
     let recordId: string | undefined;
     try {
       recordId = await this.o.recorder.startCall({
+        // One id from SIP to record to logs: the record takes the gateway's call id (a uuid).
+        ...(isUuid(info.id) ? { id: info.id } : {}),
+        sipCallId: info.sipCallId,
         tenantId: info.tenantId,
         direction: outbound ? 'outbound' : 'inbound',
         startedAt: answeredAt,
