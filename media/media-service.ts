@@ -112,7 +112,7 @@ export class MediaService implements MediaPort {
         sendSilenceWhenIdle: this.options.sendSilenceWhenIdle ?? true,
         latch: this.options.latch,
       },
-      this.logger.child({ callId: options.callId, rtpPort: lease.port }),
+      this.logger.child({ callId: options.callId, ...(options.sipCallId ? { sipCallId: options.sipCallId } : {}), rtpPort: lease.port }),
     );
     this.sessions.add(session);
     trackSession(session);

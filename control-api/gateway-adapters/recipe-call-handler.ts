@@ -87,7 +87,7 @@ export class RecipeCallHandler implements CallHandler {
    */
   async handle(call: ActiveCall, outbound?: OriginateRequest): Promise<void> {
     const { info } = call;
-    const log = this.o.logger.child({ callId: info.id, tenantId: info.tenantId });
+    const log = this.o.logger.child({ callId: info.id, sipCallId: info.sipCallId, tenantId: info.tenantId });
     const answeredAt = new Date(info.startedAt);
     const ours = outbound ? info.caller : info.dialled;
     const remote = outbound ? info.dialled : info.caller;

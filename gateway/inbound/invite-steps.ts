@@ -167,10 +167,10 @@ export function inviteSteps(deps: InviteDeps): Array<Step<ServerRequest>> {
     try {
       if (req.body.length === 0) {
         // Late offer (RFC 3261 sec. 13.2.1): our offer goes in the 200, the answer comes in the ACK.
-        const session = await deps.media.offer({ callId });
+        const session = await deps.media.offer({ callId, sipCallId: req.callId });
         Object.assign(state(sreq), { session, answerSdp: session.localSdp, lateOffer: true });
       } else {
-        answer = await deps.media.answer(req.body.toString('utf8'), { callId });
+        answer = await deps.media.answer(req.body.toString('utf8'), { callId, sipCallId: req.callId });
       }
     } catch (error) {
       deps.logger.warn({ err: error, callId, sipCallId: req.callId }, 'no media session available');
