@@ -1,0 +1,194 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { openStore } from '../../control-api/store/database.js';
+import { exitCode, waitForLine } from '../helpers/platform-process.js';
+import { runSipp } from '../helpers/sipp.js';
+import { UdpPeer, sipRequest, statusLine } from '../gateway/udp-peer.js';
+import { applyDocuments, carrierIp, did, operationsTenant, promtoolCheck, seriesValue, startOperationsPlatform, type RunningPlatform } from './operations-helpers.js';
+
+/** GET with the operator token, JSON body. */
+async function getJson(p: RunningPlatform, url: string): Promise<{ status: number; body: Record<string, unknown> }> {
+  const res = await fetch(`${p.controlUrl}${url}`, { headers: { Authorization: `Bearer ${p.operatorToken}` } });
+  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+}
+
+async function options(port: number, from = carrierIp): Promise<string> {
+  const peer = await UdpPeer.open(from);
+  try {
+    peer.send(port, sipRequest(peer, 'OPTIONS', { callId: `keepalive-${Math.random()}` }));
+    return (await peer.wait((e) => /^SIP\/2\.0 \d{3} /.test(e.text), 5000)).text;
+  } finally {
+    peer.close();
+  }
+}
+
+/** Polls `check` every 100 ms until it returns a value; fails after `ms`. */
+async function eventually<T>(check: () => Promise<T | undefined>, ms: number, what: string): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined) return value;
+    if (Date.now() > end) throw new Error(`${what}: not within ${ms} ms`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/**
+ * Issue 14 against the real platform process (gateway, control and worker roles, PGlite): the
+ * metrics after real SIP and HTTP traffic pass `promtool check metrics`; one call has one id
+ * from SIP to record to logs; SIGTERM drains (503 + Retry-After to new INVITEs and OPTIONS,
+ * /readyz 503, the live call ends normally, then the process exits).
+ */
+describe('platform process: metrics, correlation and drain on SIGTERM (SIPp, promtool)', function () {
+  this.timeout(180_000);
+  let dataDir: string;
+  let p: RunningPlatform;
+
+  before(async function () {
+    this.timeout(120_000);
+    dataDir = mkdtempSync(path.join(tmpdir(), 'vap-ops-'));
+    await applyDocuments(dataDir, operationsTenant());
+    p = await startOperationsPlatform(dataDir, { DRAIN_TIMEOUT_MS: '60000' });
+  });
+  after(() => {
+    if (p.process.child.exitCode === null) p.process.child.kill('SIGKILL');
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('serves metrics that promtool finds nothing wrong with, after calls, refusals and API requests', async () => {
+    const call = await runSipp({ scenario: 'uac-invite-expect-200-caller-bye-after-pause.xml', target: `127.0.0.1:${p.sipPort}`, service: did, localIp: carrierIp, extraArgs: ['-d', '2500'], timeoutMs: 30_000 });
+    assert.equal(call.successful, 1, `SIPp call: ${call.errors}\n${p.process.stderr}`);
+    const unknown = await runSipp({ scenario: 'uac-invite-expect-404.xml', target: `127.0.0.1:${p.sipPort}`, service: '+914440009999', localIp: carrierIp, timeoutMs: 20_000 });
+    assert.equal(unknown.successful, 1, unknown.errors);
+    assert.match(await options(p.sipPort), /^SIP\/2\.0 200 /);
+    assert.equal((await getJson(p, '/v1/tenants')).status, 200);
+    assert.equal((await fetch(`${p.controlUrl}/v1/nothing-here`)).status, 404);
+
+    const exposition = await (await fetch(`${p.controlUrl}/metrics`)).text();
+    const { status, findings } = promtoolCheck(exposition);
+    assert.equal(findings, '', `promtool findings:\n${findings}`);
+    assert.equal(status, 0);
+
+    // Standard names for prom-client's defaults; the gateway's own series after the traffic above.
+    for (const name of ['process_cpu_seconds_total', 'process_resident_memory_bytes', 'nodejs_heap_size_total_bytes', 'nodejs_eventloop_lag_seconds']) {
+      assert.ok(seriesValue(exposition, name) !== undefined, `${name} is served`);
+    }
+    assert.doesNotMatch(exposition, /^vap_process_/m);
+    assert.ok((seriesValue(exposition, 'vap_sip_requests_received_total{method="INVITE"}') ?? 0) >= 2);
+    assert.ok((seriesValue(exposition, 'vap_sip_requests_received_total{method="OPTIONS"}') ?? 0) >= 1);
+    assert.ok((seriesValue(exposition, 'vap_sip_responses_sent_total{method="INVITE",status="200"}') ?? 0) >= 1);
+    assert.ok((seriesValue(exposition, 'vap_sip_responses_sent_total{method="INVITE",status="404"}') ?? 0) >= 1);
+    assert.ok((seriesValue(exposition, 'vap_sip_responses_sent_total{method="BYE",status="200"}') ?? 0) >= 1);
+    assert.equal(seriesValue(exposition, 'vap_sip_invite_answer_seconds_count{direction="inbound"}'), 1);
+    assert.ok((seriesValue(exposition, 'vap_rtp_packets_received_total') ?? 0) > 50, 'the caller streamed RTP');
+    assert.ok((seriesValue(exposition, 'vap_rtp_packets_sent_total') ?? 0) > 50, 'the agent spoke');
+    assert.ok((seriesValue(exposition, 'vap_tts_first_audio_seconds_count{provider="espeak-ng"}') ?? 0) >= 1);
+    assert.equal(seriesValue(exposition, 'vap_gateway_draining'), 0);
+    assert.match(exposition, /^# TYPE vap_sip_transaction_timeouts_total counter$/m);
+    assert.match(exposition, /^# TYPE vap_sip_requests_shed_total counter$/m);
+    assert.match(exposition, /^# TYPE vap_calls_active gauge$/m);
+    assert.match(exposition, /^# TYPE vap_campaign_backlog_messages gauge$/m);
+    assert.match(exposition, /^# TYPE vap_stt_latency_seconds histogram$/m);
+    assert.match(exposition, /^# TYPE vap_llm_latency_seconds histogram$/m);
+    assert.match(exposition, /^vap_http_request_duration_seconds_count\{app="control",method="GET",route="\/v1\/tenants"\} [1-9]/m);
+  });
+
+  it('gives the call one id from SIP to record to logs, and stores and serves its SIP Call-ID', async () => {
+    const answered = p.process.lines.find((l) => l['msg'] === 'inbound call answered');
+    assert.ok(answered, 'the gateway logged the answer');
+    const callId = String(answered['callId']);
+    const sipCallId = String(answered['sipCallId']);
+    const record = await eventually(async () => {
+      const got = await getJson(p, `/v1/tenants/ops/calls/${callId}`);
+      return got.status === 200 && got.body['status'] === 'ended' ? got.body : undefined;
+    }, 20_000, 'the call record under the gateway\'s call id');
+    assert.equal(record['id'], callId, 'the record id is the gateway\'s call id');
+    assert.equal(record['sipCallId'], sipCallId);
+    assert.match(sipCallId, /.+/);
+    // Every log line of the call carries both ids: the gateway's and the recipe handler's alike.
+    const ofCall = p.process.lines.filter((l) => l['callId'] === callId || l['sipCallId'] === sipCallId);
+    const shown = ofCall.map((l) => `${String(l['part'] ?? '-')}: ${String(l['msg'])}`).join(' | ');
+    for (const line of ofCall) {
+      assert.equal(line['callId'], callId, `"${String(line['msg'])}" carries the call id (${shown})`);
+      assert.equal(line['sipCallId'], sipCallId, `"${String(line['msg'])}" carries the SIP Call-ID (${shown})`);
+    }
+    assert.ok(ofCall.some((l) => l['part'] === 'calls'), `the recipe handler logs under the same ids: ${shown}`);
+  });
+
+  it('drains on SIGTERM: refuses new INVITEs and OPTIONS with 503 + Retry-After, reports not ready, lets the live call end, then exits', async () => {
+    const live = runSipp({ scenario: 'uac-invite-expect-200-caller-bye-after-pause.xml', target: `127.0.0.1:${p.sipPort}`, service: did, localIp: carrierIp, extraArgs: ['-d', '6000'], timeoutMs: 40_000 });
+    await eventually(async () => {
+      const m = await (await fetch(`${p.controlUrl}/metrics`)).text();
+      return (seriesValue(m, 'vap_gateway_live_calls') ?? 0) >= 1 ? true : undefined;
+    }, 15_000, 'the second call is up');
+    const uuid = '[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}';
+    assert.match(await (await fetch(`${p.controlUrl}/metrics`)).text(), new RegExp(`^vap_calls_active\\{direction="inbound",tenant="${uuid}",trunk="${uuid}"\\} 1$`, 'm'));
+
+    p.process.child.kill('SIGTERM');
+    await waitForLine(p.process, 'gateway draining: new INVITEs and OPTIONS get 503, live calls go on', 10_000);
+    const ready = await fetch(`${p.controlUrl}/readyz`);
+    assert.equal(ready.status, 503);
+    const metrics = await (await fetch(`${p.controlUrl}/metrics`)).text();
+    assert.equal(seriesValue(metrics, 'vap_gateway_draining'), 1);
+    assert.equal(seriesValue(metrics, 'vap_gateway_live_calls'), 1);
+
+    const refused = await runSipp({ scenario: 'uac-invite-expect-503-retry-after.xml', target: `127.0.0.1:${p.sipPort}`, service: did, localIp: carrierIp, timeoutMs: 15_000 });
+    assert.equal(refused.successful, 1, `new INVITE during the drain: ${refused.errors}`);
+    assert.match(await options(p.sipPort), /^SIP\/2\.0 503 [^\r]*\r\n(?:[^\r]*\r\n)*Retry-After: \d+\r\n/);
+
+    const call = await live;
+    assert.equal(call.successful, 1, `the live call went on and ended with the caller's BYE: ${call.errors}`);
+    assert.equal(await exitCode(p.process, 30_000), 0, p.process.stderr);
+    const drained = p.process.lines.find((l) => l['msg'] === 'gateway drained');
+    assert.equal(drained?.['endedAtTimeout'], 0);
+    assert.ok(p.process.lines.some((l) => l['msg'] === 'stopped'));
+  });
+});
+
+/** POST /v1/admin/drain with a short drain timeout: the call still up gets a BYE, its record says why. */
+describe('platform process: drain requested over the API, with a call outlasting the drain timeout', function () {
+  this.timeout(180_000);
+  let dataDir: string;
+  let p: RunningPlatform;
+
+  before(async function () {
+    this.timeout(120_000);
+    dataDir = mkdtempSync(path.join(tmpdir(), 'vap-ops-'));
+    await applyDocuments(dataDir, operationsTenant());
+    p = await startOperationsPlatform(dataDir, { DRAIN_TIMEOUT_MS: '2000' });
+  });
+  after(() => {
+    if (p.process.child.exitCode === null) p.process.child.kill('SIGKILL');
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('is refused without the operator token, then ends the call with BYE at the timeout and exits', async () => {
+    // This caller never hangs up: it waits for the gateway's BYE.
+    const live = runSipp({ scenario: 'uac-invite-expect-200-gateway-bye.xml', target: `127.0.0.1:${p.sipPort}`, service: did, localIp: carrierIp, timeoutMs: 40_000 });
+    const answered = await waitForLine(p.process, 'inbound call answered', 15_000);
+    assert.equal((await fetch(`${p.controlUrl}/v1/admin/drain`, { method: 'POST' })).status, 401);
+    assert.equal((await getJson(p, '/v1/admin/drain')).body['draining'], false);
+
+    const res = await fetch(`${p.controlUrl}/v1/admin/drain`, { method: 'POST', headers: { Authorization: `Bearer ${p.operatorToken}` } });
+    assert.equal(res.status, 202);
+    assert.deepEqual(await res.json(), { draining: true, liveCalls: 1, drainTimeoutMs: 2000 });
+
+    const call = await live;
+    assert.equal(call.successful, 1, `SIPp got the gateway's BYE: ${call.errors}`);
+    assert.equal(await exitCode(p.process, 30_000), 0, p.process.stderr);
+    assert.equal(p.process.lines.find((l) => l['msg'] === 'gateway drained')?.['endedAtTimeout'], 1);
+
+    // The record was completed before the process exited.
+    const store = await openStore({ pgliteDir: path.join(dataDir, 'pglite') });
+    try {
+      const row = await store.db.selectFrom('calls').select(['id', 'status', 'end_reason', 'sip_call_id']).where('id', '=', String(answered['callId'])).executeTakeFirstOrThrow();
+      assert.equal(row.status, 'ended');
+      assert.equal(row.end_reason, 'drainTimeout');
+      assert.equal(row.sip_call_id, answered['sipCallId']);
+    } finally {
+      await store.close();
+    }
+  });
+});
