@@ -2,10 +2,12 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { Validator } from '@seriousme/openapi-schema-validator';
 import { openStore } from '../../control-api/store/database.js';
+import { OpenApiResponseValidator, type OpenApiDocument } from '../helpers/openapi-response-validator.js';
 import { exitCode, waitForLine } from '../helpers/platform-process.js';
 import { runSipp } from '../helpers/sipp.js';
-import { UdpPeer, sipRequest, statusLine } from '../gateway/udp-peer.js';
+import { UdpPeer, sipRequest } from '../gateway/udp-peer.js';
 import { applyDocuments, carrierIp, did, operationsTenant, promtoolCheck, seriesValue, startOperationsPlatform, type RunningPlatform } from './operations-helpers.js';
 
 /** GET with the operator token, JSON body. */
@@ -168,12 +170,23 @@ describe('platform process: drain requested over the API, with a call outlasting
     // This caller never hangs up: it waits for the gateway's BYE.
     const live = runSipp({ scenario: 'uac-invite-expect-200-gateway-bye.xml', target: `127.0.0.1:${p.sipPort}`, service: did, localIp: carrierIp, timeoutMs: 40_000 });
     const answered = await waitForLine(p.process, 'inbound call answered', 15_000);
-    assert.equal((await fetch(`${p.controlUrl}/v1/admin/drain`, { method: 'POST' })).status, 401);
-    assert.equal((await getJson(p, '/v1/admin/drain')).body['draining'], false);
+    // The routes are in the served OpenAPI document, and every answer below matches it.
+    const document = (await (await fetch(`${p.controlUrl}/v1/openapi.json`)).json()) as OpenApiDocument;
+    const valid = await new Validator().validate(document as unknown as Record<string, unknown>);
+    assert.equal(valid.valid, true, JSON.stringify(valid.errors));
+    const api = new OpenApiResponseValidator(document);
+    const drainUrl = `${p.controlUrl}/v1/admin/drain`;
+    const operator = { Authorization: `Bearer ${p.operatorToken}` };
+    assert.equal((await api.check('POST', '/v1/admin/drain', await fetch(drainUrl, { method: 'POST' }))).status, 401);
+    const tenantToken = await fetch(`${p.controlUrl}/v1/tenants/ops/tokens`, { method: 'POST', headers: { ...operator, 'Content-Type': 'application/json' }, body: JSON.stringify({ name: 'ops', scopes: ['management'] }) });
+    const token = String(((await tenantToken.json()) as { token?: string }).token);
+    assert.equal((await api.check('POST', '/v1/admin/drain', await fetch(drainUrl, { method: 'POST', headers: { Authorization: `Bearer ${token}` } }))).status, 403, 'a tenant token may not drain the platform');
+    const before = await api.check('GET', '/v1/admin/drain', await fetch(drainUrl, { headers: operator }));
+    assert.deepEqual(before.body, { draining: false, liveCalls: 1, drainTimeoutMs: 2000 });
 
-    const res = await fetch(`${p.controlUrl}/v1/admin/drain`, { method: 'POST', headers: { Authorization: `Bearer ${p.operatorToken}` } });
+    const res = await api.check('POST', '/v1/admin/drain', await fetch(drainUrl, { method: 'POST', headers: operator }));
     assert.equal(res.status, 202);
-    assert.deepEqual(await res.json(), { draining: true, liveCalls: 1, drainTimeoutMs: 2000 });
+    assert.deepEqual(res.body, { draining: true, liveCalls: 1, drainTimeoutMs: 2000 });
 
     const call = await live;
     assert.equal(call.successful, 1, `SIPp got the gateway's BYE: ${call.errors}`);
