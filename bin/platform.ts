@@ -8,6 +8,8 @@ import { collectProcessMetrics } from '../core/metrics.js';
 import type { DrainControl, DrainStatus } from '../control-api/management/admin-drain.js';
 import { openStore, type Store } from '../control-api/store/database.js';
 import { migrateToLatest } from '../control-api/store/migrate.js';
+import { createOpsApp } from '../control-api/http/ops-app.js';
+import { serve, type RunningServer } from '../control-api/http/serve.js';
 import { resolveLocalSecrets } from './local-secrets.js';
 import { roleStartOrder, roleStarters } from './roles/index.js';
 import type { PlatformContext, RunningRole } from './roles/role.js';
@@ -65,6 +67,7 @@ export async function startPlatform(config: PlatformConfig, logger: Logger, opti
   };
   const ctx: PlatformContext = { config, logger, store, secrets, isDraining: () => draining, drain, countLiveCalls: (count) => void liveCallSources.push(count) };
   const roles: RunningRole[] = [];
+  let ops: RunningServer | undefined;
   try {
     for (const name of roleStartOrder.filter((r) => config.roles.includes(r))) {
       roles.push(
@@ -74,6 +77,7 @@ export async function startPlatform(config: PlatformConfig, logger: Logger, opti
         }),
       );
     }
+    ops = await startOps(config, ctx);
   } catch (error) {
     await Promise.allSettled(roles.map((r) => r.stop(0)));
     await store.close();
@@ -105,11 +109,27 @@ export async function startPlatform(config: PlatformConfig, logger: Logger, opti
           logger.error({ role: role.name, err: error }, 'role did not stop cleanly');
         }
       }
+      // Last: its /metrics and /readyz answer for the whole drain.
+      await ops?.close(config.shutdownGraceMs);
       await store.close();
     })();
     return stopping;
   };
   return { config, store, roles, stop };
+}
+
+/** The ops endpoint when `ops.port` is set; without it a process serving no HTTP says it cannot be scraped. */
+async function startOps(config: PlatformConfig, ctx: PlatformContext): Promise<RunningServer | undefined> {
+  if (config.ops.port === undefined) {
+    if (!config.roles.includes('control') && !config.roles.includes('sandbox')) {
+      ctx.logger.warn({ roles: config.roles }, 'no /metrics, /readyz or /healthz in this process: set ops.port (OPS_PORT) to serve them');
+    }
+    return undefined;
+  }
+  const app = createOpsApp({ store: ctx.store, logger: ctx.logger.child({ role: 'ops' }), isDraining: ctx.isDraining });
+  const running = await serve(app, config.ops.host, config.ops.port, { name: 'ops endpoint', http: config.http });
+  ctx.logger.info({ url: running.url, port: running.port }, 'ops endpoint listening (/healthz, /readyz, /metrics)');
+  return running;
 }
 
 async function main(): Promise<void> {

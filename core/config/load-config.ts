@@ -24,6 +24,8 @@ const envBindings: ReadonlyArray<readonly [string, string, 'string' | 'int' | 'l
   ['CONTROL_HOST', 'control.host', 'string'],
   ['CONTROL_PORT', 'control.port', 'int'],
   ['BASE_DOMAIN', 'control.baseDomain', 'string'],
+  ['OPS_HOST', 'ops.host', 'string'],
+  ['OPS_PORT', 'ops.port', 'int'],
   ['SANDBOX_HOST', 'sandbox.host', 'string'],
   ['SANDBOX_PORT', 'sandbox.port', 'int'],
   ['SANDBOX_TOKENS', 'sandbox.tokens', 'list'],

@@ -140,6 +140,16 @@ export const configSchema = z
       })
       .prefault({}),
     http: httpSchema.prefault({}),
+    /**
+     * /healthz, /readyz and /metrics on a port of their own, for a process without the control
+     * or sandbox role (a gateway or worker alone); unset: none.
+     */
+    ops: z
+      .strictObject({
+        host: host.default('0.0.0.0'),
+        port: port.optional(),
+      })
+      .prefault({}),
     sandbox: z
       .strictObject({
         host: host.default('0.0.0.0'),

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { openStore } from '../../control-api/store/database.js';
 import { OpenApiResponseValidator, type OpenApiDocument } from '../helpers/openapi-response-validator.js';
-import { exitCode, waitForLine } from '../helpers/platform-process.js';
+import { exitCode, spawnPlatform, waitForLine } from '../helpers/platform-process.js';
 import { runSipp } from '../helpers/sipp.js';
 import { UdpPeer, sipRequest } from '../gateway/udp-peer.js';
 import { applyDocuments, carrierIp, did, operationsTenant, promtoolCheck, seriesValue, startOperationsPlatform, type RunningPlatform } from './operations-helpers.js';
@@ -202,6 +202,46 @@ describe('platform process: drain requested over the API, with a call outlasting
       assert.equal(row.sip_call_id, answered['sipCallId']);
     } finally {
       await store.close();
+    }
+  });
+});
+
+/** A gateway on its own (no control or sandbox role) serves its metrics and readiness on ops.port. */
+describe('platform process: the gateway alone, with an ops endpoint', function () {
+  this.timeout(120_000);
+
+  it('serves /healthz, /readyz and promtool-clean /metrics with the gateway\'s series on OPS_PORT, and says so when there is none', async () => {
+    const dataDir = mkdtempSync(path.join(tmpdir(), 'vap-ops-gw-'));
+    const gatewayOnly = { DATABASE_URL: '', CONFIG_FILE: '', DATA_DIR: dataDir, ROLES: 'gateway', SIP_HOST: '127.0.0.1', SIP_PORT: '0', SIP_TLS_PORT: '0', SIP_WS_PORT: '0', SIP_PUBLIC_ADDRESS: '127.0.0.1' };
+    const started = spawnPlatform({ ...gatewayOnly, OPS_HOST: '127.0.0.1', OPS_PORT: '0' });
+    try {
+      const ops = await waitForLine(started, 'ops endpoint listening (/healthz, /readyz, /metrics)', 60_000);
+      const sip = await waitForLine(started, 'platform started', 60_000).then(() => started.lines.find((l) => String(l['msg']).startsWith('SIP gateway listening')));
+      const url = `http://127.0.0.1:${String(ops['port'])}`;
+      assert.match(await options((sip?.['ports'] as Record<string, number>)['UDP'] as number, '127.0.0.1'), /^SIP\/2\.0 200 /);
+      assert.equal((await fetch(`${url}/healthz`)).status, 200);
+      assert.equal((await fetch(`${url}/readyz`)).status, 200);
+      const exposition = await (await fetch(`${url}/metrics`)).text();
+      assert.equal(promtoolCheck(exposition).findings, '');
+      assert.ok((seriesValue(exposition, 'vap_sip_requests_received_total{method="OPTIONS"}') ?? 0) >= 1);
+      assert.ok(seriesValue(exposition, 'process_cpu_seconds_total') !== undefined);
+      assert.equal(seriesValue(exposition, 'vap_gateway_draining'), 0);
+      started.child.kill('SIGTERM');
+      assert.equal(await exitCode(started, 30_000), 0, started.stderr);
+    } finally {
+      if (started.child.exitCode === null) started.child.kill('SIGKILL');
+    }
+    // Without OPS_PORT such a process has no HTTP at all, and its log says how to get one.
+    const bare = spawnPlatform(gatewayOnly);
+    try {
+      await waitForLine(bare, 'platform started', 60_000);
+      const warning = bare.lines.find((l) => l['msg'] === 'no /metrics, /readyz or /healthz in this process: set ops.port (OPS_PORT) to serve them');
+      assert.equal(warning?.['level'], 'warn');
+      bare.child.kill('SIGTERM');
+      assert.equal(await exitCode(bare, 30_000), 0, bare.stderr);
+    } finally {
+      if (bare.child.exitCode === null) bare.child.kill('SIGKILL');
+      rmSync(dataDir, { recursive: true, force: true });
     }
   });
 });
