@@ -80,7 +80,7 @@ export function e164Uri(e164: string, route: Pick<OutboundRoute, 'host' | 'port'
 }
 
 /** How a final response classifies (spec: campaign outcomes; the SIP status is always kept). */
-export function classify(outcome: Extract<InviteOutcome, { kind: 'rejected' }>): OriginateResult {
+export function classify(outcome: Extract<InviteOutcome, { kind: 'rejected' }>): Exclude<OriginateResult, { outcome: 'answered' }> {
   const { status, reason, cancelled } = outcome;
   if (cancelled === 'aborted') return { outcome: 'failed', ...(status > 0 ? { sipStatus: status } : {}), reason: 'aborted before an answer' };
   if (cancelled === 'ring-timeout' && (status === 487 || status === 408)) return { outcome: 'no-answer', sipStatus: status, reason: 'ring timeout (CANCEL sent)' };
@@ -184,7 +184,8 @@ export class SipOriginator implements Originator {
     if (!outcome) throw new Error('no INVITE was sent');
     if (outcome.kind === 'rejected') {
       await session.close();
-      const result = classify(outcome);
+      // The INVITE's Call-ID goes on the attempt's call record, to find it in a SIP trace.
+      const result: OriginateResult = outcome.invite ? { ...classify(outcome), sipCallId: outcome.invite.callId } : classify(outcome);
       log.info({ sipStatus: outcome.status, outcome: result.outcome }, 'outbound call not answered');
       return result;
     }
