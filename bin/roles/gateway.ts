@@ -128,7 +128,6 @@ export const startGatewayRole: RoleStarter = async (ctx) => {
     trunks: new StoreTrunkRoutes({ db: ctx.store.db, secretBox }),
     directory,
     registry: gateway.registry,
-    isDraining: () => gateway.isDraining,
     clock: systemClock,
     logger: logger.child({ part: 'outbound' }),
     onAnswered: (call, request) => callHandler.handle(call, request),

@@ -37,8 +37,6 @@ export interface SipOriginatorOptions {
   readonly logger: Logger;
   /** Live calls (shutdown BYEs them); answered outbound calls join it. */
   readonly registry?: CallRegistry;
-  /** True while the gateway drains: no new call is placed (outcome `failed`, 503). */
-  readonly isDraining?: () => boolean;
   /** The caller number's settings (language, max duration, silence limit) when known. */
   readonly directory?: CallDirectory;
   /** The native SIP stack for provider numbers; without it those calls fail with 503. */
@@ -104,7 +102,6 @@ export class SipOriginator implements Originator {
   async originate(request: OriginateRequest): Promise<OriginateResult> {
     if (!/^\+[1-9][0-9]{5,14}$/.test(request.to)) throw new Error(`callee must be E.164, got ${request.to}`);
     const o = this.options;
-    if (o.isDraining?.()) return { outcome: 'failed', sipStatus: 503, reason: 'the gateway is draining' };
     // The call's id from the start: the media session, every log line and, once answered, the call
     // record (the control plane stores the call under it) use the same value.
     const callId = randomUUID();
