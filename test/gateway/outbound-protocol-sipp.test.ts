@@ -211,7 +211,9 @@ describe('gateway: outbound session timers and PRACK with SIPp', function () {
     try {
       const resolver = new SipResolver({ servers: [dns.server], timeoutMs: 1000, tries: 1 });
       const result = await originator({ resolver }).originate(request(trunkTo('noanswer.test', 5060)));
-      assert.deepEqual(result, { outcome: 'no-answer', sipStatus: 408, reason: 'Request Timeout' });
+      const { sipCallId, ...rest } = result as Exclude<OriginateResult, { outcome: 'answered' }>;
+      assert.deepEqual(rest, { outcome: 'no-answer', sipStatus: 408, reason: 'Request Timeout' });
+      assert.match(String(sipCallId), /.+/, 'the Call-ID of the INVITE both targets got');
       sippOk(await ringing.done);
       await new Promise((r) => setTimeout(r, 300));
       assert.equal(next.received(), 0, 'the callee was not rung again through the next target');
