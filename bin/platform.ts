@@ -6,8 +6,12 @@ import { ConfigError, loadConfig, parseRoles } from '../core/config/load-config.
 import type { PlatformConfig } from '../core/config/schema.js';
 import { ListenError } from '../core/errors.js';
 import { createLogger, type Logger } from '../core/logger.js';
+import { collectProcessMetrics } from '../core/metrics.js';
+import type { DrainControl, DrainStatus } from '../control-api/management/admin-drain.js';
 import { openStore, type Store } from '../control-api/store/database.js';
 import { migrateToLatest } from '../control-api/store/migrate.js';
+import { createOpsApp } from '../control-api/http/ops-app.js';
+import { serve, type RunningServer } from '../control-api/http/serve.js';
 import { resolveLocalSecrets } from './local-secrets.js';
 import { roleStartOrder, roleStarters } from './roles/index.js';
 import type { PlatformContext, RunningRole } from './roles/role.js';
@@ -25,8 +29,17 @@ export interface Platform {
   stop(): Promise<void>;
 }
 
+export interface StartOptions {
+  /**
+   * What a drain requested over the API (POST /v1/admin/drain) runs: the process's own shutdown
+   * (drain, stop, exit). Without it the platform stops without exiting.
+   */
+  readonly onShutdownRequested?: (reason: string) => void;
+}
+
 /** Builds the whole platform from a validated config: store, migrations, then each role. */
-export async function startPlatform(config: PlatformConfig, logger: Logger): Promise<Platform> {
+export async function startPlatform(config: PlatformConfig, logger: Logger, options: StartOptions = {}): Promise<Platform> {
+  collectProcessMetrics();
   const secrets = resolveLocalSecrets(config.dataDir, config.security);
   if (secrets.operatorTokenFile) {
     logger.info({ file: secrets.operatorTokenFile }, 'management API operator token generated for local use (read it from this file)');
@@ -40,8 +53,23 @@ export async function startPlatform(config: PlatformConfig, logger: Logger): Pro
   logger.info({ store: store.kind, migrationsApplied: applied.length }, 'database ready');
 
   let draining = false;
-  const ctx: PlatformContext = { config, logger, store, secrets, isDraining: () => draining };
+  const liveCallSources: Array<() => number> = [];
+  const status = (): DrainStatus => ({ draining, liveCalls: liveCallSources.reduce((n, count) => n + count(), 0), drainTimeoutMs: config.drainTimeoutMs });
+  const drain: DrainControl = {
+    start() {
+      if (!draining) {
+        draining = true;
+        // `stop` is defined below; a drain can only be requested once the roles run.
+        const shutdown = options.onShutdownRequested ?? (() => void stop());
+        shutdown('drain requested');
+      }
+      return status();
+    },
+    status,
+  };
+  const ctx: PlatformContext = { config, logger, store, secrets, isDraining: () => draining, drain, countLiveCalls: (count) => void liveCallSources.push(count) };
   const roles: RunningRole[] = [];
+  let ops: RunningServer | undefined;
   try {
     for (const name of roleStartOrder.filter((r) => config.roles.includes(r))) {
       roles.push(
@@ -51,6 +79,7 @@ export async function startPlatform(config: PlatformConfig, logger: Logger): Pro
         }),
       );
     }
+    ops = await startOps(config, ctx);
   } catch (error) {
     await Promise.allSettled(roles.map((r) => r.stop(0)));
     await store.close();
@@ -58,26 +87,51 @@ export async function startPlatform(config: PlatformConfig, logger: Logger): Pro
   }
 
   let stopping: Promise<void> | undefined;
-  return {
-    config,
-    store,
-    roles,
-    stop() {
-      stopping ??= (async () => {
-        draining = true;
-        // Reverse start order: the gateway stops taking calls before the parts it depends on go.
-        for (const role of [...roles].reverse()) {
+  const stop = (): Promise<void> => {
+    stopping ??= (async () => {
+      draining = true;
+      // Drain first, every role at once (docs/operations.md): the gateway answers new INVITEs
+      // and OPTIONS 503 and waits for its live calls up to drainTimeoutMs, the worker places no
+      // new call; the control API and sandbox go on serving, with /readyz at 503.
+      logger.info({ liveCalls: status().liveCalls, drainTimeoutMs: config.drainTimeoutMs }, 'draining');
+      await Promise.all(
+        roles.map(async (role) => {
           try {
-            await role.stop(config.shutdownGraceMs);
+            await role.drain?.(config.drainTimeoutMs);
           } catch (error) {
-            logger.error({ role: role.name, err: error }, 'role did not stop cleanly');
+            logger.error({ role: role.name, err: error }, 'role did not drain cleanly');
           }
+        }),
+      );
+      // Reverse start order: the gateway stops taking calls before the parts it depends on go.
+      for (const role of [...roles].reverse()) {
+        try {
+          await role.stop(config.shutdownGraceMs);
+        } catch (error) {
+          logger.error({ role: role.name, err: error }, 'role did not stop cleanly');
         }
-        await store.close();
-      })();
-      return stopping;
-    },
+      }
+      // Last: its /metrics and /readyz answer for the whole drain.
+      await ops?.close(config.shutdownGraceMs);
+      await store.close();
+    })();
+    return stopping;
   };
+  return { config, store, roles, stop };
+}
+
+/** The ops endpoint when `ops.port` is set; without it a process serving no HTTP says it cannot be scraped. */
+async function startOps(config: PlatformConfig, ctx: PlatformContext): Promise<RunningServer | undefined> {
+  if (config.ops.port === undefined) {
+    if (!config.roles.includes('control') && !config.roles.includes('sandbox')) {
+      ctx.logger.warn({ roles: config.roles }, 'no /metrics, /readyz or /healthz in this process: set ops.port (OPS_PORT) to serve them');
+    }
+    return undefined;
+  }
+  const app = createOpsApp({ store: ctx.store, logger: ctx.logger.child({ role: 'ops' }), isDraining: ctx.isDraining });
+  const running = await serve(app, config.ops.host, config.ops.port, { name: 'ops endpoint', http: config.http });
+  ctx.logger.info({ url: running.url, port: running.port }, 'ops endpoint listening (/healthz, /readyz, /metrics)');
+  return running;
 }
 
 async function main(): Promise<void> {
@@ -108,26 +162,14 @@ async function main(): Promise<void> {
     throw error;
   }
   const logger = createLogger({ level: config.logLevel });
-  let platform: Platform;
-  try {
-    platform = await startPlatform(config, logger);
-  } catch (error) {
-    if (!(error instanceof ListenError)) throw error;
-    // An operational failure, not a bug: one line naming the listener, role and port, no stack.
-    logger.fatal({ listener: error.listener, host: error.host, port: error.port, code: error.code }, error.message);
-    logger.flush();
-    process.exit(listenExitCodes[error.code] ?? 69);
-  }
-  logger.info({ roles: platform.roles.map((r) => r.name) }, 'platform started');
-
+  let platform: Platform | undefined;
   let signals = 0;
-  const onSignal = (signal: NodeJS.Signals): void => {
-    signals += 1;
-    if (signals > 1) {
-      logger.warn({ signal }, 'second signal: exiting now');
-      process.exit(130);
-    }
-    logger.info({ signal, graceMs: config.shutdownGraceMs }, 'shutting down');
+  let exiting = false;
+  /** Drain, stop every role, exit: SIGTERM, SIGINT and POST /v1/admin/drain all end here. */
+  const shutdown = (reason: string): void => {
+    if (exiting || !platform) return;
+    exiting = true;
+    logger.info({ reason, drainTimeoutMs: config.drainTimeoutMs, graceMs: config.shutdownGraceMs }, 'shutting down');
     platform.stop().then(
       () => {
         logger.info('stopped');
@@ -143,6 +185,27 @@ async function main(): Promise<void> {
         process.exit(1);
       },
     );
+  };
+  try {
+    platform = await startPlatform(config, logger, { onShutdownRequested: shutdown });
+  } catch (error) {
+    if (!(error instanceof ListenError)) throw error;
+    // An operational failure, not a bug: one line naming the listener, role and port, no stack.
+    logger.fatal({ listener: error.listener, host: error.host, port: error.port, code: error.code }, error.message);
+    logger.flush();
+    process.exit(listenExitCodes[error.code] ?? 69);
+  }
+  logger.info({ roles: platform.roles.map((r) => r.name) }, 'platform started');
+
+  const onSignal = (signal: NodeJS.Signals): void => {
+    signals += 1;
+    if (signals > 1) {
+      // The operator does not want to wait for the drain: live calls are cut without a BYE.
+      logger.warn({ signal }, 'second signal: exiting now');
+      logger.flush();
+      process.exit(130);
+    }
+    shutdown(signal);
   };
   process.on('SIGTERM', onSignal);
   process.on('SIGINT', onSignal);

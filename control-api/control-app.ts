@@ -19,6 +19,7 @@ import { callsOpenApi, masterReportOpenApi } from './calls/call-openapi.js';
 import { DirectoryRecordingStore, type RecordingStore } from './calls/recording-store.js';
 import { campaignService, type CampaignServiceDeps } from './campaigns/campaign-service.js';
 import type { TenantAdmin } from './management/tenant-admin.js';
+import type { DrainControl } from './management/admin-drain.js';
 import { createSimulationRuntime, type SimulationRuntime } from './recipes/simulator/simulation-runtime.js';
 
 export interface ControlAppDeps {
@@ -30,6 +31,8 @@ export interface ControlAppDeps {
   /** Key that encrypts secrets at rest (trunk passwords, provider credentials). */
   readonly secretKey: Buffer;
   readonly isDraining?: () => boolean;
+  /** The process's drain, served as `/v1/admin/drain` (operator token); absent: not served. */
+  readonly drain?: DrainControl;
   /** Resource kinds the management API serves, and tenant persistence; the platform's own by default. */
   readonly management?: { readonly definitions: readonly ResourceDefinition[]; readonly tenants: TenantAdmin };
   /** Where call recordings are read from; default `<dataDir>/recordings`. */
@@ -74,6 +77,7 @@ export function createControlApp(deps: ControlAppDeps): Koa {
     openApi: [callsOpenApi, masterReportOpenApi],
     sipInfo: sipInfoFromConfig(deps.config),
     simulations: deps.simulations ?? createSimulationRuntime({ db: deps.store.db, box: createSecretBox(deps.secretKey), logger: deps.logger }),
+    ...(deps.drain ? { drain: deps.drain } : {}),
   });
   app.use(management.routes()).use(management.allowedMethods());
   const recordings = deps.recordings ?? new DirectoryRecordingStore(join(deps.config.dataDir, 'recordings'));

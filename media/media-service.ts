@@ -2,6 +2,7 @@ import { silentLogger, type Logger } from '../core/logger.js';
 import { counter, gauge } from '../core/metrics.js';
 import type { MediaAnswer, MediaPort, MediaSessionOptions, MediaTimeouts } from '../core/ports/media.js';
 import type { G711Law } from './codecs/g711.js';
+import { sessionClosed, trackSession } from './media-metrics.js';
 import { MediaSession } from './media-session.js';
 import { PacingScheduler } from './rtp/pacing-scheduler.js';
 import { RtpPortPool, RtpPortsExhaustedError } from './rtp/port-pool.js';
@@ -111,12 +112,14 @@ export class MediaService implements MediaPort {
         sendSilenceWhenIdle: this.options.sendSilenceWhenIdle ?? true,
         latch: this.options.latch,
       },
-      this.logger.child({ callId: options.callId, rtpPort: lease.port }),
+      this.logger.child({ callId: options.callId, ...(options.sipCallId ? { sipCallId: options.sipCallId } : {}), rtpPort: lease.port }),
     );
     this.sessions.add(session);
+    trackSession(session);
     openSessionsGauge.inc();
     session.once('closed', () => {
       this.sessions.delete(session);
+      sessionClosed(session);
       openSessionsGauge.dec();
     });
     return session;

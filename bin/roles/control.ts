@@ -17,6 +17,7 @@ export const startControlRole: RoleStarter = async (ctx) => {
     operatorToken: ctx.secrets.operatorToken,
     secretKey: ctx.secrets.secretKey,
     isDraining: ctx.isDraining,
+    drain: ctx.drain,
     simulations,
     ...(jobs ? { campaigns: { enqueue: (id: string, at: number) => jobs.enqueue(id, at) } } : {}),
   });

@@ -159,8 +159,14 @@ export const startGatewayRole: RoleStarter = async (ctx) => {
     logger: logger.child({ part: 'transfer' }),
     ...(config.sip.referNotifyWaitMs !== undefined ? { referTimeoutMs: config.sip.referNotifyWaitMs } : {}),
   });
+  ctx.countLiveCalls(() => gateway.registry.inProgress);
   return {
     name: 'gateway',
+    drain: async (timeoutMs) => {
+      logger.info({ liveCalls: gateway.registry.inProgress, drainTimeoutMs: timeoutMs }, 'gateway draining: new INVITEs and OPTIONS get 503, live calls go on');
+      const result = await gateway.drain(timeoutMs, config.shutdownGraceMs);
+      logger.info({ ms: result.ms, endedAtTimeout: result.endedAtTimeout }, 'gateway drained');
+    },
     stop: async (graceMs) => {
       unbindOriginator();
       await gateway.stop(graceMs);

@@ -1,4 +1,6 @@
 import type { Originator } from '../../core/ports/originator.js';
+import { systemClock } from '../../core/clock.js';
+import { watchCampaignBacklog } from '../../control-api/campaigns/campaign-backlog.js';
 import { startCampaignWorker } from '../../control-api/campaigns/campaign-worker.js';
 import { createSecretBox } from '../../control-api/crypto/secret-box.js';
 import { createPlatformAnalysisWorker } from '../../control-api/insights/analysis-runtime.js';
@@ -29,7 +31,19 @@ export const createWorkerRole =
     // Post-call analysis (insights + analysis_success webhook) from the durable analysis_jobs queue.
     const analysis = createPlatformAnalysisWorker({ db: ctx.store.db, logger, secretKey: ctx.secrets.secretKey });
     analysis.start();
-    return { name: 'worker', stop: async (graceMs) => void (await Promise.all([worker.stop(graceMs), analysis.stop()])) };
+    // Due, not yet dialled messages on /metrics (read from the store at scrape time).
+    const unwatch = watchCampaignBacklog({ db: ctx.store.db, clock: systemClock });
+    // Drain: place no new call and wait for those placed (the gateway, when it runs here, ends
+    // what is still up at the drain timeout with its own BYE, so the worker waits a grace longer).
+    let drained: Promise<void> | undefined;
+    return {
+      name: 'worker',
+      drain: (timeoutMs) => (drained ??= worker.stop(timeoutMs + ctx.config.shutdownGraceMs)),
+      stop: async (graceMs) => {
+        unwatch();
+        await Promise.all([drained ?? worker.stop(graceMs), analysis.stop()]);
+      },
+    };
   };
 
 /** Dials through the gateway role's SIP Originator when that role runs in the same process. */

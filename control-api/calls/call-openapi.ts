@@ -12,7 +12,8 @@ const instant = z.iso.datetime({ offset: true });
 const nullableText = z.string().nullable();
 
 export const callViewSchema = z.object({
-  id: z.uuid(),
+  id: z.uuid().describe("the call's id: also the gateway's, in every log line of the call (`callId`)"),
+  sipCallId: nullableText.describe("SIP Call-ID of the call's dialog (null for simulations)"),
   tenant: z.string().describe('client ID of the tenant'),
   direction: z.enum(['inbound', 'outbound', 'simulation']),
   phoneNumber: nullableText.describe("the platform's number, E.164"),

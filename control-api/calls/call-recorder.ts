@@ -127,6 +127,8 @@ export class CallRecorder {
 
 function startColumns(start: CallStart) {
   return {
+    ...(start.id ? { id: start.id } : {}),
+    sip_call_id: start.sipCallId ?? null,
     tenant_id: start.tenantId,
     direction: start.direction,
     started_at: start.startedAt,

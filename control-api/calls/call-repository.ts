@@ -11,6 +11,7 @@ export const isUuid = (value: string): boolean => uuidPattern.test(value);
 export function toCallRecord(row: CallRow): CallRecord {
   return {
     id: row.id,
+    sipCallId: row.sip_call_id,
     tenantId: row.tenant_id,
     direction: row.direction,
     phoneNumberId: row.phone_number_id,

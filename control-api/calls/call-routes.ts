@@ -31,7 +31,7 @@ export interface ScopedTenant extends TenantRef {
 
 export async function scopedTenant(ctx: Koa.Context, deps: Pick<CallRouteDeps, 'db' | 'operatorToken'>): Promise<ScopedTenant> {
   const principal = await authenticate(ctx, deps.db, deps.operatorToken);
-  const tenant = await tenantInScope(deps.db, principal, (ctx.params as { clientId: string }).clientId);
+  const tenant = await tenantInScope(deps.db, principal, (ctx.params as { clientId: string }).clientId, ctx);
   const row = await deps.db.selectFrom('tenants').select('timezone').where('id', '=', tenant.id).executeTakeFirstOrThrow();
   return { ...tenant, timezone: row.timezone };
 }
@@ -41,6 +41,7 @@ const iso = (d: Date | null): string | null => (d ? d.toISOString() : null);
 export function renderCall(tenant: TenantRef, call: CallRecord, basePath: string) {
   return {
     id: call.id,
+    sipCallId: call.sipCallId,
     tenant: tenant.clientId,
     direction: call.direction,
     phoneNumber: call.phoneNumber,

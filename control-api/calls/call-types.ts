@@ -68,6 +68,13 @@ export type InsightValue = string | number | boolean;
 export type InsightValues = Readonly<Record<string, InsightValue | null>>;
 
 export interface CallStart {
+  /**
+   * The record's id. The gateway passes its own call id, so the call has one id from SIP to
+   * record to logs; generated when absent (simulations, dials that never connected).
+   */
+  readonly id?: string;
+  /** SIP Call-ID of the call's dialog. */
+  readonly sipCallId?: string;
   readonly tenantId: string;
   readonly direction: CallDirection;
   readonly startedAt: Date;
@@ -114,6 +121,7 @@ export interface CallEnd {
 
 export interface CallRecord {
   readonly id: string;
+  readonly sipCallId: string | null;
   readonly tenantId: string;
   readonly direction: CallDirection;
   readonly phoneNumberId: string | null;

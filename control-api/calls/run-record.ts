@@ -51,6 +51,9 @@ const gatewayEnds: Readonly<Record<string, string>> = {
   'session-refresh-failed': 'sessionExpired',
   // A REFER transfer hangs our leg up before the Transfer block returns.
   transferred: 'transferred',
+  // A drain (SIGTERM, POST /v1/admin/drain) that outlasted drainTimeoutMs, or a stop without one.
+  'drain-timeout': 'drainTimeout',
+  shutdown: 'shutdown',
 };
 
 /** The record's end reason for a call the gateway reports as ended with `callEndReason`. */

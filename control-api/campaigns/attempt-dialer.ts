@@ -210,7 +210,15 @@ export class AttemptDialer {
     outcomeCount.inc({ outcome: result.outcome });
     if (result.outcome !== 'answered') {
       const reason = 'reason' in result ? result.reason : undefined;
-      const item: Unanswered = { message, attemptNo, spec, outcome: result.outcome, ...(result.sipStatus !== undefined ? { sipStatus: result.sipStatus } : {}), ...(reason !== undefined ? { reason } : {}) };
+      const item: Unanswered = {
+        message,
+        attemptNo,
+        spec,
+        outcome: result.outcome,
+        ...(result.sipStatus !== undefined ? { sipStatus: result.sipStatus } : {}),
+        ...(reason !== undefined ? { reason } : {}),
+        ...(result.sipCallId !== undefined ? { sipCallId: result.sipCallId } : {}),
+      };
       await then(() => this.unanswered.submit(item));
       return;
     }

@@ -19,6 +19,8 @@ export interface Unanswered {
   readonly outcome: UnansweredOutcome;
   readonly sipStatus?: number;
   readonly reason?: string;
+  /** The INVITE's Call-ID, when one went out: stored on the attempt's call record. */
+  readonly sipCallId?: string;
   /** No retry whatever the campaign says (an attempt lost with its worker: the callee may have rung). */
   readonly final?: boolean;
 }

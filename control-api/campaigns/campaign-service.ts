@@ -9,6 +9,7 @@ import { counter } from '../../core/metrics.js';
 import { clientIdPattern } from '../domain/tenant.js';
 import type { Database } from '../store/schema.js';
 import { assertAcceptableJson } from '../http/acceptable-json.js';
+import { noteRoute, noteTenant } from '../http/request-log.js';
 import { hashToken } from '../tenants/api-tokens.js';
 import { acceptMessage } from './accept-message.js';
 import { CallerCache, type CachedCaller } from './caller-cache.js';
@@ -153,6 +154,7 @@ export function campaignService(deps: CampaignServiceDeps): Koa.Middleware {
       const clientId = clientIdFromHost(ctx.get('Host'), deps.baseDomain);
       if (!clientId) throw new AppError('not_found', `request URL incorrect: address the API as <client_id>.${deps.baseDomain}`);
       if (ctx.path !== sendMessagePath) throw new AppError('not_found', `request URL incorrect: no method at ${ctx.path} (check the path and client ID)`);
+      noteRoute(ctx, sendMessagePath);
       if (ctx.method !== 'POST') throw badRoute(ctx, `unsupported method "${ctx.method}" (only POST is allowed)`);
       if (!isJsonContentType(ctx.get('Content-Type'))) throw badRoute(ctx, `unexpected Content-Type: "${ctx.get('Content-Type')}" (send application/json)`);
       const idempotencyKey = ctx.get('Idempotency-Key') || undefined;
@@ -165,6 +167,7 @@ export function campaignService(deps: CampaignServiceDeps): Koa.Middleware {
       const cached = token && deps.callerCacheMs !== 0 ? callers.get(clientId, digest, now) : undefined;
       const caller = cached ?? (await resolveCaller(deps.db, clientId, token, digest, now));
       if (!cached && token) callers.set(clientId, digest, caller, now);
+      noteTenant(ctx, caller.tenantId);
       const recheckCaller = (): Promise<CachedCaller> => {
         callers.forget(clientId, digest);
         return resolveCaller(deps.db, clientId, token, digest, now);

@@ -87,13 +87,16 @@ export class RecipeCallHandler implements CallHandler {
    */
   async handle(call: ActiveCall, outbound?: OriginateRequest): Promise<void> {
     const { info } = call;
-    const log = this.o.logger.child({ callId: info.id, tenantId: info.tenantId });
+    const log = this.o.logger.child({ callId: info.id, sipCallId: info.sipCallId, tenantId: info.tenantId });
     const answeredAt = new Date(info.startedAt);
     const ours = outbound ? info.caller : info.dialled;
     const remote = outbound ? info.dialled : info.caller;
     let recordId: string | undefined;
     try {
       recordId = await this.o.recorder.startCall({
+        // One id from SIP to record to logs: the record takes the gateway's call id (a uuid).
+        ...(isUuid(info.id) ? { id: info.id } : {}),
+        sipCallId: info.sipCallId,
         tenantId: info.tenantId,
         direction: outbound ? 'outbound' : 'inbound',
         startedAt: answeredAt,

@@ -1,5 +1,5 @@
 import Router from '@koa/router';
-import { metricsRegistry } from '../../core/metrics.js';
+import { collectProcessMetrics, metricsRegistry } from '../../core/metrics.js';
 
 export type ReadinessCheck = () => Promise<void>;
 
@@ -8,6 +8,8 @@ export type ReadinessCheck = () => Promise<void>;
  * /healthz says the process is up; /readyz runs the checks (database reachable, not draining).
  */
 export function opsRouter(checks: Readonly<Record<string, ReadinessCheck>>, isDraining: () => boolean = () => false): Router {
+  // Whoever serves /metrics serves the standard process_* / nodejs_* series with it.
+  collectProcessMetrics();
   const router = new Router();
   router.get('/healthz', (ctx) => {
     ctx.body = { status: 'ok' };

@@ -8,6 +8,7 @@ import {
   type ToolChoice,
 } from './chat-provider.js';
 import { SseParser } from './sse.js';
+import { timeLlmRequest } from './llm-metrics.js';
 
 /**
  * Adapter for any server speaking the OpenAI chat-completions protocol (hosted APIs, vLLM,
@@ -42,6 +43,26 @@ export class OpenAiCompatibleProvider implements ChatProvider {
   }
 
   async chat(request: ChatRequest): Promise<ChatResult> {
+    const timing = timeLlmRequest('openai-compatible');
+    const onDelta = request.onDelta;
+    const timed: ChatRequest = {
+      ...request,
+      onDelta: (text) => {
+        timing.firstText();
+        onDelta?.(text);
+      },
+    };
+    try {
+      const result = await this.chatWithRetries(timed);
+      timing.succeeded();
+      return result;
+    } catch (error) {
+      timing.failed(request.signal?.aborted === true);
+      throw error;
+    }
+  }
+
+  private async chatWithRetries(request: ChatRequest): Promise<ChatResult> {
     const maxRetries = this.options.maxRetries ?? 2;
     const base = this.options.retryBaseMs ?? 300;
     for (let attempt = 0; ; attempt++) {

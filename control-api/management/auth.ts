@@ -2,6 +2,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type Koa from 'koa';
 import type { Kysely } from 'kysely';
 import { AppError } from '../../core/errors.js';
+import { noteTenant } from '../http/request-log.js';
 import type { Database } from '../store/schema.js';
 import { verifyToken } from '../tenants/api-tokens.js';
 
@@ -34,6 +35,7 @@ export async function authenticate(ctx: Koa.Context, db: Kysely<Database>, opera
   if (sameSecret(token, operatorToken)) return { kind: 'operator' };
   const owner = await verifyToken(db, token, 'management');
   if (!owner) throw unauthenticated();
+  noteTenant(ctx, owner.tenantId);
   return { kind: 'tenant', tenantId: owner.tenantId, tokenId: owner.tokenId };
 }
 

@@ -1,5 +1,6 @@
 import Router from '@koa/router';
 import { createApplyService } from '../apply/apply-service.js';
+import { adminDrainOpenApi, mountAdminDrainRoutes, type DrainControl } from './admin-drain.js';
 import { guardPathParameters } from '../http/storable-params.js';
 import { simulationOpenApi } from '../recipes/simulator/simulation-openapi.js';
 import { mountSimulationRoutes, type SimulationRouteDeps } from '../recipes/simulator/simulation-routes.js';
@@ -21,6 +22,8 @@ export interface ManagementRouterDeps extends ManagementDeps {
   readonly openApi?: readonly OpenApiContribution[];
   /** The service's SIP address and ports for custom trunks (`GET .../sip-info`); absent: not served. */
   readonly sipInfo?: SipInfo;
+  /** The process's drain (`/v1/admin/drain`); absent: not served. */
+  readonly drain?: DrainControl;
 }
 
 /**
@@ -39,6 +42,7 @@ export function managementRouter(deps: ManagementRouterDeps): Router {
     ...(deps.openApi ?? []),
     ...(deps.simulations ? [simulationOpenApi] : []),
     ...(deps.sipInfo ? [sipInfoOpenApi] : []),
+    ...(deps.drain ? [adminDrainOpenApi] : []),
   ]);
   router.get('/openapi.json', (ctx) => {
     ctx.set('Cache-Control', 'no-cache');
@@ -48,6 +52,7 @@ export function managementRouter(deps: ManagementRouterDeps): Router {
   mountTokenRoutes(router, deps);
   for (const definition of deps.definitions) mountResourceRoutes(router, deps, definition);
   if (deps.sipInfo) mountSipInfoRoute(router, deps, deps.sipInfo);
+  if (deps.drain) mountAdminDrainRoutes(router, deps, deps.drain);
   mountApplyRoute(router, deps, createApplyService(deps.db, deps.definitions, deps.tenants));
   if (deps.simulations) {
     mountSimulationRoutes(router, { db: deps.db, operatorToken: deps.operatorToken, bodyLimitBytes: deps.bodyLimitBytes, ...deps.simulations });

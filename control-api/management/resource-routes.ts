@@ -53,7 +53,7 @@ export function mountResourceRoutes(router: Router, deps: ManagementDeps, defini
 
   const scope = async (ctx: Koa.Context): Promise<TenantRef> => {
     const principal = await authenticate(ctx, db, deps.operatorToken);
-    return tenantInScope(db, principal, (ctx.params as Params).clientId);
+    return tenantInScope(db, principal, (ctx.params as Params).clientId, ctx);
   };
   const validate = (body: unknown): unknown => {
     const parsed = safeParseReporting(definition.schema, body);

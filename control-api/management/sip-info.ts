@@ -64,7 +64,7 @@ const path = '/tenants/:clientId/sip-info';
 export function mountSipInfoRoute(router: Router, deps: ManagementDeps, info: SipInfo): void {
   router.get(path, async (ctx) => {
     const principal = await authenticate(ctx, deps.db, deps.operatorToken);
-    await tenantInScope(deps.db, principal, (ctx.params as { clientId: string }).clientId);
+    await tenantInScope(deps.db, principal, (ctx.params as { clientId: string }).clientId, ctx);
     ctx.body = info;
   });
 }

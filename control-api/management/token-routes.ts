@@ -51,7 +51,7 @@ export function mountTokenRoutes(router: Router, deps: ManagementDeps): void {
   const { db } = deps;
   const scope = async (ctx: Koa.Context): Promise<TenantRef> => {
     const principal = await authenticate(ctx, db, deps.operatorToken);
-    return tenantInScope(db, principal, (ctx.params as { clientId: string }).clientId);
+    return tenantInScope(db, principal, (ctx.params as { clientId: string }).clientId, ctx);
   };
   const columns = ['id', 'name', 'token_prefix', 'scopes', 'expires_at', 'revoked_at', 'last_used_at', 'created_at'] as const;
   type Row = { id: string; name: string; token_prefix: string; scopes: string[]; expires_at: Date | null; revoked_at: Date | null; last_used_at: Date | null; created_at: Date };

@@ -12,6 +12,7 @@ import { encodeCsvBatch, type CsvOptions } from './csv-encoder.js';
  */
 export const fixedColumns = [
   'call_id',
+  'sip_call_id',
   'direction',
   'started_at',
   'answered_at',
@@ -76,6 +77,7 @@ export async function* reportBatches(db: Kysely<Database>, scope: ReportScope, p
     const rows = await filteredCalls(db, scope.tenantId, scope.filter, after)
       .select([
         'calls.id',
+        'calls.sip_call_id',
         'calls.direction',
         'calls.started_at',
         'calls.answered_at',
@@ -103,6 +105,7 @@ export async function* reportBatches(db: Kysely<Database>, scope: ReportScope, p
       const r = row as typeof row & Record<string, string | null>;
       return [
         r.id,
+        r.sip_call_id ?? '',
         r.direction,
         iso(r.started_at),
         iso(r.answered_at),

@@ -184,6 +184,8 @@ export interface CallsTable {
   duration_ms: number | null;
   end_reason: string | null;
   disposition: string | null;
+  /** SIP Call-ID of the call's dialog (migration 0303); null for simulations. */
+  sip_call_id: string | null;
   /** Answering-machine verdict of a screened outbound call (migration 0301). */
   amd_verdict: 'human' | 'machine' | 'unknown' | null;
   /** Caller audio heard until that verdict. */

@@ -118,6 +118,11 @@ export const configSchema = z
     /** Where generated local state lives: PGlite files, the generated key and operator token. */
     dataDir: z.string().min(1).default('./data'),
     shutdownGraceMs: z.number().int().min(0).max(600_000).default(10_000),
+    /**
+     * SIGTERM or POST /v1/admin/drain: how long live calls may go on while new INVITEs get 503;
+     * calls still up then get a BYE (docs/operations.md). 0 ends them at once.
+     */
+    drainTimeoutMs: z.number().int().min(0).max(86_400_000).default(300_000),
     database: z
       .strictObject({
         /** PostgreSQL connection string; without it an embedded PGlite under dataDir is used. */
@@ -135,6 +140,16 @@ export const configSchema = z
       })
       .prefault({}),
     http: httpSchema.prefault({}),
+    /**
+     * /healthz, /readyz and /metrics on a port of their own, for a process without the control
+     * or sandbox role (a gateway or worker alone); unset: none.
+     */
+    ops: z
+      .strictObject({
+        host: host.default('0.0.0.0'),
+        port: port.optional(),
+      })
+      .prefault({}),
     sandbox: z
       .strictObject({
         host: host.default('0.0.0.0'),

@@ -87,8 +87,10 @@ export type MediaAnswer =
   | { readonly ok: false; readonly reason: SdpFailureReason; readonly message: string; readonly sipStatus: 488 | 400 };
 
 export interface MediaSessionOptions {
-  /** Correlates logs and metrics with the call. */
+  /** The call's id: every log line of the session carries it. */
   readonly callId?: string;
+  /** The SIP Call-ID of the call's dialog, when known before the session is made (inbound calls). */
+  readonly sipCallId?: string;
 }
 
 /**

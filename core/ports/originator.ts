@@ -68,11 +68,14 @@ export type OriginateResult =
       readonly completion: Promise<CallCompletion>;
     }
   /** 486 Busy Here or 600 Busy Everywhere. */
-  | { readonly outcome: 'busy'; readonly sipStatus: number; readonly reason?: string }
+  | { readonly outcome: 'busy'; readonly sipStatus: number; readonly reason?: string; readonly sipCallId?: string }
   /** Rang out: CANCELled after the ring timeout (the 487 is kept as sipStatus), or 408/480 from the far end. */
-  | { readonly outcome: 'no-answer'; readonly sipStatus?: number; readonly reason?: string }
-  /** Anything else: 4xx-6xx finals, transport errors, no route, aborted before an answer. */
-  | { readonly outcome: 'failed'; readonly sipStatus?: number; readonly reason: string; readonly cause?: unknown };
+  | { readonly outcome: 'no-answer'; readonly sipStatus?: number; readonly reason?: string; readonly sipCallId?: string }
+  /**
+   * Anything else: 4xx-6xx finals, transport errors, no route, aborted before an answer.
+   * `sipCallId` (all three): the Call-ID of the INVITE, when one went out.
+   */
+  | { readonly outcome: 'failed'; readonly sipStatus?: number; readonly reason: string; readonly cause?: unknown; readonly sipCallId?: string };
 
 export type OriginateOutcome = OriginateResult['outcome'];
 

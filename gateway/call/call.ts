@@ -30,6 +30,8 @@ export class Call extends TypedEmitter<ActiveCallEvents> implements ActiveCall {
   private silenceTimer: TimerHandle | undefined;
   private endReason: string | undefined;
   state: CallState = 'active';
+  /** The call's logger: every line carries the call id (the call record's id too) and the SIP Call-ID. */
+  readonly log: Logger;
 
   constructor(
     readonly info: InboundCallInfo,
@@ -37,9 +39,11 @@ export class Call extends TypedEmitter<ActiveCallEvents> implements ActiveCall {
     readonly media: CallMediaSession,
     private readonly limits: CallLimits,
     private readonly clock: Clock,
-    private readonly logger: Logger,
+    logger: Logger,
   ) {
     super();
+    this.log = logger.child({ callId: info.id, sipCallId: info.sipCallId });
+    leg.callLogger = this.log;
     this.ended = new Promise((resolve) => (this.resolveEnded = resolve));
     leg.offerHandler = (offer) => this.reoffer(offer);
     leg.on('destroy', ({ reason }) => void this.finish(this.endReason ?? reason));
@@ -47,7 +51,7 @@ export class Call extends TypedEmitter<ActiveCallEvents> implements ActiveCall {
     if (limits.lateOffer) leg.once('confirmed', ({ sdp }) => this.lateAnswer(sdp));
     const onDtmf = (e: MediaDtmfEvent): void => void this.emit('dtmf', { ...e, via: 'rtp' });
     const onTimeout = (e: { silentMs: number }): void => {
-      this.logger.info({ callId: info.id, silentMs: e.silentMs }, 'no RTP from the caller: ending the call');
+      this.log.info({ silentMs: e.silentMs }, 'no RTP from the caller: ending the call');
       void this.hangup('media-timeout');
     };
     media.on('dtmf', onDtmf);
@@ -95,7 +99,7 @@ export class Call extends TypedEmitter<ActiveCallEvents> implements ActiveCall {
   private lateAnswer(sdp: string | undefined): void {
     const result = sdp === undefined ? undefined : this.media.applyAnswer(sdp);
     if (result?.ok) return;
-    this.logger.info({ callId: this.info.id, reason: result?.ok === false ? result.message : 'ACK without SDP' }, 'late-offer call has no usable answer: ending it');
+    this.log.info({ reason: result?.ok === false ? result.message : 'ACK without SDP' }, 'late-offer call has no usable answer: ending it');
     void this.hangup('no-sdp-answer');
   }
 
@@ -112,7 +116,7 @@ export class Call extends TypedEmitter<ActiveCallEvents> implements ActiveCall {
     if (this.state !== 'active') return;
     this.state = 'ending';
     this.endReason = reason;
-    this.logger.info({ callId: this.info.id, reason }, 'ending call with BYE');
+    this.log.info({ reason }, 'ending call with BYE');
     await this.leg.bye('local-bye');
     await this.finish(reason);
   }
@@ -126,7 +130,7 @@ export class Call extends TypedEmitter<ActiveCallEvents> implements ActiveCall {
     try {
       await this.media.close();
     } catch (error) {
-      this.logger.warn({ err: error, callId: this.info.id }, 'media session did not close cleanly');
+      this.log.warn({ err: error }, 'media session did not close cleanly');
     }
     const endedAt = this.clock.now();
     this.resolveEnded({ endedAt, durationMs: endedAt - this.info.startedAt, reason });

@@ -1,5 +1,6 @@
 import type { Clock } from '../../core/clock.js';
 import type { SipRequest } from '../sip/message/message.js';
+import { countShed } from '../sip/sip-metrics.js';
 import type { AdmissionDecision, AdmissionPolicy, ArrivingRequest } from '../sip/transport/receive-gate.js';
 import type { Flow } from '../sip/transport/types.js';
 import type { GuardVerdict } from '../sip/ua/sip-stack.js';
@@ -53,6 +54,7 @@ const ADMIT: AdmissionDecision = { action: 'admit' };
 const BLOCKED: AdmissionDecision = { action: 'drop', reason: 'source blocked' };
 const SCANNER: AdmissionDecision = { action: 'drop', reason: 'scanner User-Agent' };
 const OVER_RATE: AdmissionDecision = { action: 'refuse', reason: 'source over its rate' };
+const GLOBAL_LIMIT = 'global concurrency limit';
 const OVER_REFUSALS: AdmissionDecision = { action: 'drop', reason: 'source over its refusal rate' };
 
 /**
@@ -117,7 +119,8 @@ export class AbuseGuard implements AdmissionPolicy {
   /** After the parse, for new out-of-dialog requests: the global concurrency limit for INVITEs. */
   readonly verdict = (req: SipRequest, _flow: Flow): GuardVerdict => {
     if (req.method === 'INVITE' && this.options.concurrentCalls() >= (this.options.maxConcurrentCalls ?? 1000)) {
-      return { action: 'reject', status: 503, headers: this.retryHeaders, why: 'global concurrency limit' };
+      countShed('refused', GLOBAL_LIMIT);
+      return { action: 'reject', status: 503, headers: this.retryHeaders, why: GLOBAL_LIMIT };
     }
     return { action: 'accept' };
   };

@@ -1,5 +1,4 @@
 import type { Clock } from '../../core/clock.js';
-import type { Logger } from '../../core/logger.js';
 import type { Call } from '../call/call.js';
 import { SessionTimer, type SessionTimerPolicy, type UasNegotiation } from '../sip/dialog/session-timer.js';
 
@@ -11,13 +10,14 @@ import { SessionTimer, type SessionTimerPolicy, type UasNegotiation } from '../s
 export function startSessionTimer(
   call: Call,
   negotiated: { readonly seconds: number; readonly weRefresh: boolean } | Extract<UasNegotiation, { kind: 'active' }> | undefined,
-  deps: { readonly clock: Clock; readonly logger: Logger; readonly sessionTimer: SessionTimerPolicy },
+  deps: { readonly clock: Clock; readonly sessionTimer: SessionTimerPolicy },
 ): SessionTimer {
-  const timer = new SessionTimer(call.leg, deps.clock, deps.logger, deps.sessionTimer, {
+  // The call's logger: every line carries its call id and SIP Call-ID.
+  const timer = new SessionTimer(call.leg, deps.clock, call.log, deps.sessionTimer, {
     offer: () => call.media.localSdp,
     answer: (sdp) => {
       const applied = call.media.applyAnswer(sdp);
-      if (!applied.ok) deps.logger.info({ callId: call.info.id, reason: applied.message }, 'answer to a session refresh not applied');
+      if (!applied.ok) call.log.info({ reason: applied.message }, 'answer to a session refresh not applied');
     },
     expired: (why) => void call.hangup(why),
   });

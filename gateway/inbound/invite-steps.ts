@@ -5,6 +5,7 @@ import type { CallDirectory, DirectoryNumber, DirectoryTrunk } from '../../core/
 import type { CallHandler, InboundCallInfo } from '../../core/ports/call-handler.js';
 import type { CallMediaSession, MediaPort } from '../../core/ports/media.js';
 import { Call } from '../call/call.js';
+import { observeAnswer } from '../call/call-metrics.js';
 import type { CallRegistry } from '../call/call-registry.js';
 import { Dialog, type DialogHost } from '../sip/dialog/dialog.js';
 import { negotiateAsUas, type SessionTimerPolicy, type UasNegotiation } from '../sip/dialog/session-timer.js';
@@ -36,6 +37,13 @@ export interface InviteDeps {
 }
 
 interface InviteState {
+  /**
+   * The call's id from the INVITE's arrival on: every log line of the call, the media session,
+   * the call record (the control plane stores the call under it) and the transfer API use it.
+   */
+  readonly callId: string;
+  /** When the INVITE reached the steps (clock ms), for the INVITE-to-answer latency. */
+  readonly arrivedAt: number;
   trunks: readonly DirectoryTrunk[];
   trusted: boolean;
   number?: DirectoryNumber;
@@ -60,6 +68,7 @@ export function inviteSteps(deps: InviteDeps): Array<Step<ServerRequest>> {
   /** 100 Trying at once (RFC 3261 sec. 17.2.1 says within 200 ms; the lookups may take longer). */
   const trying: Step<ServerRequest> = async (sreq, next) => {
     sreq.respond(100);
+    states.set(sreq, { callId: randomUUID(), arrivedAt: deps.clock.now(), trunks: [], trusted: false });
     deps.registry.pending(1);
     try {
       await next();
@@ -84,7 +93,7 @@ export function inviteSteps(deps: InviteDeps): Array<Step<ServerRequest>> {
       deps.guard.recordAuthFailure(address);
       throw new SipError(403, 'Forbidden (source is not a trunk termination address)');
     }
-    states.set(sreq, { trunks, trusted });
+    Object.assign(state(sreq), { trunks, trusted });
     await next();
   };
 
@@ -154,16 +163,17 @@ export function inviteSteps(deps: InviteDeps): Array<Step<ServerRequest>> {
     // Only the media port's own failures mean "no capacity": the later steps run outside this
     // try, so their errors keep their status instead of turning into this 503.
     let answer;
+    const { callId } = state(sreq);
     try {
       if (req.body.length === 0) {
         // Late offer (RFC 3261 sec. 13.2.1): our offer goes in the 200, the answer comes in the ACK.
-        const session = await deps.media.offer({ callId: req.callId });
+        const session = await deps.media.offer({ callId, sipCallId: req.callId });
         Object.assign(state(sreq), { session, answerSdp: session.localSdp, lateOffer: true });
       } else {
-        answer = await deps.media.answer(req.body.toString('utf8'), { callId: req.callId });
+        answer = await deps.media.answer(req.body.toString('utf8'), { callId, sipCallId: req.callId });
       }
     } catch (error) {
-      deps.logger.warn({ err: error, callId: req.callId }, 'no media session available');
+      deps.logger.warn({ err: error, callId, sipCallId: req.callId }, 'no media session available');
       throw new SipError(503, 'Service Unavailable (no media capacity)', [['Retry-After', String(deps.retryAfterSeconds)]]);
     }
     if (!answer) return next();
@@ -186,7 +196,7 @@ export function inviteSteps(deps: InviteDeps): Array<Step<ServerRequest>> {
     const session = s.session as CallMediaSession;
     const req = sreq.request;
     const info: InboundCallInfo = {
-      id: randomUUID(),
+      id: s.callId,
       sipCallId: req.callId,
       tenantId: n.tenantId,
       numberId: n.id,
@@ -202,6 +212,7 @@ export function inviteSteps(deps: InviteDeps): Array<Step<ServerRequest>> {
     };
     const timer = s.timer?.kind === 'active' ? s.timer : undefined;
     dialog.accept(sreq, s.answerSdp, timer?.headers);
+    observeAnswer('inbound', deps.clock.now() - s.arrivedAt);
     const call = new Call(info, dialog, session, {
       maxDurationMs: n.maxCallDurationMinutes * 60_000,
       silenceMs: n.endCallOnSilenceMinutes * 60_000,
@@ -211,16 +222,19 @@ export function inviteSteps(deps: InviteDeps): Array<Step<ServerRequest>> {
     deps.registry.add(call, s.release ?? (() => undefined));
     s.release = undefined;
     s.session = undefined;
-    deps.logger.info({ callId: info.id, sipCallId: info.sipCallId, tenantId: info.tenantId, number: info.dialled, matchedBy: info.matchedBy }, 'inbound call answered');
-    // The handler runs for the whole call; the INVITE's steps are done once it has the call.
-    void (async () => {
-      try {
-        await deps.callHandler.handle(call);
-      } catch (error) {
-        deps.logger.error({ err: error, callId: info.id }, 'call handler failed: ending the call');
-        await call.hangup('handler-error');
-      }
-    })();
+    call.log.info({ tenantId: info.tenantId, number: info.dialled, matchedBy: info.matchedBy }, 'inbound call answered');
+    // The handler runs for the whole call; the INVITE's steps are done once it has the call. The
+    // registry keeps it in view, so a drain waits until it has written the call's record.
+    deps.registry.track(
+      (async () => {
+        try {
+          await deps.callHandler.handle(call);
+        } catch (error) {
+          call.log.error({ err: error }, 'call handler failed: ending the call');
+          await call.hangup('handler-error');
+        }
+      })(),
+    );
   };
 
   return [trying, source, identify, enabled, sessionTimer, limits, media, answer];

@@ -44,11 +44,11 @@ export class MethodRouter {
         return;
       }
       if (error instanceof SipParseError) {
-        this.logger.warn({ err: error, method: sreq.request.method, callId: sreq.request.callId }, 'malformed header found during routing: validate it in request-headers.ts');
+        this.logger.warn({ err: error, method: sreq.request.method, sipCallId: sreq.request.callId }, 'malformed header found during routing: validate it in request-headers.ts');
         if (!sreq.answered) sreq.respond(error.status, { reason: parseErrorReason(error) });
         return;
       }
-      this.logger.error({ err: error, method: sreq.request.method, callId: sreq.request.callId }, 'inbound step failed');
+      this.logger.error({ err: error, method: sreq.request.method, sipCallId: sreq.request.callId }, 'inbound step failed');
       if (!sreq.answered) sreq.respond(500);
     }
   };

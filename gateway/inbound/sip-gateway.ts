@@ -3,12 +3,13 @@ import type { Logger } from '../../core/logger.js';
 import type { CallDirectory } from '../../core/ports/call-directory.js';
 import type { CallHandler } from '../../core/ports/call-handler.js';
 import type { MediaPort } from '../../core/ports/media.js';
+import { watchGateway } from '../call/call-metrics.js';
 import { CallRegistry } from '../call/call-registry.js';
 import type { TimerValues } from '../sip/transaction/timers.js';
 import { ReceiveGate } from '../sip/transport/receive-gate.js';
 import { TransportSet, type TransportSetOptions } from '../sip/transport/transport-set.js';
 import { DEFAULT_SESSION_TIMER, type SessionTimerPolicy } from '../sip/dialog/session-timer.js';
-import { SipStack } from '../sip/ua/sip-stack.js';
+import { SipStack, type GuardVerdict } from '../sip/ua/sip-stack.js';
 import { StoppableClock } from '../sip/ua/stoppable-clock.js';
 import { AbuseGuard, type AbuseGuardOptions } from './abuse-guard.js';
 import { inviteSteps } from './invite-steps.js';
@@ -36,18 +37,42 @@ export interface SipGatewayOptions {
   readonly receiveQueue?: { readonly perSource?: number; readonly turnBudget?: number };
 }
 
+/** How a drain ended. */
+export interface DrainResult {
+  /** Calls still up at the drain timeout, ended with BYE (reason `drain-timeout`). */
+  readonly endedAtTimeout: number;
+  /** Milliseconds from the start of the drain until no call was left. */
+  readonly ms: number;
+}
+
+/** What the stack's guard reads of the gateway's drain (one object shared with it, set before start returns). */
+interface DrainFlag {
+  since: number | undefined;
+}
+
 /**
  * The inbound SIP gateway: transports, the stack, the per-method router (INVITE steps, OPTIONS for
- * trunk keep-alives) and the live calls. Outbound origination will hang off the same stack.
+ * trunk keep-alives) and the live calls. Outbound origination hangs off the same stack.
  */
 export class SipGateway {
+  private draining: Promise<DrainResult> | undefined;
+  private readonly unwatch: () => void;
+
   private constructor(
     readonly stack: SipStack,
     readonly transports: TransportSet,
     readonly registry: CallRegistry,
     readonly guard: AbuseGuard,
     private readonly clock: StoppableClock,
-  ) {}
+    private readonly drainFlag: DrainFlag,
+  ) {
+    this.unwatch = watchGateway({
+      registry,
+      get draining() {
+        return drainFlag.since !== undefined;
+      },
+    });
+  }
 
   static async start(options: SipGatewayOptions): Promise<SipGateway> {
     const logger = options.logger;
@@ -69,6 +94,10 @@ export class SipGateway {
       liveDialog: (callId) => stack.dialogs.hasCallId(callId),
     });
     const retryAfterSeconds = guard.retryAfterSeconds;
+    const drainFlag: DrainFlag = { since: undefined };
+    // RFC 3261 sec. 21.5.4: 503 + Retry-After tells a proxy or carrier to send elsewhere; OPTIONS
+    // keep-alives get it too, so a dispatcher marks this node down while its calls finish.
+    const drainRefusal: GuardVerdict = { action: 'reject', status: 503, headers: [['Retry-After', String(retryAfterSeconds)]], why: 'draining' };
     const router = new MethodRouter(logger);
     router.use(
       'INVITE',
@@ -92,7 +121,7 @@ export class SipGateway {
     // Trunk keep-alives (RFC 3261 sec. 11): answered whoever asks, so carriers see us up.
     router.use('OPTIONS', async (sreq) => stack.answerOptions(sreq));
     stack.onRequest(router.handle);
-    stack.setGuard(guard.verdict);
+    stack.setGuard((req, flow) => (drainFlag.since !== undefined && (req.method === 'INVITE' || req.method === 'OPTIONS') ? drainRefusal : guard.verdict(req, flow)));
     const gate = new ReceiveGate({
       policy: guard,
       retryAfterSeconds,
@@ -102,18 +131,59 @@ export class SipGateway {
     });
     const transports = await TransportSet.start({ ...options.transports, gate }, stack.receive);
     stack.attach(transports);
-    return new SipGateway(stack, transports, registry, guard, clock);
+    return new SipGateway(stack, transports, registry, guard, clock, drainFlag);
   }
 
   get ports(): TransportSet['ports'] {
     return this.transports.ports;
   }
 
+  get isDraining(): boolean {
+    return this.drainFlag.since !== undefined;
+  }
+
+  /**
+   * Drain (docs/operations.md): from now on new INVITEs and out-of-dialog OPTIONS are answered 503
+   * with Retry-After, statelessly, while calls already up (and INVITEs already being set up) go on,
+   * as do requests inside their dialogs. Resolves once no call is left and every call handler has
+   * finished (records written), or at `timeoutMs`, when the calls still up get a BYE (reason
+   * `drain-timeout`) and are waited for up to `graceMs` more. Calling it again returns the same drain.
+   */
+  drain(timeoutMs: number, graceMs = 10_000): Promise<DrainResult> {
+    this.draining ??= (async () => {
+      const started = this.clock.now();
+      this.drainFlag.since = started;
+      const timedOut = !(await this.idleWithin(timeoutMs));
+      let endedAtTimeout = 0;
+      if (timedOut) {
+        const calls = [...this.registry.all()];
+        endedAtTimeout = calls.length;
+        await Promise.allSettled(calls.map((c) => c.hangup('drain-timeout')));
+        await this.idleWithin(graceMs);
+      }
+      return { endedAtTimeout, ms: this.clock.now() - started };
+    })();
+    return this.draining;
+  }
+
+  /** True when the registry became idle within `ms`. */
+  private idleWithin(ms: number): Promise<boolean> {
+    return new Promise((resolve) => {
+      const timer = this.clock.setTimeout(() => resolve(false), ms);
+      void this.registry.whenIdle().then(() => {
+        this.clock.clearTimeout(timer);
+        resolve(true);
+      });
+    });
+  }
+
   /** Stops taking calls: BYE to every live call (bounded by `graceMs`), then closes the transports. */
   async stop(graceMs = 2000): Promise<void> {
+    this.drainFlag.since ??= this.clock.now();
     const byes = [...this.registry.all()].map((c) => c.hangup('shutdown'));
     await Promise.race([Promise.allSettled(byes), new Promise((resolve) => setTimeout(resolve, graceMs).unref())]);
     await this.transports.close();
     this.clock.stop();
+    this.unwatch();
   }
 }

@@ -255,9 +255,9 @@ function acknowledgeReliable(stack: SipStack, invite: SipRequest, r: SipResponse
   const dialog = entry.dialog;
   void dialog.request('PRACK', { headers: [['RAck', `${rseq} ${invite.cseq.seq} INVITE`]] }).then(
     (res) => {
-      if (res.status >= 300) stack.logger.info({ callId: invite.callId, status: res.status }, 'PRACK refused');
+      if (res.status >= 300) stack.logger.info({ sipCallId: invite.callId, status: res.status }, 'PRACK refused');
     },
-    (error: unknown) => stack.logger.warn({ err: error, callId: invite.callId }, 'PRACK not sent'),
+    (error: unknown) => stack.logger.warn({ err: error, sipCallId: invite.callId }, 'PRACK not sent'),
   );
   return true;
 }

@@ -9,6 +9,7 @@ import type { CallMediaSession, MediaPort } from '../../core/ports/media.js';
 import type { OriginateRequest, OriginateResult, Originator } from '../../core/ports/originator.js';
 import type { OutboundTransport, TrunkRoutes } from '../../core/ports/trunk-routes.js';
 import { Call } from '../call/call.js';
+import { observeAnswer } from '../call/call-metrics.js';
 import type { CallRegistry } from '../call/call-registry.js';
 import { startSessionTimer } from '../inbound/call-session-timer.js';
 import type { ClientCredentials } from '../sip/auth/digest-client.js';
@@ -77,7 +78,7 @@ export function e164Uri(e164: string, route: Pick<OutboundRoute, 'host' | 'port'
 }
 
 /** How a final response classifies (spec: campaign outcomes; the SIP status is always kept). */
-export function classify(outcome: Extract<InviteOutcome, { kind: 'rejected' }>): OriginateResult {
+export function classify(outcome: Extract<InviteOutcome, { kind: 'rejected' }>): Exclude<OriginateResult, { outcome: 'answered' }> {
   const { status, reason, cancelled } = outcome;
   if (cancelled === 'aborted') return { outcome: 'failed', ...(status > 0 ? { sipStatus: status } : {}), reason: 'aborted before an answer' };
   if (cancelled === 'ring-timeout' && (status === 487 || status === 408)) return { outcome: 'no-answer', sipStatus: status, reason: 'ring timeout (CANCEL sent)' };
@@ -101,7 +102,10 @@ export class SipOriginator implements Originator {
   async originate(request: OriginateRequest): Promise<OriginateResult> {
     if (!/^\+[1-9][0-9]{5,14}$/.test(request.to)) throw new Error(`callee must be E.164, got ${request.to}`);
     const o = this.options;
-    const log = o.logger.child({ messageId: request.context.messageId, attempt: request.context.attempt });
+    // The call's id from the start: the media session, every log line and, once answered, the call
+    // record (the control plane stores the call under it) use the same value.
+    const callId = randomUUID();
+    const log = o.logger.child({ callId, messageId: request.context.messageId, attempt: request.context.attempt });
     const route = await this.routeFor(request);
     if (!route) return { outcome: 'failed', sipStatus: 503, reason: request.from.sipTrunkId ? 'trunk not found' : 'no native outbound route configured' };
     let flows: Flow[];
@@ -114,7 +118,7 @@ export class SipOriginator implements Originator {
     if (flows.length === 0) return { outcome: 'failed', sipStatus: 503, reason: `no route to ${route.host} (no DNS records)` };
     let session: CallMediaSession;
     try {
-      session = await o.media.offer({ callId: request.context.messageId });
+      session = await o.media.offer({ callId });
     } catch (error) {
       log.warn({ err: error }, 'no media session for an outbound call');
       return { outcome: 'failed', sipStatus: 503, reason: 'no media capacity', cause: error };
@@ -136,6 +140,7 @@ export class SipOriginator implements Originator {
     // RFC 3263 sec. 4.3: a 503 or a transaction timeout / transport error (the stack's 408/503)
     // moves on to the next target with the same request on a new branch; any other answer is the callee's.
     let previous: SipRequest | undefined;
+    const invitedAt = o.clock.now();
     for (const [i, target] of flows.entries()) {
       flow = target;
       earlyApplied = undefined;
@@ -176,11 +181,13 @@ export class SipOriginator implements Originator {
     if (!outcome) throw new Error('no INVITE was sent');
     if (outcome.kind === 'rejected') {
       await session.close();
-      const result = classify(outcome);
+      // The INVITE's Call-ID goes on the attempt's call record, to find it in a SIP trace.
+      const result: OriginateResult = outcome.invite ? { ...classify(outcome), sipCallId: outcome.invite.callId } : classify(outcome);
       log.info({ sipStatus: outcome.status, outcome: result.outcome }, 'outbound call not answered');
       return result;
     }
     const { dialog } = outcome;
+    observeAnswer('outbound', o.clock.now() - invitedAt);
     const fail = async (reason: string, sipStatus?: number): Promise<OriginateResult> => {
       await dialog.bye('local-bye');
       await session.close();
@@ -193,22 +200,24 @@ export class SipOriginator implements Originator {
       const applied = session.applyAnswer(outcome.answerSdp);
       if (!applied.ok) return fail(`SDP answer refused: ${applied.message}`, applied.sipStatus);
     }
-    const call = await this.callFor(request, route, dialog, session, flow, log);
+    const call = await this.callFor(callId, request, route, dialog, session, flow, log);
     // RFC 4028 sec. 7.2, 10: refresh (re-INVITE or UPDATE) or watch for the callee's refreshes.
-    startSessionTimer(call, outcome.sessionTimer, { clock: o.clock, logger: o.logger, sessionTimer: o.sessionTimer ?? DEFAULT_SESSION_TIMER });
-    log.info({ callId: call.info.id, sipCallId: dialog.callId }, 'outbound call answered');
+    startSessionTimer(call, outcome.sessionTimer, { clock: o.clock, sessionTimer: o.sessionTimer ?? DEFAULT_SESSION_TIMER });
+    call.log.info({ messageId: request.context.messageId, attempt: request.context.attempt }, 'outbound call answered');
     const onAbort = (): void => void call.hangup('aborted');
     request.signal.addEventListener('abort', onAbort, { once: true });
     void call.ended.then(() => request.signal.removeEventListener('abort', onAbort));
     if (o.onAnswered) {
-      void (async () => {
+      const handled = (async () => {
         try {
           await o.onAnswered?.(call, request);
         } catch (error) {
-          log.error({ err: error, callId: call.info.id }, 'outbound call handler failed: ending the call');
+          call.log.error({ err: error }, 'outbound call handler failed: ending the call');
           await call.hangup('handler-error');
         }
       })();
+      // A drain waits for the handler too: it writes the call's record after the hang-up.
+      o.registry?.track(handled);
     }
     return { outcome: 'answered', sipStatus: outcome.response.status, callId: call.info.id, answeredAt: call.info.startedAt, completion: call.ended };
   }
@@ -240,7 +249,7 @@ export class SipOriginator implements Originator {
     return targets.map((t) => flowTo(o.stack, t));
   }
 
-  private async callFor(request: OriginateRequest, route: OutboundRoute, dialog: Call['leg'], session: CallMediaSession, flow: Flow, log: Logger): Promise<Call> {
+  private async callFor(callId: string, request: OriginateRequest, route: OutboundRoute, dialog: Call['leg'], session: CallMediaSession, flow: Flow, log: Logger): Promise<Call> {
     const o = this.options;
     let number: DirectoryNumber | undefined;
     try {
@@ -251,7 +260,7 @@ export class SipOriginator implements Originator {
     }
     // Outbound calls reuse the inbound call shape: `dialled` is the callee, `caller` our number.
     const info: InboundCallInfo = {
-      id: randomUUID(),
+      id: callId,
       sipCallId: dialog.callId,
       tenantId: request.context.tenantId,
       numberId: request.from.phoneNumberId,
@@ -273,7 +282,7 @@ export class SipOriginator implements Originator {
       o.clock,
       o.logger,
     );
-    o.registry?.add(call, () => undefined);
+    o.registry?.add(call, () => undefined, 'outbound');
     return call;
   }
 }

@@ -5,6 +5,7 @@ import { EspeakTts } from './espeak-tts.js';
 import { FallbackStt, FallbackTts, type FallbackOptions } from './fallback.js';
 import { PocketsphinxStt } from './pocketsphinx-stt.js';
 import { SpeechProviderError, type SttProvider, type TtsProvider } from './speech-provider.js';
+import { timedStt, timedTts } from './speech-metrics.js';
 
 /** Provider credentials (opened from sealed secrets by the caller; never logged). */
 export interface SpeechCredentials {
@@ -53,12 +54,13 @@ export interface ResolvedStt {
  * Providers without an adapter here, or without credentials, speak with espeak-ng.
  */
 export function ttsForProfile(profile: SpeechProfileVoice, credentials: SpeechCredentials = {}, fallback: FallbackOptions = {}): ResolvedTts {
-  const offline = new EspeakTts();
+  // Each provider timed on its own (speech-metrics.ts), inside the fallback chain.
+  const offline = timedTts(new EspeakTts());
   if (profile.provider === 'elevenlabs' && credentials.elevenlabs) {
-    return { tts: new FallbackTts([new ElevenLabsTts(credentials.elevenlabs), withVoice(offline, '')], fallback), voice: profile.voiceName };
+    return { tts: new FallbackTts([timedTts(new ElevenLabsTts(credentials.elevenlabs)), withVoice(offline, '')], fallback), voice: profile.voiceName };
   }
   if (profile.provider === 'azure' && credentials.azure) {
-    return { tts: new FallbackTts([new AzureTts(credentials.azure), withVoice(offline, '')], fallback), voice: profile.voiceName };
+    return { tts: new FallbackTts([timedTts(new AzureTts(credentials.azure)), withVoice(offline, '')], fallback), voice: profile.voiceName };
   }
   if (profile.provider === 'espeak-ng') return { tts: offline, voice: profile.voiceName };
   const adapter = profile.provider === 'elevenlabs' || profile.provider === 'azure';
@@ -99,10 +101,10 @@ export function sttForLanguage(
   const { deepgram } = settings.credentials;
   const route = settings.sttRoutes?.find((r) => r.languages.some((p) => languageMatches(p, language)));
   const provider = route?.provider ?? (deepgram ? 'deepgram' : 'offline');
-  const offline = offlineSttSupports(language) ? new PocketsphinxStt({ vocabulary: options.vocabulary ?? [] }) : undefined;
+  const offline = offlineSttSupports(language) ? timedStt(new PocketsphinxStt({ vocabulary: options.vocabulary ?? [] })) : undefined;
   if (provider === 'deepgram' && deepgram) {
     // The call's logger: the adapter reports what does not end a stream (a malformed message) itself.
-    const cloud = new DeepgramStt({ ...deepgram, ...(options.logger ? { logger: options.logger } : {}) });
+    const cloud = timedStt(new DeepgramStt({ ...deepgram, ...(options.logger ? { logger: options.logger } : {}) }));
     return { stt: new FallbackStt(offline ? [cloud, offline] : [cloud], options.fallback) };
   }
   if (offline) return { stt: offline };

@@ -118,6 +118,10 @@ for (const kind of storeKinds) {
           assert.ok(Date.parse(String(call.startedAt)) <= Date.parse(String(call.endedAt)), `${c.name}: started before it ended`);
         }
       }
+      // Each attempt's INVITE has its own Call-ID, stored to find the attempt in a SIP trace.
+      const callIds = items.map((i) => i.sipCallId);
+      for (const id of callIds) assert.match(String(id), /^[^\s]+$/, 'every attempt that sent an INVITE keeps its Call-ID');
+      assert.equal(new Set(callIds).size, callIds.length, 'one Call-ID per attempt');
       const retry = items.find((i) => i.messageId === placed.get('busy')!.messageId && i.attempt === 2)!;
       assert.equal(Date.parse(String(retry.startedAt)), clock.now(), 'the retry started when it was placed');
     });

@@ -6,6 +6,7 @@ import type { OriginateRequest, OriginateResult } from '../../core/ports/origina
 import type { OutboundTrunkRoute, TrunkRoutes } from '../../core/ports/trunk-routes.js';
 import { SipOriginator, type SipOriginatorOptions } from '../../gateway/outbound/sip-originator.js';
 import { SipResolver } from '../../gateway/sip/resolve/sip-resolver.js';
+import { metricValue } from '../helpers/metric-value.js';
 import { a, LoopbackDns, naptr, srv } from './loopback-dns.js';
 import { startGatewayFixture, type GatewayFixture } from './gateway-harness.js';
 import { expectSippUasSuccess, outboundRequest, startSippUas } from './outbound-sipp-uas.js';
@@ -171,6 +172,7 @@ describe('gateway: outbound session timers and PRACK with SIPp', function () {
     });
     try {
       const resolver = new SipResolver({ servers: [dns.server], timeoutMs: 1000, tries: 1 });
+      const timerB = await metricValue('vap_sip_transaction_timeouts_total', { timer: 'B', method: 'INVITE' });
       const started = Date.now();
       const result = await new SipOriginator({
         stack: fast.gateway.stack,
@@ -185,6 +187,7 @@ describe('gateway: outbound session timers and PRACK with SIPp', function () {
       if (result.outcome !== 'answered') answering.stop();
       assert.equal(result.outcome, 'answered', JSON.stringify(result));
       assert.ok(Date.now() - started >= 3000, 'the first target was given Timer B');
+      assert.equal(await metricValue('vap_sip_transaction_timeouts_total', { timer: 'B', method: 'INVITE' }), timerB + 1, 'its Timer B counted');
       assert.ok(silent.received() >= 2, `the silent target saw the INVITE and its retransmissions (${silent.received()})`);
       await (result as Extract<OriginateResult, { outcome: 'answered' }>).completion;
       const sipp = await answering.done;
@@ -211,7 +214,9 @@ describe('gateway: outbound session timers and PRACK with SIPp', function () {
     try {
       const resolver = new SipResolver({ servers: [dns.server], timeoutMs: 1000, tries: 1 });
       const result = await originator({ resolver }).originate(request(trunkTo('noanswer.test', 5060)));
-      assert.deepEqual(result, { outcome: 'no-answer', sipStatus: 408, reason: 'Request Timeout' });
+      const { sipCallId, ...rest } = result as Exclude<OriginateResult, { outcome: 'answered' }>;
+      assert.deepEqual(rest, { outcome: 'no-answer', sipStatus: 408, reason: 'Request Timeout' });
+      assert.match(String(sipCallId), /.+/, 'the Call-ID of the INVITE both targets got');
       sippOk(await ringing.done);
       await new Promise((r) => setTimeout(r, 300));
       assert.equal(next.received(), 0, 'the callee was not rung again through the next target');

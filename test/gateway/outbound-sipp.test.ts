@@ -138,12 +138,16 @@ describe('gateway: outbound calls to SIPp (Originator)', function () {
     sippOk(await uas.done);
   });
 
-  it('486 is busy, 503 is failed with the status kept', async () => {
+  it('486 is busy, 503 is failed with the status kept (and the INVITE\'s Call-ID)', async () => {
     const busy = await startSippUas('uas-486.xml');
-    assert.deepEqual(await originator.originate(request(await trunkTo(busy.port))), { outcome: 'busy', sipStatus: 486, reason: 'Busy Here' });
+    const { sipCallId: busyCallId, ...busyResult } = (await originator.originate(request(await trunkTo(busy.port)))) as Exclude<OriginateResult, { outcome: 'answered' }>;
+    assert.deepEqual(busyResult, { outcome: 'busy', sipStatus: 486, reason: 'Busy Here' });
+    assert.match(String(busyCallId), /^[^\s]+$/);
     sippOk(await busy.done);
     const down = await startSippUas('uas-503.xml');
-    assert.deepEqual(await originator.originate(request(await trunkTo(down.port))), { outcome: 'failed', sipStatus: 503, reason: 'Service Unavailable' });
+    const { sipCallId: downCallId, ...downResult } = (await originator.originate(request(await trunkTo(down.port)))) as Exclude<OriginateResult, { outcome: 'answered' }>;
+    assert.deepEqual(downResult, { outcome: 'failed', sipStatus: 503, reason: 'Service Unavailable' });
+    assert.notEqual(downCallId, busyCallId);
     sippOk(await down.done);
   });
 

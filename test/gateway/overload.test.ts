@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import type { SipResponse } from '../../gateway/sip/message/message.js';
+import { metricValue } from '../helpers/metric-value.js';
 import { numbers, startGatewayFixture, type GatewayFixture } from './gateway-harness.js';
 import { UdpPeer, sipRequest, statusLine } from './udp-peer.js';
 
@@ -74,9 +75,11 @@ describe('gateway: overload and abuse protection', function () {
       const ok = (await peer.wait((e) => statusLine(200)(e) && e.msg?.callId === 'first')).msg as SipResponse;
       const tag = ok.to.tag as string;
       peer.send(gw(), sipRequest(peer, 'ACK', { uri: did, callId: 'first', toTag: tag, cseq: '1 ACK' }));
+      const refusals = await metricValue('vap_sip_requests_shed_total', { action: 'refused', reason: 'global concurrency limit' });
       peer.send(gw(), sipRequest(peer, 'INVITE', { uri: did, callId: 'second', body: offer(40_020) }));
       const busy = (await peer.wait((e) => statusLine(503)(e) && e.msg?.callId === 'second')).msg as SipResponse;
       assert.equal(busy.headers.get('retry-after'), '7');
+      assert.equal(await metricValue('vap_sip_requests_shed_total', { action: 'refused', reason: 'global concurrency limit' }), refusals + 1, 'counted as an abuse-guard refusal');
       // In-dialog requests bypass every limit (RFC 3261 sec. 12.2.2 applies, not the guard).
       peer.send(gw(), sipRequest(peer, 'INFO', { uri: did, callId: 'first', toTag: tag, cseq: '2 INFO', extra: 'Content-Type: application/dtmf-relay\n' }).replace('Content-Length: 0\n\n', 'Content-Length: 24\n\nSignal=5\r\nDuration=160\r\n'));
       await peer.wait((e) => statusLine(200)(e) && e.msg?.callId === 'first' && e.msg.cseq.method === 'INFO');

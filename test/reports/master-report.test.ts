@@ -45,7 +45,7 @@ forEachStore('Master Report (CSV)', (getStore) => {
         sipStatus: 200,
         disposition: i === 0 ? 'promise, "maybe"' : 'done',
         variables: i === 0 ? { name: 'रवि', city: 'دبي' } : {},
-        ...(i === 0 ? { answeringMachine: { verdict: 'machine' as const, afterMs: 2460 } } : {}),
+        ...(i === 0 ? { answeringMachine: { verdict: 'machine' as const, afterMs: 2460 }, sipCallId: 'a84b4c76e66710@pc33.example.com' } : {}),
         insightParameters: [],
       });
       ids.push(record.id);
@@ -96,7 +96,9 @@ forEachStore('Master Report (CSV)', (getStore) => {
     assert.equal(first.disposition, 'promise, "maybe"');
     assert.equal(first.amd_verdict, 'machine');
     assert.equal(first.amd_ms, '2460');
+    assert.equal(first.sip_call_id, 'a84b4c76e66710@pc33.example.com', 'the SIP Call-ID, to find the call in a SIP trace');
     assert.equal(rows.find((r) => r.call_id !== trickyId)?.amd_verdict, '');
+    assert.equal(rows.find((r) => r.call_id !== trickyId)?.sip_call_id, '');
     assert.deepEqual(JSON.parse(first.variables ?? ''), { name: 'रवि', city: 'دبي' });
     assert.equal(first.campaign_name, 'Loan reminders');
     assert.equal(first.duration_seconds, '91');

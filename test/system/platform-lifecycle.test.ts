@@ -22,7 +22,10 @@ describe('platform process', function () {
     assert.equal(ready.status, 200);
     assert.deepEqual(await ready.json(), { status: 'ready', checks: { database: 'ok' } });
     const metrics = await (await fetch(`http://127.0.0.1:${String(control['port'])}/metrics`)).text();
-    assert.match(metrics, /vap_process_/);
+    // prom-client's defaults under their standard names, as stock dashboards expect them.
+    assert.match(metrics, /^process_cpu_seconds_total /m);
+    assert.match(metrics, /^nodejs_heap_size_total_bytes /m);
+    assert.doesNotMatch(metrics, /vap_process_/);
     assert.equal((await fetch(`http://127.0.0.1:${String(sandbox['port'])}/healthz`)).status, 200);
 
     const token = readFileSync(path.join(dataDir, 'operator-token'), 'utf8').trim();

@@ -57,7 +57,7 @@ type Params = { clientId: string; id?: string };
 export function mountSimulationRoutes(router: Router, deps: SimulationRouteDeps): void {
   const scope = async (ctx: Koa.Context): Promise<TenantRef> => {
     const principal = await authenticate(ctx, deps.db, deps.operatorToken);
-    return tenantInScope(deps.db, principal, (ctx.params as Params).clientId);
+    return tenantInScope(deps.db, principal, (ctx.params as Params).clientId, ctx);
   };
   const collection = '/tenants/:clientId/simulations';
 

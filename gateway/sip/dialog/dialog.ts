@@ -102,6 +102,8 @@ export class Dialog extends TypedEmitter<DialogEvents> implements DialogEntry {
   remoteAllow: readonly string[] | undefined;
   /** Session timer hook (session-timer.ts); undefined when no timer runs. */
   refreshObserver: RefreshObserver | undefined;
+  /** The call's logger once the dialog belongs to a call (its lines then carry the call id). */
+  callLogger: Logger | undefined;
   private localRefresh = false;
   private incomingInvite: ServerRequest | undefined;
   private awaitingAck: AckWait | undefined;
@@ -193,6 +195,11 @@ export class Dialog extends TypedEmitter<DialogEvents> implements DialogEntry {
     this.awaitingAck = new AckWait(this, sreq, this.host.clock, this.host.timerValues);
   }
 
+  private get log(): Logger {
+    // Rare lines (errors, a missing ACK): a child per line is cheap enough.
+    return this.callLogger ?? this.host.logger.child({ sipCallId: this.callId });
+  }
+
   private stopAckWait(): void {
     this.awaitingAck?.stop();
     this.awaitingAck = undefined;
@@ -201,7 +208,7 @@ export class Dialog extends TypedEmitter<DialogEvents> implements DialogEntry {
   /** AckWaitOwner (ack-wait.ts): no ACK for our 2xx within 64*T1. Not for other callers. */
   ackTimeout(): void {
     this.awaitingAck = undefined;
-    this.host.logger.info({ callId: this.callId }, 'no ACK for our 2xx within 64*T1: ending the dialog with BYE (RFC 3261 sec. 13.3.1.4)');
+    this.log.info({}, 'no ACK for our 2xx within 64*T1: ending the dialog with BYE (RFC 3261 sec. 13.3.1.4)');
     void this.bye('ack-timeout');
   }
 
@@ -243,7 +250,7 @@ export class Dialog extends TypedEmitter<DialogEvents> implements DialogEntry {
       case 'UPDATE':
         // Nothing may escape as an unhandled rejection: Node ends the process on one.
         this.refresh(sreq, req.method).catch((error: unknown) => {
-          this.host.logger.error({ err: error, callId: this.callId }, 'target refresh failed');
+          this.log.error({ err: error }, 'target refresh failed');
           if (this.incomingInvite === sreq) this.incomingInvite = undefined;
           if (!sreq.answered) sreq.respond(500);
         });
@@ -395,7 +402,7 @@ export class Dialog extends TypedEmitter<DialogEvents> implements DialogEntry {
     try {
       req = this.buildRequest('BYE');
     } catch (error) {
-      this.host.logger.warn({ err: error, callId: this.callId }, 'cannot route BYE');
+      this.log.warn({ err: error }, 'cannot route BYE');
       this.end(reason);
       return;
     }

@@ -185,14 +185,14 @@ export class SessionTimer {
     // and 0 would refresh in a tight loop: such a value is raised to our Min-SE (to 90 s at most).
     // Values from 90 s up stand even below our Min-SE: the peer expires the session by its value.
     const floor = Math.min(this.minSe, 90);
-    if (seconds < floor) this.logger.info({ callId: this.leg.callId, seconds, minSe: floor }, 'session interval below the RFC 4028 floor: raised');
+    if (seconds < floor) this.logger.info({ seconds, minSe: floor }, 'session interval below the RFC 4028 floor: raised');
     const interval = Math.max(seconds, floor, 1);
     this.seconds = interval;
     this.weRefresh = weRefresh;
     if (weRefresh) this.refreshTimer = this.clock.setTimeout(() => void this.refresh(), Math.min((interval * 1000) / 2, MAX_TIMER_MS));
     this.expiryTimer = this.clock.setTimeout(() => {
       this.expiryTimer = undefined;
-      this.logger.info({ callId: this.leg.callId, seconds: interval }, 'session expired without a refresh: ending the call (RFC 4028 sec. 10)');
+      this.logger.info({ seconds: interval }, 'session expired without a refresh: ending the call (RFC 4028 sec. 10)');
       this.hooks.expired('session-expired');
     }, Math.min(expiryMs(interval), MAX_TIMER_MS));
   }
@@ -237,7 +237,7 @@ export class SessionTimer {
         return;
       }
       if (!res) {
-        this.logger.warn({ err: error, callId: this.leg.callId }, 'session refresh failed');
+        this.logger.warn({ err: error }, 'session refresh failed');
         return;
       }
     }
@@ -245,7 +245,7 @@ export class SessionTimer {
     if (res.status >= 200 && res.status < 300) {
       const n = negotiatedByResponse(res);
       if (!n) {
-        this.logger.info({ callId: this.leg.callId }, 'refresh answered without Session-Expires: session timer off (RFC 4028 sec. 7.2)');
+        this.logger.info({}, 'refresh answered without Session-Expires: session timer off (RFC 4028 sec. 7.2)');
         this.clear();
         return;
       }
@@ -262,7 +262,7 @@ export class SessionTimer {
     }
     if (useUpdate && sdp !== undefined && (res.status === 405 || res.status === 501)) {
       // The peer listed UPDATE but does not take it in this dialog (RFC 3311 sec. 5.2): re-INVITE.
-      this.logger.info({ callId: this.leg.callId, status: res.status }, 'refresh UPDATE refused: refreshing by re-INVITE');
+      this.logger.info({ status: res.status }, 'refresh UPDATE refused: refreshing by re-INVITE');
       this.updateRefused = true;
       return this.refresh(retries422);
     }
@@ -275,6 +275,6 @@ export class SessionTimer {
       return;
     }
     // Any other failure leaves the session as it was: the expiry timer still runs (sec. 10).
-    this.logger.info({ callId: this.leg.callId, status: res.status }, 'session refresh refused');
+    this.logger.info({ status: res.status }, 'session refresh refused');
   }
 }

@@ -1,4 +1,5 @@
 import type { SipRequest, SipResponse } from '../message/message.js';
+import { countInviteTimeout, countNonInviteTimeout, countRequestSent } from '../sip-metrics.js';
 import { TransactionBase } from './base.js';
 import { createNonSuccessAck } from './keys.js';
 import type {
@@ -29,6 +30,7 @@ export class InviteClientTransaction extends TransactionBase<InviteClientState> 
     this.retransmitEvery('A', this.t.T1, undefined, () => this.send(this.request));
     this.timers.start('B', 64 * this.t.T1, () => {
       if (this.state !== 'calling') return;
+      countInviteTimeout();
       this.tu.timeout();
       this.terminate();
     });
@@ -61,6 +63,7 @@ export class InviteClientTransaction extends TransactionBase<InviteClientState> 
     if (s === 'calling' || s === 'proceeding') {
       this.timers.stopAll();
       this.setState('completed');
+      countRequestSent('ACK');
       if (!this.send(createNonSuccessAck(this.request, res))) return;
       this.tu.response(res);
       this.terminateAfter(this.transport.reliable ? 0 : 32_000);
@@ -93,6 +96,7 @@ export class NonInviteClientTransaction extends TransactionBase<NonInviteClientS
     if (!this.send(this.request)) return;
     this.scheduleE(this.t.T1);
     this.timers.start('F', 64 * this.t.T1, () => {
+      countNonInviteTimeout(this.request.method);
       this.tu.timeout();
       this.terminate();
     });

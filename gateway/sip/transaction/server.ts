@@ -2,6 +2,7 @@ import { timerLane } from '../../../core/clock-lane.js';
 import { createResponse } from '../message/response.js';
 import { serialize } from '../message/serializer.js';
 import type { SipRequest, SipResponse } from '../message/message.js';
+import { countAckTimeout, countResponseSent } from '../sip-metrics.js';
 import { TransactionBase } from './base.js';
 import type {
   InviteServerState,
@@ -43,7 +44,10 @@ export class InviteServerTransaction extends TransactionBase<InviteServerState> 
   /** Timer "trying" in Proceeding; a wait timer (L, I) otherwise. */
   protected override laneExpired(): void {
     if (this.state !== 'proceeding') super.laneExpired();
-    else if (!this.lastResponse && this.req) this.respond(createResponse(this.req, 100));
+    else if (!this.lastResponse && this.req) {
+      countResponseSent('INVITE', 100);
+      this.respond(createResponse(this.req, 100));
+    }
   }
 
   respond(res: SipResponse): void {
@@ -73,6 +77,7 @@ export class InviteServerTransaction extends TransactionBase<InviteServerState> 
     });
     this.timers.start('H', 64 * this.t.T1, () => {
       if (this.state !== 'completed') return;
+      countAckTimeout();
       this.tu.timeout?.();
       this.terminate();
     });

@@ -1,8 +1,8 @@
-import { counter } from '../../../core/metrics.js';
 import type { SipMessage } from '../message/message.js';
 import { SipRequest } from '../message/message.js';
 import { PeekedHead, peekedResponse } from '../message/peek.js';
 import { createResponse, newTag } from '../message/response.js';
+import { countResponseSent, countShed } from '../sip-metrics.js';
 import { FairQueue } from './fair-queue.js';
 import type { Flow } from './types.js';
 
@@ -38,8 +38,6 @@ export interface ReceiveGateOptions {
   /** Datagrams handed on per source and round (see FairQueue). */
   readonly turnBudget?: number;
 }
-
-const shed = counter('sip_requests_shed_total', 'SIP requests refused (503) or dropped before parsing, by reason', ['action', 'reason']);
 
 /**
  * Our refusals' To tags start with this; tags of our dialogs are hex (response.ts newTag), so an
@@ -96,6 +94,7 @@ export class ReceiveGate {
       const res = peekedResponse(head, flow.remote, '503 Service Unavailable', REFUSAL_TAG_MARK + newTag(), this.extra);
       if (res) {
         this.count('refused', d.reason);
+        countResponseSent(head.method, 503);
         try {
           reply(res.wire, res.port, flow);
         } catch {
@@ -115,6 +114,7 @@ export class ReceiveGate {
     if (d.action === 'admit') return true;
     if (d.action === 'refuse') {
       this.count('refused', d.reason);
+      countResponseSent(msg.method, 503);
       try {
         flow.send(createResponse(msg, 503, undefined, { toTag: REFUSAL_TAG_MARK + newTag(), headers: this.extra }));
       } catch {
@@ -127,7 +127,7 @@ export class ReceiveGate {
   }
 
   count(action: 'refused' | 'dropped', reason: string): void {
-    shed.inc({ action, reason });
+    countShed(action, reason);
   }
 }
 

@@ -2,6 +2,7 @@ import type { SipRequest, SipResponse } from '../message/message.js';
 import { createResponse, newTag } from '../message/response.js';
 import type { ServerTransaction } from '../transaction/table.js';
 import type { Flow } from '../transport/types.js';
+import { countResponseSent } from '../sip-metrics.js';
 
 export interface RespondOptions {
   readonly reason?: string;
@@ -69,6 +70,7 @@ export class ServerRequest {
       if (this.final && !(this.final.status < 300 && res === this.final)) return;
       this.final = res;
     }
+    countResponseSent(this.request.method, res.status);
     this.transaction.respond(res);
   }
 

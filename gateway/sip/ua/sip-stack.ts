@@ -15,6 +15,7 @@ import type { ServerTransactionUser, TransactionTransport } from '../transaction
 import type { TransportSet } from '../transport/transport-set.js';
 import type { Flow, TransportEvent, TransportName } from '../transport/types.js';
 import { DialogTable } from '../dialog/dialog-table.js';
+import { countRequestReceived, countRequestSent, countResponseReceived, countResponseSent } from '../sip-metrics.js';
 import { maddrHonoured } from './maddr-policy.js';
 import { ServerRequest } from './server-request.js';
 
@@ -166,6 +167,7 @@ export class SipStack {
     const res = createErrorResponse(event.error, { warnAgent: this.warnAgent });
     this.logger.debug({ reason: event.error.reason, remote: event.flow.remote, answered: res !== undefined }, 'malformed SIP message');
     if (!res) return;
+    countResponseSent(event.error.basis?.method ?? '', res.status);
     res.headers.append('Server', this.userAgent);
     // The Via itself may be what is broken, so the answer goes back where the packet came from.
     try {
@@ -176,6 +178,7 @@ export class SipStack {
   }
 
   private receiveResponse(res: SipResponse): void {
+    countResponseReceived(res.cseq.method, res.status);
     if (!this.table.receiveResponse(res)) {
       // A 2xx retransmission after our INVITE transaction ended: the dialog re-ACKs it (sec. 13.2.2.4).
       if (res.cseq.method === 'INVITE' && res.status < 300 && res.status >= 200) this.dialogs.findForResponse(res)?.receiveStray2xx(res);
@@ -195,6 +198,7 @@ export class SipStack {
   }
 
   private receiveRequest(req: SipRequest, flow: Flow): void {
+    countRequestReceived(req.method);
     req.stampReceived(flow.remote.address, flow.remote.port);
     const inDialog = req.to.tag !== undefined;
     if (!inDialog && req.method !== 'ACK' && req.method !== 'CANCEL' && this.guard) {
@@ -204,6 +208,7 @@ export class SipStack {
         // Stateless (sec. 8.2.7): under a flood, no transaction may be kept per refused request.
         const res = createResponse(req, verdict.status, undefined, { headers: verdict.headers ?? [] });
         this.decorate(res, req);
+        countResponseSent(req.method, verdict.status);
         try {
           this.responseTransport(req, flow).send(res);
         } catch {
@@ -267,7 +272,7 @@ export class SipStack {
     const handled = this.handler(sreq);
     if (handled instanceof Promise) {
       handled.catch((error: unknown) => {
-        this.logger.error({ err: error, method: req.method, callId: req.callId }, 'request handler failed');
+        this.logger.error({ err: error, method: req.method, sipCallId: req.callId }, 'request handler failed');
         if (!sreq.answered) sreq.respond(500);
       });
     }
@@ -351,6 +356,7 @@ export class SipStack {
   /** Sends a request in a client transaction; resolves with the final response (408/503 synthesised, sec. 8.1.3.1). */
   request(req: SipRequest, flow: Flow, onProvisional?: (res: SipResponse) => void, on2xxRetransmit?: (res: SipResponse) => void): Promise<SipResponse> {
     if (!req.headers.has('user-agent')) req.headers.append('User-Agent', this.userAgent);
+    countRequestSent(req.method);
     return new Promise((resolve) => {
       let settled = false;
       const settle = (res: SipResponse): void => {
@@ -380,6 +386,7 @@ export class SipStack {
 
   /** ACK for a 2xx is sent outside any transaction (sec. 13.2.2.4, 17.1.1.3). */
   sendStateless(req: SipRequest, flow: Flow): void {
+    countRequestSent(req.method);
     flow.send(req);
   }
 

@@ -97,7 +97,9 @@ export async function startFuzzTarget(options: FuzzTargetOptions = {}): Promise<
       done();
     },
   });
-  const platform: Platform = await startPlatform(config, createLogger({ level: 'warn' }, sink));
+  // POST /v1/admin/drain is fuzzed like every operation, but its shutdown would stop the target
+  // mid-run: here it only marks the platform draining (/readyz 503).
+  const platform: Platform = await startPlatform(config, createLogger({ level: 'warn' }, sink), { onShutdownRequested: () => undefined });
 
   const clientId = 'fuzz';
   const otherClientId = 'fuzz-other';

@@ -1,0 +1,25 @@
+import Koa from 'koa';
+import type { Logger } from '../../core/logger.js';
+import type { Store } from '../store/database.js';
+import { opsRouter } from './ops-routes.js';
+import { requestLog } from './request-log.js';
+
+export interface OpsAppDeps {
+  readonly store: Store;
+  readonly logger: Logger;
+  readonly isDraining: () => boolean;
+}
+
+/**
+ * /healthz, /readyz and /metrics alone, for a process that serves no other HTTP (a gateway or
+ * worker on its own, config `ops.port`): its metrics and readiness need a port too.
+ */
+export function createOpsApp(deps: OpsAppDeps): Koa {
+  const app = new Koa();
+  app.proxy = false;
+  app.silent = true;
+  app.use(requestLog('ops', deps.logger));
+  const ops = opsRouter({ database: async () => void (await deps.store.db.selectNoFrom((eb) => eb.lit(1).as('one')).execute()) }, deps.isDraining);
+  app.use(ops.routes()).use(ops.allowedMethods());
+  return app;
+}
