@@ -4,7 +4,7 @@ import { metricsRegistry } from '../../core/metrics.js';
 import { acceptMessage } from '../../control-api/campaigns/accept-message.js';
 import { watchCampaignBacklog } from '../../control-api/campaigns/campaign-backlog.js';
 import type { CampaignSpec } from '../../control-api/domain/campaign.js';
-import { campaignDoc, numberDoc, recipeDoc, testBox } from '../../control-api/resources/definitions/test-fixtures.js';
+import { campaignDoc, numberDoc, recipeDoc, testBox } from '../helpers/resource-documents.js';
 import { createResourceDefinitions } from '../../control-api/resources/registry.js';
 import { forEachStore } from '../helpers/stores.js';
 
