@@ -41,6 +41,8 @@ export const pageParams: readonly JsonSchema[] = [
 export interface OperationInput {
   readonly operationId: string;
   readonly summary: string;
+  /** Longer text (CommonMark) beside the one-line summary. */
+  readonly description?: string;
   readonly tag: string;
   readonly parameters?: readonly JsonSchema[];
   readonly requestBody?: JsonSchema;
@@ -50,6 +52,7 @@ export interface OperationInput {
 export const operation = (input: OperationInput): JsonSchema => ({
   operationId: input.operationId,
   summary: input.summary,
+  ...(input.description ? { description: input.description } : {}),
   tags: [input.tag],
   ...(input.parameters && input.parameters.length > 0 ? { parameters: input.parameters } : {}),
   ...(input.requestBody ? { requestBody: input.requestBody } : {}),
