@@ -43,6 +43,7 @@ export function messageStatusRouter(deps: MessageStatusRouteDeps): Router {
 /** The route's part of `/v1/openapi.json`. */
 export function messageStatusOpenApi(b: OpenApiBuilder): void {
   const status = b.addZod('MessageStatus', messageStatusSchema, 'output');
+  b.tag('CampaignMessage', 'Messages accepted by the Campaign SendMessage Twirp method (`POST {base_url}/api/v1/Campaign/SendMessage`, described by proto/campaign.proto, not here): what happened to each.');
   b.path(messageStatusPath, 'get', operation({
     operationId: 'getMessageStatus',
     summary: 'What happened to a SendMessage: its state, call attempts and callback deliveries',
@@ -50,7 +51,7 @@ export function messageStatusOpenApi(b: OpenApiBuilder): void {
       'Reads the message that `Campaign/SendMessage` answered with `message_id`: its state, every call attempt (outcome, SIP status, ' +
       'call record) and every status callback with its delivery state. Takes the operator token, a `management` token or the ' +
       "tenant's `campaign` token. Another tenant's or campaign's message answers 404 like a missing one.",
-    tag: 'Campaign message',
+    tag: 'CampaignMessage',
     parameters: [clientIdParam, pathParam('campaignId', 'CampaignID of the SendMessage'), pathParam('messageId', 'message_id SendMessage returned')],
     responses: { '200': ok('The message', status), ...errorResponses(401, 404) },
   }));

@@ -78,11 +78,10 @@ export const pageOf = (item: JsonSchema): JsonSchema => ({
 });
 
 /**
- * A JSON Merge Patch body (RFC 7396): any subset of the spec's fields, `null` to remove one. The
- * merged spec must satisfy `<kind>Spec`, which the server checks; sent as
- * `application/merge-patch+json` or plain `application/json`.
+ * A JSON Merge Patch body (RFC 7396) typed by `schema` (a `<Kind>Patch` component, see
+ * merge-patch-schema.ts); sent as `application/merge-patch+json` or plain `application/json`.
  */
-export const mergePatchBody = (kind: string): JsonSchema => {
-  const schema: JsonSchema = { type: 'object', description: `Fields of ${kind}Spec to change; the merged result must be a valid ${kind}Spec` };
-  return { required: true, content: { 'application/merge-patch+json': { schema }, 'application/json': { schema } } };
-};
+export const mergePatchBody = (schema: JsonSchema): JsonSchema => ({
+  required: true,
+  content: { 'application/merge-patch+json': { schema }, 'application/json': { schema } },
+});
