@@ -35,6 +35,19 @@ const isObject = (value: unknown): value is Record<string, unknown> => typeof va
 /** google.protobuf.Struct and the other well-known types have their own JSON form: user data, never renamed. */
 const hasOwnJsonForm = (type: IMessageType<object>): boolean => type.typeName.startsWith('google.protobuf.');
 
+type Field = IMessageType<object>['fields'][number];
+const aliasMaps = new WeakMap<IMessageType<object>, ReadonlyMap<string, Field>>();
+
+/** Every accepted name of a message's fields (json_name, proto name, lowerCamel), built once per type. */
+function aliasesOf(type: IMessageType<object>): ReadonlyMap<string, Field> {
+  let map = aliasMaps.get(type);
+  if (!map) {
+    map = new Map(type.fields.flatMap((f) => [[f.localName, f], [f.name, f], [f.jsonName, f]] as Array<[string, Field]>));
+    aliasMaps.set(type, map);
+  }
+  return map;
+}
+
 /**
  * A proto3 JSON object with every field under its json_name (the spec's name). Proto3 JSON
  * parsers accept a field by its json_name or its original name; this also accepts the
@@ -48,7 +61,7 @@ export function withSpecNames(value: unknown, type: IMessageType<object> = SendM
   const out: Record<string, unknown> = {};
   const seen = new Map<string, string>();
   for (const [key, child] of Object.entries(value)) {
-    const field = type.fields.find((f) => f.jsonName === key || f.name === key || f.localName === key);
+    const field = aliasesOf(type).get(key);
     // Keys the message does not declare are ignored (dropped here, so not even a `__proto__` key
     // reaches the validated object).
     if (!field) continue;
