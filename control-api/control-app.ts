@@ -18,6 +18,7 @@ import { callsRouter } from './calls/calls-router.js';
 import { callsOpenApi, masterReportOpenApi } from './calls/call-openapi.js';
 import { DirectoryRecordingStore, type RecordingStore } from './calls/recording-store.js';
 import { campaignService, type CampaignServiceDeps } from './campaigns/campaign-service.js';
+import { messageStatusOpenApi, messageStatusRouter } from './campaigns/message-status-routes.js';
 import type { TenantAdmin } from './management/tenant-admin.js';
 import type { DrainControl } from './management/admin-drain.js';
 import { createSimulationRuntime, type SimulationRuntime } from './recipes/simulator/simulation-runtime.js';
@@ -74,7 +75,7 @@ export function createControlApp(deps: ControlAppDeps): Koa {
     definitions: kinds.definitions,
     tenants: kinds.tenants,
     bodyLimitBytes: deps.config.control.bodyLimitBytes,
-    openApi: [callsOpenApi, masterReportOpenApi],
+    openApi: [callsOpenApi, masterReportOpenApi, messageStatusOpenApi],
     sipInfo: sipInfoFromConfig(deps.config),
     simulations: deps.simulations ?? createSimulationRuntime({ db: deps.store.db, box: createSecretBox(deps.secretKey), logger: deps.logger }),
     ...(deps.drain ? { drain: deps.drain } : {}),
@@ -83,5 +84,7 @@ export function createControlApp(deps: ControlAppDeps): Koa {
   const recordings = deps.recordings ?? new DirectoryRecordingStore(join(deps.config.dataDir, 'recordings'));
   const calls = callsRouter({ db: deps.store.db, operatorToken: deps.operatorToken, recordings });
   app.use(calls.routes()).use(calls.allowedMethods());
+  const messages = messageStatusRouter({ db: deps.store.db, operatorToken: deps.operatorToken });
+  app.use(messages.routes()).use(messages.allowedMethods());
   return app;
 }

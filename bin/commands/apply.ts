@@ -11,14 +11,19 @@ import type { Store } from '../../control-api/store/database.js';
 import { resolveLocalSecrets } from '../local-secrets.js';
 import { openCliStore, StoreBusyError, storeBusyExitCode } from './cli-store.js';
 import type { CliCommand } from './command.js';
+import { callApi, RemoteError, remoteTarget, remoteUsage, RemoteUsageError, type RemoteIssue, type RemoteTarget } from './remote-api.js';
 
-const usage = `usage: npm run cli -- apply -f <file.yaml|directory> [-f ...] [--dry-run] [--output text|json] [--config <file>]
+const usage = `usage: npm run cli -- apply -f <file.yaml|directory> [-f ...] [--dry-run] [--output text|json]
+                              [--config <file> | --server <url> --token <token>]
 
-Applies resource documents (apiVersion: vap/v1) idempotently to the configured database: each is
-created, updated or left unchanged by its natural key, all in one transaction. A directory applies
-every *.yaml / *.yml in it, in name order. --dry-run validates and reports without writing.
-With the embedded database (no DATABASE_URL), stop the platform first: PGlite allows one process
-per data directory.
+Applies resource documents (apiVersion: vap/v1) idempotently: each is created, updated or left
+unchanged by its natural key, all in one transaction. A directory applies every *.yaml / *.yml in
+it, in name order. --dry-run validates and reports without writing.
+Without --server it writes to the configured database; with the embedded database (no
+DATABASE_URL) stop the platform first (PGlite allows one process per data directory), or apply
+through the running platform with --server. Tenant documents need the operator token.
+
+${remoteUsage}
 `;
 
 class UsageError extends Error {}
@@ -76,6 +81,8 @@ export async function runApplyCommand(args: readonly string[], io: ApplyCommandI
         'dry-run': { type: 'boolean' },
         output: { type: 'string', short: 'o' },
         config: { type: 'string', short: 'c' },
+        server: { type: 'string' },
+        token: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -86,7 +93,14 @@ export async function runApplyCommand(args: readonly string[], io: ApplyCommandI
     if (!values.file || values.file.length === 0) throw new UsageError('-f <file|directory> is required');
     const output = values.output ?? 'text';
     if (output !== 'text' && output !== 'json') throw new UsageError('--output: expected text or json');
+    const target = remoteTarget(values, io.env ?? process.env);
+    if (target && values.config) throw new UsageError('--config and --server exclude each other: --server applies through the running platform');
     const documents = readDocuments(values.file);
+    if (target) {
+      const report = await applyRemotely(target, documents, values['dry-run'] === true);
+      io.stdout(output === 'json' ? `${JSON.stringify(report, null, 2)}\n` : formatReport(report));
+      return 0;
+    }
 
     const config = loadConfig({ ...(io.env ? { env: io.env } : {}), ...(values.config ? { file: values.config } : {}) });
     const { secretKey } = resolveLocalSecrets(config.dataDir, config.security);
@@ -100,7 +114,11 @@ export async function runApplyCommand(args: readonly string[], io: ApplyCommandI
       io.stderr(`apply: ${error.message}\n`);
       return storeBusyExitCode;
     }
-    if (error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+    if (error instanceof RemoteError) {
+      io.stderr(`apply: ${error.message}\n${error.issues.map((i) => `  ${i.path}: ${i.message}\n`).join('')}${error.issues.length > 0 ? 'nothing was written\n' : ''}`);
+      return error.exitCode;
+    }
+    if (error instanceof UsageError || error instanceof RemoteUsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
       io.stderr(`apply: ${(error as Error).message}\n\n${usage}`);
       return 64; // EX_USAGE
     }
@@ -116,6 +134,29 @@ export async function runApplyCommand(args: readonly string[], io: ApplyCommandI
     throw error;
   } finally {
     await store?.close();
+  }
+}
+
+/**
+ * `POST /v1/apply` with the documents as JSON. The server knows them by position only, so the
+ * report and every issue get their file and document number back from here.
+ */
+async function applyRemotely(target: RemoteTarget, documents: readonly SourceDocument[], dryRun: boolean): Promise<ApplyReport> {
+  const sourceOf = (path: string): string | undefined => {
+    const index = /^documents\[(\d+)\]/.exec(path)?.[1];
+    return index === undefined ? undefined : documents[Number(index)]?.source;
+  };
+  try {
+    const { body } = await callApi(target, 'POST', '/v1/apply', { body: { documents: documents.map((d) => d.body) }, ...(dryRun ? { query: { dryRun: 'true' } } : {}) });
+    const report = body as ApplyReport;
+    return { ...report, results: report.results.map((r) => ({ ...r, source: r.source ?? documents[r.index]?.source })) };
+  } catch (error) {
+    if (!(error instanceof RemoteError) || error.issues.length === 0) throw error;
+    const issues: RemoteIssue[] = error.issues.map((i) => {
+      const source = sourceOf(i.path);
+      return source ? { path: `${i.path} (${source})`, message: i.message } : i;
+    });
+    throw new RemoteError(error.message, error.exitCode, issues, error.status);
   }
 }
 

@@ -72,7 +72,7 @@ export async function runSimulateCommand(args: readonly string[], io: SimulateIo
         'llm-base-url': { type: 'string' },
         'llm-model': { type: 'string' },
         'llm-api-key-env': { type: 'string' },
-        help: { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
       },
     });
   } catch (error) {

@@ -118,6 +118,7 @@ export function callsOpenApi(b: OpenApiBuilder): void {
   const collection = '/v1/tenants/{clientId}/calls';
   const id = pathParam('id', 'call id');
   const tag = 'Call';
+  b.tag(tag, 'Call records of a tenant, inbound, outbound (every campaign attempt) and simulated: transcript, the recipe\'s path, post-call insights and the recording.');
   b.path(collection, 'get', operation({
     operationId: 'listCalls', summary: 'List call records, oldest first (filterable)', tag,
     parameters: [clientIdParam, ...pageParams, ...filterParams],
@@ -142,6 +143,7 @@ export function callsOpenApi(b: OpenApiBuilder): void {
 }
 
 export function masterReportOpenApi(b: OpenApiBuilder): void {
+  b.tag('Report', 'The Master Report: one CSV row per call, one `analysis.<parameter>` column per insight parameter.');
   const flag = (name: string, description: string): JsonSchema => query(name, description, { type: 'boolean', default: false });
   b.path('/v1/tenants/{clientId}/reports/master.csv', 'get', operation({
     operationId: 'downloadMasterReport', summary: 'The Master Report as CSV (streamed), for the same filters as the call list', tag: 'Report',

@@ -15,12 +15,14 @@ import { acceptMessage } from './accept-message.js';
 import { CallerCache, type CachedCaller } from './caller-cache.js';
 import { MessageIntake } from './message-intake.js';
 import { checkCallbackTarget, parseSendMessage, type SendMessageRequest } from './send-message-request.js';
-import { badRoute, isJsonContentType, writeTwirpError } from './twirp.js';
+import { badRoute, writeTwirpError } from './twirp.js';
+import { decodeProtobufRequest, encodeResponse, twirpEncoding, twirpRoutes, withSpecNames, type TwirpEncoding } from './twirp-codec.js';
 
 /**
- * `POST {base_url}/api/v1/Campaign/SendMessage` (spec: Campaign SendMessage). The tenant is the
- * first label of the Host (`<client_id>.<baseDomain>`); everything under `/api/` is answered
- * here with Twirp errors, never by the management API's error format.
+ * `POST {base_url}/api/v1/Campaign/SendMessage` (spec: Campaign SendMessage; proto/campaign.proto),
+ * JSON or protobuf (twirp-codec.ts). The tenant is the first label of the Host
+ * (`<client_id>.<baseDomain>`); everything under `/api/` is answered here with Twirp errors,
+ * never by the management API's error format.
  */
 export interface CampaignServiceDeps {
   readonly db: Kysely<Database>;
@@ -38,7 +40,6 @@ export interface CampaignServiceDeps {
   readonly callerCacheMs?: number;
 }
 
-export const sendMessagePath = '/api/v1/Campaign/SendMessage';
 const idempotencyKeyPattern = /^[\x21-\x7e]{1,255}$/;
 const unauthenticated = (): AppError => new AppError('unauthenticated', 'Authentication required');
 const requests = counter('campaign_send_message_total', 'Campaign SendMessage requests by Twirp code', ['code']);
@@ -84,10 +85,11 @@ function validRequest(body: unknown, caller: CachedCaller, now: number): SendMes
   return request;
 }
 
-async function readBody(ctx: Koa.Context, limit: number): Promise<unknown> {
-  let text: string;
+/** The request as a JSON object under the spec's field names, whichever encoding it came in. */
+async function readBody(ctx: Koa.Context, limit: number, encoding: TwirpEncoding): Promise<unknown> {
+  let raw: Buffer;
   try {
-    text = await getRawBody(ctx.req, { limit, encoding: 'utf8' });
+    raw = await getRawBody(ctx.req, { limit });
   } catch (error) {
     const type = (error as { type?: string }).type;
     if (type === 'entity.too.large') throw new AppError('malformed', `request body exceeds ${limit} bytes`);
@@ -95,15 +97,19 @@ async function readBody(ctx: Koa.Context, limit: number): Promise<unknown> {
     throw new AppError('malformed', 'could not read the request body');
   }
   let body: unknown;
-  try {
-    body = JSON.parse(text) as unknown;
-  } catch (error) {
-    throw new AppError('malformed', `the json request could not be decoded: ${(error as Error).message}`);
+  if (encoding === 'protobuf') {
+    body = decodeProtobufRequest(raw);
+  } else {
+    try {
+      body = JSON.parse(raw.toString('utf8')) as unknown;
+    } catch (error) {
+      throw new AppError('malformed', `the json request could not be decoded: ${(error as Error).message}`);
+    }
   }
   // Variables and Callback.State are stored as jsonb: U+0000 or a lone surrogate anywhere is an
   // invalid_argument naming the field (meta.argument), as the management API answers.
   assertAcceptableJson(body);
-  return body;
+  return encoding === 'json' ? withSpecNames(body) : body;
 }
 
 /**
@@ -153,10 +159,11 @@ export function campaignService(deps: CampaignServiceDeps): Koa.Middleware {
     try {
       const clientId = clientIdFromHost(ctx.get('Host'), deps.baseDomain);
       if (!clientId) throw new AppError('not_found', `request URL incorrect: address the API as <client_id>.${deps.baseDomain}`);
-      if (ctx.path !== sendMessagePath) throw new AppError('not_found', `request URL incorrect: no method at ${ctx.path} (check the path and client ID)`);
-      noteRoute(ctx, sendMessagePath);
+      if (!twirpRoutes.has(ctx.path)) throw badRoute(ctx, `no handler for path "${ctx.path}": the service's methods are ${[...twirpRoutes.keys()].join(', ')}`);
+      noteRoute(ctx, ctx.path);
       if (ctx.method !== 'POST') throw badRoute(ctx, `unsupported method "${ctx.method}" (only POST is allowed)`);
-      if (!isJsonContentType(ctx.get('Content-Type'))) throw badRoute(ctx, `unexpected Content-Type: "${ctx.get('Content-Type')}" (send application/json)`);
+      const encoding = twirpEncoding(ctx.get('Content-Type'));
+      if (!encoding) throw badRoute(ctx, `unexpected Content-Type: "${ctx.get('Content-Type')}" (send application/json or application/protobuf)`);
       const idempotencyKey = ctx.get('Idempotency-Key') || undefined;
       if (idempotencyKey !== undefined && !idempotencyKeyPattern.test(idempotencyKey)) {
         throw new AppError('invalid_argument', 'Idempotency-Key must be 1 to 255 visible ASCII characters', { meta: { argument: 'Idempotency-Key' } });
@@ -172,7 +179,7 @@ export function campaignService(deps: CampaignServiceDeps): Koa.Middleware {
         callers.forget(clientId, digest);
         return resolveCaller(deps.db, clientId, token, digest, now);
       };
-      const body = await readBody(ctx, deps.bodyLimitBytes).catch(async (error: unknown) => {
+      const body = await readBody(ctx, deps.bodyLimitBytes, encoding).catch(async (error: unknown) => {
         if (cached) await recheckCaller();
         throw error;
       });
@@ -195,9 +202,10 @@ export function campaignService(deps: CampaignServiceDeps): Koa.Middleware {
         accepted = await acceptMessage(deps.db, fresh.tenantId, validRequest(body, fresh, now), { ...key, now });
         if (accepted.created) await jobs?.([accepted], clock.now());
       }
+      const answer = encodeResponse(accepted.messageId, encoding);
       ctx.status = 200;
-      ctx.type = 'application/json';
-      ctx.body = { message_id: accepted.messageId };
+      ctx.type = answer.type;
+      ctx.body = answer.body;
       requests.inc({ code: 'ok' });
     } catch (thrown) {
       const error = thrown instanceof AppError ? thrown : new AppError('internal', 'internal server error: retry after a short delay', { cause: thrown });

@@ -3,9 +3,9 @@ import { AppError, errorCodes, type ErrorCode } from '../../core/errors.js';
 
 /**
  * Twirp v7 wire rules the campaign service follows (twitchtv/twirp docs/spec_v7.md): methods are
- * `POST <prefix>/<Service>/<Method>`, bodies are JSON (`application/json`; protobuf is not
- * offered here), and every error is `{"code", "msg", "meta"?}` as `application/json` with the
- * code's fixed HTTP status.
+ * `POST <prefix>/<package>.<Service>/<Method>`, bodies are protobuf (`application/protobuf`) or
+ * JSON (`application/json`) (twirp-codec.ts), and every error, whatever the request's encoding,
+ * is `{"code", "msg", "meta"?}` as `application/json` with the code's fixed HTTP status.
  */
 export interface TwirpErrorBody {
   readonly code: ErrorCode;
@@ -29,9 +29,4 @@ export function writeTwirpError(ctx: Koa.Context, error: AppError): void {
 /** Twirp's `bad_route`, with the route in meta as Twirp servers report it. */
 export function badRoute(ctx: Koa.Context, msg: string): AppError {
   return new AppError('bad_route', msg, { meta: { twirp_invalid_route: `${ctx.method} ${ctx.path}` } });
-}
-
-/** JSON content types Twirp accepts: `application/json` with optional parameters (charset). */
-export function isJsonContentType(header: string | undefined): boolean {
-  return (header ?? '').split(';')[0]!.trim().toLowerCase() === 'application/json';
 }

@@ -4,7 +4,7 @@ import type { Kysely } from 'kysely';
 import { AppError } from '../../core/errors.js';
 import { noteTenant } from '../http/request-log.js';
 import type { Database } from '../store/schema.js';
-import { verifyToken } from '../tenants/api-tokens.js';
+import { verifyToken, type TokenScope } from '../tenants/api-tokens.js';
 
 /** Who is calling: the operator reaches every tenant, a tenant token only its own. */
 export type Principal = { readonly kind: 'operator' } | { readonly kind: 'tenant'; readonly tenantId: string; readonly tokenId: string };
@@ -26,17 +26,21 @@ function bearer(ctx: Koa.Context): string | undefined {
 
 /**
  * Resolves the caller from `Authorization: Bearer <token>`: the operator token, or a tenant API
- * token with the `management` scope (unknown, revoked, expired or wrongly scoped tokens are all
- * the same 401, so a probe learns nothing about which tokens exist).
+ * token with the `management` scope, or with one of `scopes` where a route allows others (unknown,
+ * revoked, expired or wrongly scoped tokens are all the same 401, so a probe learns nothing about
+ * which tokens exist).
  */
-export async function authenticate(ctx: Koa.Context, db: Kysely<Database>, operatorToken: string): Promise<Principal> {
+export async function authenticate(ctx: Koa.Context, db: Kysely<Database>, operatorToken: string, scopes: readonly TokenScope[] = ['management']): Promise<Principal> {
   const token = bearer(ctx);
   if (!token) throw unauthenticated();
   if (sameSecret(token, operatorToken)) return { kind: 'operator' };
-  const owner = await verifyToken(db, token, 'management');
-  if (!owner) throw unauthenticated();
-  noteTenant(ctx, owner.tenantId);
-  return { kind: 'tenant', tenantId: owner.tenantId, tokenId: owner.tokenId };
+  for (const scope of scopes) {
+    const owner = await verifyToken(db, token, scope);
+    if (!owner) continue;
+    noteTenant(ctx, owner.tenantId);
+    return { kind: 'tenant', tenantId: owner.tenantId, tokenId: owner.tokenId };
+  }
+  throw unauthenticated();
 }
 
 export function requireOperator(principal: Principal, action: string): void {

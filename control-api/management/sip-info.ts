@@ -72,6 +72,7 @@ export function mountSipInfoRoute(router: Router, deps: ManagementDeps, info: Si
 /** The route's part of `/v1/openapi.json`. */
 export function sipInfoOpenApi(b: OpenApiBuilder): void {
   const info = b.addZod('SipInfo', sipInfoSchema, 'output');
+  b.tag('SipTrunk', 'Custom SIP trunks and what the customer configures on their side for them.');
   b.path('/v1/tenants/{clientId}/sip-info', 'get', operation({
     operationId: 'getSipInfo',
     summary: 'The service\'s SIP signalling address, transports and RTP ports, to configure a custom SIP trunk on the customer\'s side',

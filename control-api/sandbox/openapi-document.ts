@@ -31,11 +31,16 @@ export const plantStoreOpenApi = {
   },
   // Relative: resolved against where this document was fetched, which is the sandbox itself (default :8081).
   servers: [{ url: '/', description: 'the sandbox serving this document (plain HTTP)' }],
+  tags: [
+    { name: 'Plant', description: 'Plants of the token owner: create, list, delete.' },
+    { name: 'Meta', description: 'This document.' },
+  ],
   security: [{ bearerAuth: [] }],
   paths: {
     '/plants': {
       get: {
         operationId: 'getPlants',
+        tags: ['Plant'],
         summary: 'Returns all plants the token owner has, ordered by id',
         parameters: [
           {
@@ -58,6 +63,7 @@ export const plantStoreOpenApi = {
       },
       post: {
         operationId: 'createPlant',
+        tags: ['Plant'],
         summary: 'Creates a new plant in the store',
         requestBody: {
           required: true,
@@ -79,6 +85,7 @@ export const plantStoreOpenApi = {
     '/plants/{id}': {
       delete: {
         operationId: 'deletePlant',
+        tags: ['Plant'],
         summary: 'Deletes a single plant by its id',
         parameters: [{ name: 'id', in: 'path', required: true, description: 'ID of the plant to delete', schema: { type: 'integer', format: 'int64' } }],
         responses: {
@@ -93,6 +100,7 @@ export const plantStoreOpenApi = {
     '/openapi.json': {
       get: {
         operationId: 'getOpenApiDocument',
+        tags: ['Meta'],
         summary: 'This document',
         security: [],
         responses: { '200': { description: 'OpenAPI 3.1 document', content: { 'application/json': { schema: { type: 'object' } } } } },

@@ -113,12 +113,22 @@ forEachStore('Campaign SendMessage over HTTP (Twirp)', (store) => {
   });
 
   describe('routing (Twirp v7)', () => {
-    it('answers 404 not_found for an unknown client ID, a bare host or a wrong path', async () => {
-      for (const c of [{ host: 'nobody.localhost' }, { host: 'localhost' }, { host: '127.0.0.1' }, { path: '/api/v1/Campaign/SendMessages' }, { path: '/api/v2/Campaign/SendMessage' }]) {
+    it('answers 404 not_found for an unknown client ID or a bare host', async () => {
+      for (const c of [{ host: 'nobody.localhost' }, { host: 'localhost' }, { host: '127.0.0.1' }, { host: 'localhost', path: '/api/v1/Campaign/Nothing' }]) {
         const res = await call(c);
         assert.equal(res.status, 404, JSON.stringify(c));
         assert.equal(res.body.code, 'not_found');
         assert.equal(typeof res.body.msg, 'string');
+        assert.match(res.contentType, /^application\/json/);
+      }
+    });
+    it('answers 404 bad_route for a path under /api/ that is no method of the service', async () => {
+      for (const path of ['/api/v1/Campaign/SendMessages', '/api/v1/Campaign/sendMessage', '/api/v2/Campaign/SendMessage', '/api/v1/campaign.Campaign/SendMessage', '/api']) {
+        const res = await call({ path });
+        assert.equal(res.status, 404, path);
+        assert.equal(res.body.code, 'bad_route', path);
+        assert.deepEqual(res.body.meta, { twirp_invalid_route: `POST ${path}` });
+        assert.match(String(res.body.msg), /no handler for path/);
         assert.match(res.contentType, /^application\/json/);
       }
     });
@@ -129,7 +139,7 @@ forEachStore('Campaign SendMessage over HTTP (Twirp)', (store) => {
         assert.equal(res.body.code, 'bad_route');
         assert.deepEqual(res.body.meta, { twirp_invalid_route: `${method} /api/v1/Campaign/SendMessage` });
       }
-      for (const contentType of ['application/protobuf', 'text/plain', '']) {
+      for (const contentType of ['application/x-protobuf', 'text/plain', '']) {
         const res = await call({ contentType });
         assert.equal(res.status, 404, contentType);
         assert.equal(res.body.code, 'bad_route');

@@ -107,7 +107,8 @@ describe('campaign calls to SIPp: endpoint -> scheduler -> SIP Originator -> cal
 
   it('486 Busy Here twice: busy, a retry after the interval, busy again (final)', async () => {
     const uas = await startSippUas('uas-486.xml', { calls: 2 });
-    const id = await send(await campaignTo(uas.port, { maxRetries: 1, retryIntervalMinutes: 2, retryScenarios: ['busy'] }));
+    const campaignId = await campaignTo(uas.port, { maxRetries: 1, retryIntervalMinutes: 2, retryScenarios: ['busy'] });
+    const id = await send(campaignId);
     await runDue(id);
     assert.equal(await scheduler.runMessage(id), 'not-due');
     clock.advance(2 * 60_000);
@@ -116,6 +117,14 @@ describe('campaign calls to SIPp: endpoint -> scheduler -> SIP Originator -> cal
     assert.deepEqual(receiver.statuses(id), ['scheduled#0', 'busy#1', 'rescheduled#2', 'busy#2']);
     assert.deepEqual(bodies(id).map((b) => b.final), [false, false, false, true]);
     assert.equal((await uas.done).exitCode, 0);
+    // The client holding the message_id reads the same story with its campaign token.
+    const res = await fetch(`${control.url}/v1/tenants/acme/campaigns/${campaignId}/messages/${id}`, { headers: { Authorization: `Bearer ${token}` } });
+    assert.equal(res.status, 200);
+    const status = (await res.json()) as { status: string; final: boolean; attempts: Array<{ status: string; sipStatus: number; callId: string | null }>; callback: { deliveries: Array<{ event: string; delivery: string }> } };
+    assert.equal(status.status, 'busy');
+    assert.equal(status.final, true);
+    assert.deepEqual(status.attempts.map((a) => [a.status, a.sipStatus, typeof a.callId]), [['busy', 486, 'string'], ['busy', 486, 'string']]);
+    assert.deepEqual(status.callback.deliveries.map((d) => `${d.event}:${d.delivery}`), ['scheduled:delivered', 'busy:delivered', 'rescheduled:delivered', 'busy:delivered']);
   });
 
   it('503 Service Unavailable: failed with the SIP status, not retried when failed is not a scenario', async () => {

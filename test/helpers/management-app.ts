@@ -2,7 +2,7 @@ import type Koa from 'koa';
 import { loadConfig } from '../../core/config/load-config.js';
 import type { ConfigInput } from '../../core/config/schema.js';
 import { createLogger, type Logger } from '../../core/logger.js';
-import { createControlApp, platformKinds } from '../../control-api/control-app.js';
+import { createControlApp, platformKinds, type ControlAppDeps } from '../../control-api/control-app.js';
 import { serve, type RunningServer } from '../../control-api/http/serve.js';
 import type { ResourceDefinition } from '../../control-api/resources/resource-definition.js';
 import type { Store } from '../../control-api/store/database.js';
@@ -52,7 +52,7 @@ export interface ManagementClient {
 export async function startManagementApp(
   store: Store,
   management: { definitions?: readonly ResourceDefinition[]; tenants?: TenantAdmin } = {},
-  overrides: { bodyLimitBytes?: number; logger?: Logger; config?: ConfigInput } = {},
+  overrides: { bodyLimitBytes?: number; logger?: Logger; config?: ConfigInput; campaigns?: ControlAppDeps['campaigns'] } = {},
 ): Promise<ManagementHarness> {
   const config = loadConfig({ env: {}, overrides: { ...overrides.config, control: { bodyLimitBytes: overrides.bodyLimitBytes ?? 1024 * 1024 } } });
   const platform = platformKinds(secretKey);
@@ -63,6 +63,7 @@ export async function startManagementApp(
     operatorToken,
     secretKey,
     management: { definitions: management.definitions ?? platform.definitions, tenants: management.tenants ?? platform.tenants },
+    ...(overrides.campaigns ? { campaigns: overrides.campaigns } : {}),
   });
   const server = await serve(app, '127.0.0.1', 0);
   const document = (await (await fetch(`${server.url}/v1/openapi.json`)).json()) as OpenApiDocument;

@@ -89,4 +89,22 @@ forEachStore('management API PATCH (JSON Merge Patch)', (store) => {
     const missing = await op.request('PATCH', '/v1/tenants/acme/phone-numbers/00000000-0000-4000-8000-000000000000', { body: { enabled: true } });
     assert.equal(missing.status, 404);
   });
+
+  it('types each PATCH body in the OpenAPI document: the bodies above fit, misspelt or mistyped fields and removing a required one do not', () => {
+    const number = '#/components/schemas/PhoneNumberPatch';
+    for (const body of [{ enabled: false }, { provider: { accountSid: 'AC2' }, boostedKeywords: ['Fern'], endCallOnSilenceMinutes: null }, { maxCallDurationMinutes: 20 }, {}]) {
+      h.validator.assertSchema(number, body);
+    }
+    for (const body of [{ status: 'off' }, { enabled: 'no' }, { number: null }, { boostedKeywords: 'Fern' }, { provider: { accountSid: 'AC2', region: 'x' } }]) {
+      assert.throws(() => h.validator.assertSchema(number, body), JSON.stringify(body));
+    }
+    const tenant = '#/components/schemas/TenantPatch';
+    h.validator.assertSchema(tenant, { settings: { webhookUrl: 'https://hooks.example.com/b' } });
+    h.validator.assertSchema(tenant, { settings: { webhookSecret: null } });
+    assert.throws(() => h.validator.assertSchema(tenant, { name: null }), 'a tenant needs its name');
+    assert.throws(() => h.validator.assertSchema(tenant, { settings: { webhookUrll: 'x' } }));
+    const patch = (h.document.paths?.['/v1/tenants/{clientId}/phone-numbers/{id}']?.['patch'] ?? {}) as { requestBody?: { content?: Record<string, { schema: unknown }> } };
+    assert.deepEqual(Object.keys(patch.requestBody?.content ?? {}), ['application/merge-patch+json', 'application/json']);
+    assert.deepEqual(patch.requestBody?.content?.['application/merge-patch+json']?.schema, { $ref: number });
+  });
 });

@@ -10,6 +10,8 @@ import { pathParam, ref } from './operations.js';
 export class OpenApiBuilder {
   readonly schemas: Record<string, JsonSchema>;
   readonly paths: Record<string, Record<string, JsonSchema>> = {};
+  /** Tag name -> description; every tag an operation uses must be declared (checked when the document is built). */
+  readonly tags = new Map<string, string>();
 
   constructor(errorSchema: JsonSchema) {
     this.schemas = { Error: errorSchema };
@@ -21,6 +23,14 @@ export class OpenApiBuilder {
     this.schemas[name] = built.schema;
     Object.assign(this.schemas, built.extra);
     return ref(name);
+  }
+
+  /**
+   * Declares an operation tag with its description (the document's top-level `tags`). The first
+   * declaration wins: a resource kind's own, made before contributions add routes under its tag.
+   */
+  tag(name: string, description: string): void {
+    if (!this.tags.has(name)) this.tags.set(name, description);
   }
 
   path(path: string, method: string, op: JsonSchema): void {

@@ -41,6 +41,8 @@ export const pageParams: readonly JsonSchema[] = [
 export interface OperationInput {
   readonly operationId: string;
   readonly summary: string;
+  /** Longer text (CommonMark) beside the one-line summary. */
+  readonly description?: string;
   readonly tag: string;
   readonly parameters?: readonly JsonSchema[];
   readonly requestBody?: JsonSchema;
@@ -50,6 +52,7 @@ export interface OperationInput {
 export const operation = (input: OperationInput): JsonSchema => ({
   operationId: input.operationId,
   summary: input.summary,
+  ...(input.description ? { description: input.description } : {}),
   tags: [input.tag],
   ...(input.parameters && input.parameters.length > 0 ? { parameters: input.parameters } : {}),
   ...(input.requestBody ? { requestBody: input.requestBody } : {}),
@@ -75,11 +78,10 @@ export const pageOf = (item: JsonSchema): JsonSchema => ({
 });
 
 /**
- * A JSON Merge Patch body (RFC 7396): any subset of the spec's fields, `null` to remove one. The
- * merged spec must satisfy `<kind>Spec`, which the server checks; sent as
- * `application/merge-patch+json` or plain `application/json`.
+ * A JSON Merge Patch body (RFC 7396) typed by `schema` (a `<Kind>Patch` component, see
+ * merge-patch-schema.ts); sent as `application/merge-patch+json` or plain `application/json`.
  */
-export const mergePatchBody = (kind: string): JsonSchema => {
-  const schema: JsonSchema = { type: 'object', description: `Fields of ${kind}Spec to change; the merged result must be a valid ${kind}Spec` };
-  return { required: true, content: { 'application/merge-patch+json': { schema }, 'application/json': { schema } } };
-};
+export const mergePatchBody = (schema: JsonSchema): JsonSchema => ({
+  required: true,
+  content: { 'application/merge-patch+json': { schema }, 'application/json': { schema } },
+});

@@ -44,6 +44,7 @@ export function simulationOpenApi(b: OpenApiBuilder): void {
   const item = `${collection}/{id}`;
   const id = pathParam('id', 'simulation id');
   const tag = 'Simulation';
+  b.tag(tag, 'Text simulations of a recipe, turn by turn (the dashboard\'s test panel); webhooks are recorded, never sent.');
   b.path(collection, 'post', operation({
     operationId: 'startSimulation', summary: 'Start a text simulation of a stored recipe (`recipe`) or an unsaved one (`document`)', tag,
     parameters: [clientIdParam], requestBody: jsonBody(start),

@@ -58,7 +58,8 @@ export function operationsOf(document: { paths: Readonly<Record<string, Readonly
 
 /**
  * Campaign SendMessage is a Twirp method, not in an OpenAPI document: its body as docs/api.md
- * describes it (spec: Campaign SendMessage).
+ * describes it (spec: Campaign SendMessage). Sent as `application/protobuf` too, the JSON text is
+ * arbitrary bytes to the protobuf decoder.
  */
 export const sendMessageOperation: FuzzOperation = {
   id: 'POST /api/v1/Campaign/SendMessage',
@@ -68,7 +69,7 @@ export const sendMessageOperation: FuzzOperation = {
   parameters: [],
   secured: true,
   body: {
-    contentTypes: ['application/json'],
+    contentTypes: ['application/json', 'application/protobuf'],
     schema: {
       type: 'object',
       required: ['CampaignID', 'To', 'ScheduledAt'],
