@@ -94,7 +94,8 @@ export class ProviderCalls {
     // Campaign calls are paced by the campaign's own concurrency limits (docs/scheduler.md).
     if (init.direction === 'inbound' && (this.perNumber.get(number.id) ?? 0) >= this.o.maxCallsPerNumber) return { refused: true, reason: `number ${number.e164} is at its limit of ${this.o.maxCallsPerNumber} calls` };
     if (init.direction === 'inbound' && (this.perTenant.get(number.tenantId) ?? 0) >= this.o.maxCallsPerTenant) return { refused: true, reason: `the tenant is at its limit of ${this.o.maxCallsPerTenant} calls` };
-    const entry: ProviderCallEntry = { ...init, token: randomBytes(18).toString('base64url'), call: undefined, answered: false, transfer: undefined };
+    // An inbound call is answered by our instructions; an outbound one when the callee picks up.
+    const entry: ProviderCallEntry = { ...init, token: randomBytes(18).toString('base64url'), call: undefined, answered: init.direction === 'inbound', transfer: undefined };
     this.entries.set(entry.token, entry);
     this.controls.set(entry.token, () => control(entry));
     bump(this.perNumber, number.id, 1);
