@@ -46,16 +46,18 @@ export async function startProviderPlatform(apiBaseUrls: { providerA: string }, 
   const logger = pino({ level: process.env.PROVIDER_TEST_LOG ?? 'silent' });
   const tenant = await store.db.insertInto('tenants').values({ client_id: 'acme', name: 'Acme', settings: JSON.stringify({ ssrfAllowlist: ['127.0.0.1'] }) }).returning('id').executeTakeFirstOrThrow();
   const code = new QuickJsCodeRunner({ workers: 1 });
-  const handler = new RecipeCallHandler({
+  const handler: RecipeCallHandler = new RecipeCallHandler({
     db: store.db,
     recorder: new CallRecorder({ db: store.db }),
     services: platformServices({ db: store.db, box, code, logger }),
     logger,
     recordingsDir: path.join(dir, 'recordings'),
     turn: { endpointSilenceMs: 600 },
+    // As the gateway role wires it: a provider call's Transfer block goes to its provider.
+    transfer: { transfer: (callId, target, signal) => telephony.transfer(callId, target, signal) },
   });
   const scheduler = new PacingScheduler();
-  const telephony = new ProviderTelephony({
+  const telephony: ProviderTelephony = new ProviderTelephony({
     db: store.db,
     box,
     logger,
