@@ -15,6 +15,8 @@ import { requestLog } from '../http/request-log.js';
 import type { Database } from '../store/schema.js';
 import { ProviderA } from './provider-a/provider-a.js';
 import { ProviderARest } from './provider-a/rest-client.js';
+import { ProviderB } from './provider-b/provider-b.js';
+import { ProviderBRest } from './provider-b/rest-client.js';
 import type { ProviderAdapter } from './provider-adapter.js';
 import { ProviderCalls, type CallRunner } from './provider-calls.js';
 import { PublicUrls, refuseUpgrade, type ProviderEndpoint } from './provider-http.js';
@@ -34,7 +36,7 @@ export interface ProviderTelephonyOptions {
   /** The host of the default public base URL (the gateway's advertised address). */
   readonly advertisedHost: string;
   /** Each provider's REST API base (config `providers.<type>.apiBaseUrl`). */
-  readonly apiBaseUrls: { readonly providerA: string };
+  readonly apiBaseUrls: { readonly providerA: string; readonly providerB?: string };
   readonly streamStartTimeoutMs: number;
   readonly reconnectGraceMs: number;
   readonly mediaTimeoutMs: number;
@@ -71,6 +73,7 @@ export class ProviderTelephony implements CallTransfer {
     const shared = { calls: this.calls, numbers: this.numbers, urls, startTimeoutMs: o.streamStartTimeoutMs };
     this.adapters = new Map<CloudProviderType, ProviderAdapter & ProviderEndpoint>([
       ['providerA', new ProviderA({ ...shared, rest: new ProviderARest(o.apiBaseUrls.providerA), logger: o.logger.child({ provider: 'providerA' }) })],
+      ['providerB', new ProviderB({ ...shared, rest: new ProviderBRest(o.apiBaseUrls.providerB), logger: o.logger.child({ provider: 'providerB' }) })],
     ]);
   }
 

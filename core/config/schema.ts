@@ -135,6 +135,8 @@ export const providersSchema = z.strictObject({
   /** A media stream that dropped without the call ending may reconnect within this long. */
   reconnectGraceMs: ms(120_000).default(10_000),
   providerA: z.strictObject({ apiBaseUrl: baseUrl('providers.providerA.apiBaseUrl').default('https://api.twilio.com') }).prefault({}),
+  /** Provider B's API is `https://<the number's Sub Domain>`; this overrides it for every number (a proxy). */
+  providerB: z.strictObject({ apiBaseUrl: baseUrl('providers.providerB.apiBaseUrl').optional() }).prefault({}),
 });
 export type ProvidersSettings = z.infer<typeof providersSchema>;
 

@@ -22,7 +22,23 @@ export interface StreamStartInfo {
 
 export type PlayoutItem = { readonly frame: Int16Array } | { readonly mark: string };
 
-export class FakeStreamA {
+/** What a fake call does with its provider's stream, whichever provider's frames it speaks. */
+export interface FakeStream {
+  readonly streamSid: string;
+  readonly open: boolean;
+  readonly closed: Promise<void>;
+  closedBy: 'stop' | 'dropped' | 'remote' | undefined;
+  closeCode: number | undefined;
+  refusedWith: number | undefined;
+  media(frame: Int16Array): void;
+  dtmf(digit: string): void;
+  markEcho(name: string): void;
+  stop(accountSid: string, callSid: string): void;
+  drop(): void;
+  raw(text: string | Buffer): void;
+}
+
+export class FakeStreamA implements FakeStream {
   readonly streamSid = `MZ${randomBytes(16).toString('hex')}`;
   readonly ws: WebSocket;
   /** Why the socket closed: `stop` (we stopped it), `dropped` (we cut it), or `remote` (the platform closed it). */

@@ -3,7 +3,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { XMLParser } from 'fast-xml-parser';
 import { signatureA } from '../../control-api/providers/provider-a/signature.js';
-import { FakeStreamA, type PlayoutItem } from './fake-provider-a-stream.js';
+import { FakeStreamA, type FakeStream, type PlayoutItem } from './fake-provider-a-stream.js';
 
 /**
  * A loopback provider A: its REST API (`/2010-04-01/Accounts/{Sid}/Calls.json` and
@@ -32,8 +32,8 @@ type Xml = Record<string, unknown>;
 
 export class FakeCallA {
   status = 'queued';
-  stream: FakeStreamA | undefined;
-  readonly streams: FakeStreamA[] = [];
+  stream: FakeStream | undefined;
+  readonly streams: FakeStream[] = [];
   /** Agent audio as the caller heard it (20 ms frames, in playout order). */
   readonly heard: Int16Array[] = [];
   readonly playout: PlayoutItem[] = [];
@@ -57,7 +57,7 @@ export class FakeCallA {
     readonly sid: string,
     readonly from: string,
     readonly to: string,
-    readonly direction: 'inbound' | 'outbound-api',
+    readonly direction: string,
   ) {
     this.ended = new Promise((r) => (this.resolveEnded = r));
   }

@@ -39,7 +39,7 @@ export interface ProviderPlatform {
   close(): Promise<void>;
 }
 
-export async function startProviderPlatform(apiBaseUrls: { providerA: string }, options: { reconnectGraceMs?: number } = {}): Promise<ProviderPlatform> {
+export async function startProviderPlatform(apiBaseUrls: { providerA: string; providerB?: string }, options: { reconnectGraceMs?: number } = {}): Promise<ProviderPlatform> {
   const store = await freshStore('postgres');
   const box = testBox();
   const dir = await mkdtemp(path.join(tmpdir(), 'vap-providers-'));
