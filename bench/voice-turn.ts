@@ -187,6 +187,7 @@ async function main(): Promise<void> {
   const sustained = new Map<Path, number>(paths.map((p) => [p, 1]));
   const withinAim = new Map<Path, number>(paths.map((p) => [p, (base.get(p)?.p95 ?? Infinity) <= AIM_MS ? 1 : 0]));
   const running = new Set<Path>(paths);
+  const doubled = new Set<Path>();
   for (let convs = 8; convs <= max && running.size > 0; convs *= 2) {
     for (const path of [...running]) {
       // At least ~240 turns per stage: a p95 over a few dozen samples is mostly noise.
@@ -197,8 +198,9 @@ async function main(): Promise<void> {
         `${label[path]} ${String(convs).padStart(4)} concurrent over ${procs} processes: wire p50 ${s.p50.toFixed(1)} / p95 ${s.p95.toFixed(1)} ms; processing p50 ${s.procP50.toFixed(2)} / p95 ${s.procP95.toFixed(2)} ms; input p95 ${s.inP95.toFixed(1)}, output p95 ${s.outP95.toFixed(1)} ms; ${s.n} turns; CPU ${s.cpuPct.toFixed(0)}% of one core; load ${loadavg()[0]?.toFixed(1)}${ok ? '' : '  <- p95 doubled'}`,
       );
       // Keep doubling after the p95 doubled only with --all-stages (a small baseline makes "doubled" trip on host noise).
+      if (!ok) doubled.add(path);
       if (!ok && !allStages) running.delete(path);
-      if (ok && running.has(path)) sustained.set(path, convs);
+      if (!doubled.has(path)) sustained.set(path, convs);
     }
   }
   for (const path of paths) {
