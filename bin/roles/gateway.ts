@@ -103,7 +103,11 @@ export const startGatewayRole: RoleStarter = async (ctx) => {
     handler: callHandler,
     ...(config.providers.publicBaseUrl ? { publicBaseUrl: config.providers.publicBaseUrl } : {}),
     advertisedHost: publicAddress,
-    apiBaseUrls: { providerA: config.providers.providerA.apiBaseUrl, ...(config.providers.providerB.apiBaseUrl ? { providerB: config.providers.providerB.apiBaseUrl } : {}) },
+    apiBaseUrls: {
+      providerA: config.providers.providerA.apiBaseUrl,
+      ...(config.providers.providerB.apiBaseUrl ? { providerB: config.providers.providerB.apiBaseUrl } : {}),
+      providerC: config.providers.providerC.apiBaseUrl,
+    },
     streamStartTimeoutMs: config.providers.streamStartTimeoutMs,
     reconnectGraceMs: config.providers.reconnectGraceMs,
     mediaTimeoutMs: config.media.rtpTimeoutMs,

@@ -17,6 +17,8 @@ import { ProviderA } from './provider-a/provider-a.js';
 import { ProviderARest } from './provider-a/rest-client.js';
 import { ProviderB } from './provider-b/provider-b.js';
 import { ProviderBRest } from './provider-b/rest-client.js';
+import { ProviderC } from './provider-c/provider-c.js';
+import { ProviderCRest } from './provider-c/rest-client.js';
 import type { ProviderAdapter } from './provider-adapter.js';
 import { ProviderCalls, type CallRunner } from './provider-calls.js';
 import { PublicUrls, refuseUpgrade, type ProviderEndpoint } from './provider-http.js';
@@ -36,7 +38,7 @@ export interface ProviderTelephonyOptions {
   /** The host of the default public base URL (the gateway's advertised address). */
   readonly advertisedHost: string;
   /** Each provider's REST API base (config `providers.<type>.apiBaseUrl`). */
-  readonly apiBaseUrls: { readonly providerA: string; readonly providerB?: string };
+  readonly apiBaseUrls: { readonly providerA: string; readonly providerB?: string; readonly providerC: string };
   readonly streamStartTimeoutMs: number;
   readonly reconnectGraceMs: number;
   readonly mediaTimeoutMs: number;
@@ -74,6 +76,7 @@ export class ProviderTelephony implements CallTransfer {
     this.adapters = new Map<CloudProviderType, ProviderAdapter & ProviderEndpoint>([
       ['providerA', new ProviderA({ ...shared, rest: new ProviderARest(o.apiBaseUrls.providerA), logger: o.logger.child({ provider: 'providerA' }) })],
       ['providerB', new ProviderB({ ...shared, rest: new ProviderBRest(o.apiBaseUrls.providerB), logger: o.logger.child({ provider: 'providerB' }) })],
+      ['providerC', new ProviderC({ ...shared, rest: new ProviderCRest(o.apiBaseUrls.providerC), logger: o.logger.child({ provider: 'providerC' }) })],
     ]);
   }
 

@@ -59,6 +59,7 @@ const envBindings: ReadonlyArray<readonly [string, string, 'string' | 'int' | 'l
   ['PROVIDERS_RECONNECT_GRACE_MS', 'providers.reconnectGraceMs', 'int'],
   ['PROVIDER_A_API_BASE_URL', 'providers.providerA.apiBaseUrl', 'string'],
   ['PROVIDER_B_API_BASE_URL', 'providers.providerB.apiBaseUrl', 'string'],
+  ['PROVIDER_C_API_BASE_URL', 'providers.providerC.apiBaseUrl', 'string'],
   ['RTP_BIND_ADDRESS', 'media.bindAddress', 'string'],
   ['RTP_PORT_MIN', 'media.portMin', 'int'],
   ['RTP_PORT_MAX', 'media.portMax', 'int'],

@@ -137,6 +137,7 @@ export const providersSchema = z.strictObject({
   providerA: z.strictObject({ apiBaseUrl: baseUrl('providers.providerA.apiBaseUrl').default('https://api.twilio.com') }).prefault({}),
   /** Provider B's API is `https://<the number's Sub Domain>`; this overrides it for every number (a proxy). */
   providerB: z.strictObject({ apiBaseUrl: baseUrl('providers.providerB.apiBaseUrl').optional() }).prefault({}),
+  providerC: z.strictObject({ apiBaseUrl: baseUrl('providers.providerC.apiBaseUrl').default('https://api.plivo.com') }).prefault({}),
 });
 export type ProvidersSettings = z.infer<typeof providersSchema>;
 

@@ -39,7 +39,7 @@ export interface ProviderPlatform {
   close(): Promise<void>;
 }
 
-export async function startProviderPlatform(apiBaseUrls: { providerA: string; providerB?: string }, options: { reconnectGraceMs?: number } = {}): Promise<ProviderPlatform> {
+export async function startProviderPlatform(apiBaseUrls: { providerA: string; providerB?: string; providerC?: string }, options: { reconnectGraceMs?: number } = {}): Promise<ProviderPlatform> {
   const store = await freshStore('postgres');
   const box = testBox();
   const dir = await mkdtemp(path.join(tmpdir(), 'vap-providers-'));
@@ -65,7 +65,7 @@ export async function startProviderPlatform(apiBaseUrls: { providerA: string; pr
     scheduler,
     handler,
     advertisedHost: '127.0.0.1',
-    apiBaseUrls,
+    apiBaseUrls: { providerC: 'http://127.0.0.1:9', ...apiBaseUrls },
     streamStartTimeoutMs: 5_000,
     reconnectGraceMs: options.reconnectGraceMs ?? 5_000,
     mediaTimeoutMs: 30_000,
