@@ -14,7 +14,8 @@ import type { FakeStream, PlayoutItem } from './fake-provider-a-stream.js';
  * and `.../Request/{uuid}/`; signed V2 webhooks (answer, ring, hangup URLs); `<Stream
  * bidirectional>` executed: a WebSocket with `start`, 20 ms mu-law `media`, `dtmf`, our
  * `playAudio` played in real time, `checkpoint` answered `playedStream` when reached,
- * `clearAudio` answered `clearedAudio`; the socket closing ends the call (keepCallAlive).
+ * `clearAudio` answered `clearedAudio`; the socket closing ends the call (keepCallAlive); a
+ * transfer (`POST .../Call/{uuid}/` with `aleg_url`) fetches new instructions and runs `<Dial>`.
  */
 export type CalleeC = { readonly kind: 'answer' } | { readonly kind: 'busy' | 'no-answer' | 'failed' };
 
@@ -111,6 +112,10 @@ export class FakeProviderC {
   private server: Server | undefined;
   private timer: NodeJS.Timeout | undefined;
   private readonly hangupUrls = new Map<FakeCallA, string>();
+  /** Streams closed because a transfer moved the call to other instructions. */
+  private readonly moved = new WeakSet<FakeStream>();
+  /** How a transfer target behaves (default: answers, bridged 300 ms). */
+  readonly targets = new Map<string, { readonly kind: 'answer'; readonly bridgeMs: number } | { readonly kind: 'busy' | 'no-answer' | 'failed' }>();
 
   constructor(readonly o: { readonly apiKey: string; readonly apiToken: string; answerUrl?: string }) {}
 
@@ -162,14 +167,29 @@ export class FakeProviderC {
 
   private async execute(call: FakeCallA, doc: string): Promise<void> {
     const response = (doc ? (xml.parse(doc) as { Response?: Record<string, unknown> }).Response : undefined) ?? {};
+    if (response.Dial) return this.dial(call, response.Dial as Record<string, unknown>);
     const stream = response.Stream as { '#text': string; bidirectional?: string } | undefined;
     if (!stream || stream.bidirectional !== 'true') return this.complete(call, 'completed');
     const s = new FakeStreamC(stream['#text'], call.sid, this.o.apiKey, { playout: call.playout, onClear: () => call.clears++ });
     call.stream = s;
     call.streams.push(s);
     call.answeredAt = Date.now();
-    // keepCallAlive: the call lasts as long as the socket.
-    void s.closed.then(() => this.complete(call, 'completed'));
+    // keepCallAlive: the call lasts as long as the socket, unless a transfer moved it on.
+    void s.closed.then(() => !this.moved.has(s) && this.complete(call, 'completed'));
+  }
+
+  /** A `<Dial>`: the target (by `targets`, default answering and bridged 300 ms) is rung. */
+  private async dial(call: FakeCallA, dial: Record<string, unknown>): Promise<void> {
+    const noun = (dial.Number ?? dial.User) as string;
+    const behaviour = this.targets.get(noun) ?? { kind: 'answer', bridgeMs: 300 };
+    await new Promise((r) => setTimeout(r, 150));
+    if (behaviour.kind === 'answer') {
+      if (typeof dial.callbackUrl === 'string') await this.webhook(dial.callbackUrl, call, { DialAction: 'answer', DialBLegTo: noun });
+      call.dialled.push({ target: noun, result: 'answered' });
+      await new Promise((r) => setTimeout(r, behaviour.bridgeMs));
+    } else call.dialled.push({ target: noun, result: behaviour.kind });
+    const next = typeof dial.action === 'string' ? await this.webhook(dial.action, call, { DialStatus: behaviour.kind === 'answer' ? 'completed' : behaviour.kind }) : '';
+    await this.execute(call, next);
   }
 
   private complete(call: FakeCallA, status: string, cause?: string): void {
@@ -198,6 +218,20 @@ export class FakeProviderC {
       answer(204);
       call.stream?.stop('', call.sid);
       return this.complete(call, ended[1] === 'Request' ? 'cancel' : 'completed');
+    }
+    const transfer = /^\/v1\/Account\/[^/]+\/Call\/([^/]+)\/$/.exec(path);
+    if (req.method === 'POST' && transfer) {
+      const call = this.calls.get(transfer[1] as string);
+      if (!call || call.endedWith) return answer(404, { api_id: randomUUID(), error: 'call not found' });
+      if (body.legs !== 'aleg' || typeof body.aleg_url !== 'string') return answer(400, { api_id: randomUUID(), error: 'legs and aleg_url are required' });
+      answer(202, { api_id: randomUUID(), message: 'call transferred' });
+      if (call.stream) {
+        this.moved.add(call.stream);
+        call.stream.stop('', call.sid);
+        call.stream = undefined;
+      }
+      await this.execute(call, await this.webhook(body.aleg_url, call, { CallStatus: 'in-progress' }));
+      return;
     }
     if (req.method !== 'POST' || path !== `${base}/Call/`) return answer(404, { api_id: randomUUID(), error: 'not found' });
     if (typeof body.to !== 'string' || typeof body.from !== 'string' || typeof body.answer_url !== 'string') return answer(400, { api_id: randomUUID(), error: 'from, to and answer_url are required' });

@@ -21,7 +21,8 @@ import { agentFinished, endedCall, shown, sleep, startProviderPlatform, until, v
 /**
  * Issue 17, provider C on its XML-and-stream protocol: signed V2 answer webhook answered with a
  * bidirectional `<Stream>`, the stream's playAudio / checkpoint / clearAudio, the call ending with
- * the socket, campaign calls through `POST /v1/Account/{id}/Call/` and its ring/answer/hangup URLs.
+ * the socket, transfers through the call-transfer API and our `<Dial>`, campaign calls through
+ * `POST /v1/Account/{id}/Call/` and its ring/answer/hangup URLs.
  */
 const creds = { apiKey: 'MAC0000000000000001', apiToken: 'provider-c-token-0001' };
 const number = '+918047491901';
@@ -64,6 +65,19 @@ describe('provider C: signed answer URL, bidirectional <Stream>, Call API', func
       ],
     } as never);
     await platform.addNumber(number, 'Order line', provider());
+    fake.targets.set('+14155550199', { kind: 'busy' });
+    for (const [name, target, line] of [['Desk C', '+14155550198', '+918047491902'], ['Busy desk C', '+14155550199', '+918047491903']] as const) {
+      await platform.addRecipe({
+        name,
+        startBlockId: 'move',
+        blocks: [
+          { id: 'move', type: 'transfer', settings: { target, bridgeMessage: 'Please hold.' } },
+          { id: 'sorry', type: 'close', settings: { closingScript: 'The line is busy. Goodbye.', disposition: 'transfer_failed' } },
+        ],
+        connections: [{ from: 'move', exit: 'failed', to: 'sorry' }],
+      } as never);
+      await platform.addNumber(line, name, provider());
+    }
   });
   after(async () => {
     await control?.close(0);
@@ -94,6 +108,20 @@ describe('provider C: signed answer URL, bidirectional <Stream>, Call API', func
     assert.equal(row.end_reason, 'closed');
     assert.ok(fake.requests.some((r) => r.method === 'DELETE' && r.path === `/v1/Account/${creds.apiKey}/Call/${call.sid}/`), 'hung up through the Call API');
     assert.ok(call.marksEchoed.length >= 2, 'checkpoints reached and reported');
+  });
+
+  it('transfers: the call is moved to our <Dial>; an answering target records it transferred, a busy one brings the caller back on a new stream', async () => {
+    const answered = await fake.placeInbound('+919833330011', '+918047491902');
+    assert.equal(await answered.ended, 'completed');
+    assert.deepEqual(answered.dialled, [{ target: '+14155550198', result: 'answered' }]);
+    assert.equal((await endedCall(platform.store, '+919833330011')).end_reason, 'transferred');
+    const busy = await fake.placeInbound('+919833330012', '+918047491903');
+    assert.equal(await busy.ended, 'completed');
+    assert.deepEqual(busy.dialled, [{ target: '+14155550199', result: 'busy' }]);
+    assert.equal(busy.streams.length, 2);
+    const row = await endedCall(platform.store, '+919833330012');
+    assert.equal(row.disposition, 'transfer_failed', shown(row.lines));
+    assert.deepEqual(row.lines.filter((l) => l.speaker === 'agent').map((l) => l.text), ['Please hold.', 'The line is busy. Goodbye.']);
   });
 
   it('refuses an unsigned or wrongly signed answer webhook (403) and an unknown number (404)', async () => {

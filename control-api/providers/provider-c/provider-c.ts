@@ -32,8 +32,8 @@ const escapeXml = (v: string): string => v.replace(/[<>&"']/g, (c) => ({ '<': '&
  * of its public docs: the number's answer URL is `POST /providers/c/answer`, answered with
  * `<Stream bidirectional="true" keepCallAlive="true">wss://...</Stream>`; campaign calls are made
  * with `POST /v1/Account/{API Key}/Call/` whose answer, ring and hangup URLs are ours; every
- * request is signed V2 with the API Token. How the spec's credentials map onto it, and what is a
- * guess: docs/providers.md.
+ * request is signed V2 with the API Token; transfers move the call to a `<Dial>` of ours. How the
+ * spec's credentials map onto it, and what is a guess: docs/providers.md.
  */
 export class ProviderC implements ProviderEndpoint, ProviderAdapter {
   readonly type = 'providerC' as const;
@@ -43,6 +43,8 @@ export class ProviderC implements ProviderEndpoint, ProviderAdapter {
   /** The provider's id of a campaign call before it is answered (to cancel it). */
   private readonly requests = new WeakMap<ProviderCallEntry, string>();
   private readonly rang = new WeakSet<ProviderCallEntry>();
+  /** Where a transfer in flight goes (the instructions are fetched from our transfer URL). */
+  private readonly targets = new WeakMap<ProviderCallEntry, string>();
 
   constructor(private readonly o: ProviderCOptions) {
     this.media = new MediaStreamC({ calls: o.calls, logger: o.logger, startTimeoutMs: o.startTimeoutMs });
@@ -50,9 +52,12 @@ export class ProviderC implements ProviderEndpoint, ProviderAdapter {
     this.router.post('/calls/:token/answer', (ctx) => this.answered(ctx));
     this.router.post('/calls/:token/ring', (ctx) => this.ring(ctx));
     this.router.post('/calls/:token/hangup', (ctx) => this.hungUp(ctx));
+    this.router.post('/calls/:token/transfer', (ctx) => this.transferXml(ctx));
+    this.router.post('/calls/:token/transfer-answered', (ctx) => this.transferAnswered(ctx));
+    this.router.post('/calls/:token/transfer-ended', (ctx) => this.transferEnded(ctx));
   }
 
-  url(token: string, what: 'answer' | 'ring' | 'hangup' | 'stream'): string {
+  url(token: string, what: 'answer' | 'ring' | 'hangup' | 'stream' | 'transfer' | 'transfer-answered' | 'transfer-ended'): string {
     return `${what === 'stream' ? this.o.urls.ws : this.o.urls.http}${prefix}/calls/${token}/${what}`;
   }
 
@@ -194,8 +199,67 @@ export class ProviderC implements ProviderEndpoint, ProviderAdapter {
     return result;
   }
 
-  /** Not built for C: the block takes `failed` (docs/providers.md). */
-  async transfer(): Promise<CallTransferOutcome> {
-    return { ok: false, reason: 'transfers are not implemented for provider C' };
+  /**
+   * The Transfer block: the call is moved to our transfer instructions (`<Dial>` to the target,
+   * with a callback when the target answers and an action when the dial ends). A failed dial
+   * brings the caller back to the agent on a new stream; the block then takes `failed`.
+   */
+  async transfer(entry: ProviderCallEntry, target: string, signal: AbortSignal): Promise<CallTransferOutcome> {
+    const account = accountC(entry);
+    const call = entry.call;
+    if (!account || !call || !entry.callSid) return { ok: false, reason: 'the call is not connected' };
+    if (entry.transfer) return { ok: false, reason: 'a transfer is already under way' };
+    const outcome = new Promise<{ ok: boolean; reason: string }>((resolve) => (entry.transfer = { resolve: (ok, reason) => resolve({ ok, reason }) }));
+    this.targets.set(entry, target);
+    call.beginTransfer();
+    try {
+      await this.o.rest.transfer(account, entry.callSid, this.url(entry.token, 'transfer'));
+    } catch (error) {
+      entry.transfer = undefined;
+      call.endTransfer(false);
+      return { ok: false, reason: `provider C refused the transfer: ${error instanceof Error ? error.message : String(error)}`, cause: error };
+    }
+    let timer: NodeJS.Timeout | undefined;
+    const unconfirmed = new Promise<{ ok: boolean; reason: string; unconfirmed: true }>((resolve) => (timer = setTimeout(() => resolve({ ok: false, reason: 'the provider never reported how the transfer went', unconfirmed: true }), 60_000)));
+    const aborted = new Promise<{ ok: boolean; reason: string }>((resolve) => signal.addEventListener('abort', () => resolve({ ok: false, reason: 'the call ended during the transfer' }), { once: true }));
+    const result = await Promise.race([outcome, unconfirmed, aborted]);
+    clearTimeout(timer);
+    entry.transfer = undefined;
+    call.endTransfer(result.ok);
+    if (result.ok) return { ok: true, method: 'provider' };
+    if ('unconfirmed' in result) void call.hangup('transfer-unconfirmed');
+    return { ok: false, reason: result.reason, ...('unconfirmed' in result ? { unconfirmed: true } : {}) };
+  }
+
+  /** The call, moved by our transfer request, asks for its instructions: dial the target. */
+  private async transferXml(ctx: Koa.Context): Promise<void> {
+    const { entry, account } = this.callOf(ctx);
+    await this.signedForm(ctx, account);
+    const target = entry && this.targets.get(entry);
+    if (!entry?.transfer || !target) return xml(ctx, '<?xml version="1.0" encoding="UTF-8"?><Response><Hangup/></Response>');
+    const noun = /^sips?:/i.test(target) ? `<User>${escapeXml(target)}</User>` : `<Number>${escapeXml(target)}</Number>`;
+    xml(ctx, `<?xml version="1.0" encoding="UTF-8"?><Response><Dial action="${escapeXml(this.url(entry.token, 'transfer-ended'))}" method="POST" callbackUrl="${escapeXml(this.url(entry.token, 'transfer-answered'))}" callbackMethod="POST" callerId="${escapeXml(entry.ours)}" timeout="30">${noun}</Dial></Response>`);
+  }
+
+  /** The dial's callback: `DialAction=answer` when the target picks up. */
+  private async transferAnswered(ctx: Koa.Context): Promise<void> {
+    const { entry, account } = this.callOf(ctx);
+    const form = await this.signedForm(ctx, account);
+    if (field(form, 'DialAction') === 'answer') entry?.transfer?.resolve(true, 'the target answered');
+    ctx.status = 204;
+  }
+
+  /** The dial ended (`DialStatus`): bridged and over, or failed and the caller returns to the agent. */
+  private async transferEnded(ctx: Koa.Context): Promise<void> {
+    const { entry, account } = this.callOf(ctx);
+    const form = await this.signedForm(ctx, account);
+    const status = field(form, 'DialStatus') ?? 'failed';
+    if (!entry?.transfer) return xml(ctx, '<?xml version="1.0" encoding="UTF-8"?><Response><Hangup/></Response>');
+    if (status === 'completed' || status === 'answer') {
+      entry.transfer.resolve(true, 'the target answered');
+      return xml(ctx, '<?xml version="1.0" encoding="UTF-8"?><Response><Hangup/></Response>');
+    }
+    entry.transfer.resolve(false, `the target was ${status}`);
+    xml(ctx, this.streamXml(entry));
   }
 }

@@ -6,7 +6,8 @@ import { ProviderApiError, providerRequest } from '../provider-rest.js';
  * /v1/Account/{API Key}/Call/` with a JSON body `from`, `to`, `answer_url` (our instructions, when
  * the callee answers), `ring_url`, `hangup_url` (the final status and cause), `ring_timeout`;
  * answers 201 with `request_uuid`. `DELETE /v1/Account/{id}/Call/{call uuid}/` hangs up an
- * answered call, `DELETE .../Request/{request uuid}/` cancels one still ringing. HTTP basic auth
+ * answered call, `DELETE .../Request/{request uuid}/` cancels one still ringing, `POST
+ * .../Call/{call uuid}/` with `legs`/`aleg_url` transfers it to new instructions. HTTP basic auth
  * with the API Key and API Token.
  */
 export class ProviderCRest {
@@ -34,6 +35,11 @@ export class ProviderCRest {
   async end(account: CloudAccount<'providerC'>, target: { callUuid: string } | { requestUuid: string }): Promise<void> {
     const path = 'callUuid' in target ? `Call/${encodeURIComponent(target.callUuid)}/` : `Request/${encodeURIComponent(target.requestUuid)}/`;
     await providerRequest({ method: 'DELETE', url: this.url(account, path), basicAuth: auth(account), what: 'provider C', timeoutMs: this.timeoutMs });
+  }
+
+  /** Moves an answered call to new instructions (`legs: aleg`, fetched from `alegUrl`): the transfer. */
+  async transfer(account: CloudAccount<'providerC'>, callUuid: string, alegUrl: string): Promise<void> {
+    await providerRequest({ method: 'POST', url: this.url(account, `Call/${encodeURIComponent(callUuid)}/`), basicAuth: auth(account), json: { legs: 'aleg', aleg_url: alegUrl, aleg_method: 'POST' }, what: 'provider C', timeoutMs: this.timeoutMs });
   }
 
   private url(account: CloudAccount<'providerC'>, path: string): string {
