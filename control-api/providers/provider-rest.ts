@@ -30,6 +30,8 @@ export interface ProviderRequest {
   readonly signal?: AbortSignal;
   /** Names the provider in messages (`provider A`). */
   readonly what: string;
+  /** Secrets that are part of the URL (an account id that is sealed as a secret): left out of messages. */
+  readonly redact?: readonly string[];
 }
 
 /** Sends the request; answers 2xx with the parsed JSON body (or `{}`), anything else throws ProviderApiError. */
@@ -48,7 +50,8 @@ export async function providerRequest(r: ProviderRequest): Promise<Record<string
   }
   const deadline = AbortSignal.timeout(r.timeoutMs ?? 10_000);
   const signal = r.signal ? AbortSignal.any([r.signal, deadline]) : deadline;
-  const where = new URL(r.url).pathname;
+  let where = new URL(r.url).pathname;
+  for (const secret of r.redact ?? []) if (secret) where = where.split(encodeURIComponent(secret)).join('***');
   let response: Response;
   try {
     response = await fetch(r.url, { method: r.method, headers, ...(body !== undefined ? { body } : {}), signal, redirect: 'error' });

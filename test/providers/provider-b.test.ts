@@ -125,6 +125,16 @@ describe('provider B: Voicebot stream, basic auth, Calls/connect', function () {
     assert.equal(row.lines[0]?.text, 'Welcome to Acme.');
   });
 
+  it('a dropped stream (B reconnects nothing) ends the call after the reconnect grace; the record keeps what was said (streamLost)', async () => {
+    const call = await fake.placeInbound('+919811110004', number);
+    await until(() => call.stream?.open === true, 'the stream to open');
+    await agentFinished(() => call.heard, 0, 1_000);
+    call.stream!.drop();
+    const row = await endedCall(platform.store, '+919811110004', 15_000);
+    assert.equal(row.end_reason, 'streamLost', shown(row.lines));
+    assert.equal(row.lines[0]?.text, 'Welcome to Acme.');
+  });
+
   it('campaign calls: Calls/connect with the app flow and CustomField; answered over the stream, busy as 486, a REST 401 failed', async () => {
     const defs = createResourceDefinitions({ secretBox: platform.box });
     const campaignFor = async (apiToken = account.apiToken): Promise<string> => {

@@ -180,6 +180,9 @@ describe('provider C: signed answer URL, bidirectional <Stream>, Call API', func
     assert.deepEqual(await attempt(busy), { status: 'busy', sip_status: 486 });
     assert.deepEqual(await attempt(refused), { status: 'failed', sip_status: null });
     await delivery.deliverDue();
+    const reason = String(receiver.received.filter((r) => r.body.message_id === refused).at(-1)?.body.reason);
+    assert.match(reason, /provider C POST \/v1\/Account\/\*\*\*\/Call\/: HTTP 401/);
+    assert.ok(!reason.includes(creds.apiKey), 'the API Key (a secret) never appears in a reason');
     assert.deepEqual(receiver.statuses(answered), ['scheduled#0', 'ringing#1', 'answered#1', 'completed#1']);
     assert.deepEqual(receiver.statuses(busy), ['scheduled#0', 'ringing#1', 'busy#1']);
   });

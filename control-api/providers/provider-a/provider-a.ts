@@ -132,6 +132,8 @@ export class ProviderA implements ProviderEndpoint, ProviderAdapter, WebhookHost
         timeoutSeconds: Math.round(request.ringTimeoutMs / 1000),
       });
       call.callSid ??= created.sid;
+      // Aborted while the request was under way: the call exists now, so cancel it.
+      if (dial.settled && !call.answered) void this.control(call).hangup().catch(() => undefined);
     } catch (error) {
       this.o.calls.release(call);
       // A REST refusal has no SIP status; the provider's HTTP status and code are in the reason.

@@ -183,6 +183,8 @@ export class ProviderC implements ProviderEndpoint, ProviderAdapter {
     try {
       const created = await this.o.rest.createCall(account, { to: request.to, from: number.e164, answerUrl: this.url(call.token, 'answer'), ringUrl: this.url(call.token, 'ring'), hangupUrl: this.url(call.token, 'hangup'), ringTimeoutSeconds: Math.round(request.ringTimeoutMs / 1000) });
       this.requests.set(call, created.requestUuid);
+      // Aborted while the request was under way: the call exists now, so cancel it.
+      if (dial.settled && !call.answered) void this.control(call).hangup().catch(() => undefined);
     } catch (error) {
       this.o.calls.release(call);
       this.o.logger.warn({ err: error instanceof Error ? error.message : String(error), number: number.e164 }, 'provider C did not place the call');

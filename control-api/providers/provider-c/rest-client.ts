@@ -23,7 +23,7 @@ export class ProviderCRest {
       url: this.url(account, 'Call/'),
       basicAuth: auth(account),
       json: { from: call.from, to: call.to, answer_url: call.answerUrl, answer_method: 'POST', ring_url: call.ringUrl, ring_method: 'POST', hangup_url: call.hangupUrl, hangup_method: 'POST', ring_timeout: call.ringTimeoutSeconds },
-      what: 'provider C',
+      what: 'provider C', redact: [account.apiKey],
       timeoutMs: this.timeoutMs,
     });
     const uuid = body.request_uuid;
@@ -34,12 +34,12 @@ export class ProviderCRest {
   /** Hangs up an answered call (its call uuid) or cancels a ringing one (its request uuid). */
   async end(account: CloudAccount<'providerC'>, target: { callUuid: string } | { requestUuid: string }): Promise<void> {
     const path = 'callUuid' in target ? `Call/${encodeURIComponent(target.callUuid)}/` : `Request/${encodeURIComponent(target.requestUuid)}/`;
-    await providerRequest({ method: 'DELETE', url: this.url(account, path), basicAuth: auth(account), what: 'provider C', timeoutMs: this.timeoutMs });
+    await providerRequest({ method: 'DELETE', url: this.url(account, path), basicAuth: auth(account), what: 'provider C', redact: [account.apiKey], timeoutMs: this.timeoutMs });
   }
 
   /** Moves an answered call to new instructions (`legs: aleg`, fetched from `alegUrl`): the transfer. */
   async transfer(account: CloudAccount<'providerC'>, callUuid: string, alegUrl: string): Promise<void> {
-    await providerRequest({ method: 'POST', url: this.url(account, `Call/${encodeURIComponent(callUuid)}/`), basicAuth: auth(account), json: { legs: 'aleg', aleg_url: alegUrl, aleg_method: 'POST' }, what: 'provider C', timeoutMs: this.timeoutMs });
+    await providerRequest({ method: 'POST', url: this.url(account, `Call/${encodeURIComponent(callUuid)}/`), basicAuth: auth(account), json: { legs: 'aleg', aleg_url: alegUrl, aleg_method: 'POST' }, what: 'provider C', redact: [account.apiKey], timeoutMs: this.timeoutMs });
   }
 
   private url(account: CloudAccount<'providerC'>, path: string): string {
