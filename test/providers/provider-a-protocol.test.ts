@@ -96,6 +96,19 @@ describe('provider A protocol: signatures, bad requests and malformed stream fra
       assert.match(res.body, /<Reject reason="rejected"\/>/);
     });
 
+    it('tells the provider busy (<Reject reason="busy"/>) once the number has its limit of calls in hand', async () => {
+      const busyNumber = '+14155550184';
+      await platform.addNumber(busyNumber, 'Greeting', { type: 'providerA', accountSid, authToken });
+      const answers: string[] = [];
+      for (let i = 0; i < 4; i++) {
+        const pairs = form(busyNumber, { CallSid: `CA${String(i).repeat(32)}` });
+        answers.push((await post(voiceUrl, pairs, signatureA(authToken, voiceUrl, pairs))).body);
+      }
+      // The harness allows 3 calls per number (sip.maxCallsPerNumber); these wait for their streams.
+      assert.equal(answers.filter((a) => a.includes('<Connect')).length, 3);
+      assert.match(answers[3] ?? '', /<Reject reason="busy"\/>/);
+    });
+
     it('refuses a media stream handshake that is unsigned (403) or for no call (404)', async () => {
       const pairs = form(number);
       const twiml = (await post(voiceUrl, pairs, signatureA(authToken, voiceUrl, pairs))).body;
