@@ -127,6 +127,8 @@ export class FakeProviderA {
   readonly requests: { method: string; path: string; form: URLSearchParams; status: number }[] = [];
   /** Webhook answers that were not 2xx (signature refusals and the like). */
   readonly webhookFailures: { url: string; status: number; body: string }[] = [];
+  /** When false, a stream that breaks is not followed by the `<Connect action>` request (a provider that gives up). */
+  followConnectAction = true;
   /** Called with each new outbound call, before it rings (tests queue the callee's speech). */
   onOutboundCall: ((call: FakeCallA) => void) | undefined;
   private server: Server | undefined;
@@ -223,7 +225,7 @@ export class FakeProviderA {
     // When the stream ends without the call ending, <Connect> is over: its action says what next.
     void s.closed.then(async () => {
       if (call.stream === s) call.stream = undefined;
-      if (s.closedBy === 'stop' || call.endedWith) return;
+      if (s.closedBy === 'stop' || call.endedWith || !this.followConnectAction) return;
       const next = connect.action ? await this.webhook(call, String(connect.action), {}) : '';
       await this.execute(call, next);
     });

@@ -115,6 +115,22 @@ describe('provider A inbound calls over the media stream', function () {
     assert.equal(fake.requests.length, restBefore, 'no REST hang-up for a call the caller ended');
   });
 
+  it('a dropped stream that is not reconnected within the grace ends the call at the provider; the record keeps the call (streamLost)', async () => {
+    const { call, caller } = await callAndHearQuestion();
+    fake.followConnectAction = false;
+    try {
+      call.stream?.drop();
+      assert.equal(await call.ended, 'completed');
+      const hangup = fake.requests.find((r) => r.path.endsWith(`/Calls/${call.sid}.json`));
+      assert.equal(hangup?.form.get('Status'), 'completed');
+      const row = await endedCall(platform.store, caller);
+      assert.equal(row.end_reason, 'streamLost', shown(row.lines));
+      assert.equal(row.lines[0]?.text, 'Welcome to Acme.');
+    } finally {
+      fake.followConnectAction = true;
+    }
+  });
+
   it('a dropped stream (no stop) is reconnected through the <Connect> action and the same run goes on', async () => {
     const { call, caller } = await callAndHearQuestion();
     call.stream?.drop();
