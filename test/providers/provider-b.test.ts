@@ -15,7 +15,8 @@ import { issueToken } from '../../control-api/tenants/api-tokens.js';
 import { startControl, twirpRequest } from '../campaigns/twirp-client.js';
 import type { FakeCallA } from '../fakes/fake-provider-a.js';
 import { FakeProviderB } from '../fakes/fake-provider-b.js';
-import { agentFinished, endedCall, shown, sleep, startProviderPlatform, until, type ProviderPlatform } from './provider-harness.js';
+import { trimmedFlite } from '../voice/callee-audio.js';
+import { agentFinished, endedCall, shown, sleep, startProviderPlatform, until, voicedMs, type ProviderPlatform } from './provider-harness.js';
 
 /**
  * Issue 17, provider B: the number's flow streams through its Voicebot applet, whose URL is our
@@ -79,16 +80,20 @@ describe('provider B: Voicebot stream, basic auth, Calls/connect', function () {
     }
   }
 
-  it('inbound: the applet gets the stream URL, DTMF reaches the Ask block, closing our stream ends the call; recorded', async () => {
+  it('inbound: the applet gets the stream URL, barge-in sends clear, DTMF reaches the Ask block, closing our stream ends the call; recorded', async () => {
     const call = await fake.placeInbound('+919811110001', number);
     await until(() => call.stream?.open === true, 'the stream to open');
-    await agentFinished(() => call.heard, 0, 1_500);
+    await until(() => voicedMs(call.heard) >= 1_900, 'the agent to be asking');
+    call.say(await trimmedFlite('I do not know it.'));
+    await until(() => call.clears >= 1, 'a clear frame');
+    await agentFinished(() => call.heard, call.heard.length, 600);
     await keyIn(call, '4821#');
     assert.equal(await call.ended, 'completed');
     const row = await endedCall(platform.store, '+919811110001');
     assert.equal((row.variables as Record<string, unknown>).order_number, 4821, shown(row.lines));
     assert.equal(row.end_reason, 'closed');
     assert.equal(row.lines.at(-1)?.text, 'Thank you. Goodbye.');
+    assert.ok(row.lines.some((l) => l.interrupted), shown(row.lines));
     assert.ok(call.marksEchoed.length >= 2, 'marks went out and were echoed');
     assert.equal(fake.webhookFailures.length, 0, JSON.stringify(fake.webhookFailures));
   });
