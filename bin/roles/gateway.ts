@@ -11,11 +11,12 @@ import { StoreTrunkRoutes } from '../../control-api/gateway-adapters/store-trunk
 import { createSecretBox } from '../../control-api/crypto/secret-box.js';
 import { tenantCallSpeech } from '../../control-api/tenants/tenant-speech.js';
 import { createTenantsRepository } from '../../control-api/tenants/tenants-repository.js';
+import { ProviderTelephony, RoutingOriginator } from '../../control-api/providers/provider-telephony.js';
 import { SipGateway } from '../../gateway/inbound/sip-gateway.js';
 import { SipOriginator } from '../../gateway/outbound/sip-originator.js';
 import { SipResolver } from '../../gateway/sip/resolve/sip-resolver.js';
 import { GatewayCallTransfer } from '../../gateway/transfer/gateway-call-transfer.js';
-import type { CallTransfer } from '../../core/ports/call-transfer.js';
+import type { CallTransfer, CallTransferOutcome } from '../../core/ports/call-transfer.js';
 import { loadOrCreateTlsCredentials, TlsSetupError, type TlsSetupFailure } from '../../gateway/sip/transport/certificate.js';
 import { MediaService } from '../../media/media-service.js';
 import { processOriginator } from '../originator-registry.js';
@@ -89,7 +90,7 @@ export const startGatewayRole: RoleStarter = async (ctx) => {
   const code = new QuickJsCodeRunner({ workers: 1 });
   // The transfer needs the started stack; calls only arrive after start, so a late-bound slot is enough.
   const transferSlot: { impl?: CallTransfer } = {};
-  const callHandler = new RecipeCallHandler({
+  const callHandler: RecipeCallHandler = new RecipeCallHandler({
     db: ctx.store.db,
     recorder: new CallRecorder({ db: ctx.store.db }),
     services: platformServices({ db: ctx.store.db, box: secretBox, code, logger: logger.child({ part: 'recipes' }) }),
@@ -98,8 +99,34 @@ export const startGatewayRole: RoleStarter = async (ctx) => {
     // Each call reads its tenant's settings.speech (keys opened per call, never logged).
     speech: tenantCallSpeech(ctx.store.db, createTenantsRepository(secretBox)),
     transfer: {
-      transfer: (callId, target, signal) => transferSlot.impl?.transfer(callId, target, signal) ?? Promise.resolve({ ok: false, reason: 'the gateway is not ready to transfer' }),
+      // A call carried by a cloud provider is transferred by that provider; SIP calls by the gateway.
+      transfer: (callId, target, signal): Promise<CallTransferOutcome> =>
+        providers.owns(callId)
+          ? providers.transfer(callId, target, signal)
+          : (transferSlot.impl?.transfer(callId, target, signal) ?? Promise.resolve({ ok: false, reason: 'the gateway is not ready to transfer' })),
     },
+  });
+  // Numbers on cloud providers A, B, C: their webhooks and media streams reach this role's provider
+  // listener, and their calls run through the same recipe runtime (docs/providers.md).
+  const providers: ProviderTelephony = new ProviderTelephony({
+    db: ctx.store.db,
+    box: secretBox,
+    logger: logger.child({ part: 'providers' }),
+    clock: systemClock,
+    scheduler: media.scheduler,
+    handler: callHandler,
+    ...(config.providers.publicBaseUrl ? { publicBaseUrl: config.providers.publicBaseUrl } : {}),
+    advertisedHost: publicAddress,
+    apiBaseUrls: {
+      providerA: config.providers.providerA.apiBaseUrl,
+      ...(config.providers.providerB.apiBaseUrl ? { providerB: config.providers.providerB.apiBaseUrl } : {}),
+      providerC: config.providers.providerC.apiBaseUrl,
+    },
+    streamStartTimeoutMs: config.providers.streamStartTimeoutMs,
+    reconnectGraceMs: config.providers.reconnectGraceMs,
+    mediaTimeoutMs: config.media.rtpTimeoutMs,
+    maxCallsPerNumber: config.sip.maxCallsPerNumber,
+    maxCallsPerTenant: config.sip.maxCallsPerTenant,
   });
   // RFC 4028 session timers for both directions (config keeps Min-SE at or above 90 s).
   const sessionTimer = { intervalSeconds: config.sip.sessionExpiresSeconds, minSeSeconds: config.sip.minSessionExpiresSeconds };
@@ -131,6 +158,13 @@ export const startGatewayRole: RoleStarter = async (ctx) => {
     await code.close();
     throw error;
   });
+  const providerListener = await providers.listen(config.providers.host, config.providers.port, config.http).catch(async (error: unknown) => {
+    await gateway.stop(0);
+    await media.close();
+    await code.close();
+    throw error;
+  });
+  logger.info({ port: providerListener.port, publicBaseUrl: providers.publicBaseUrl }, 'provider webhooks and media streams listening');
   logger.info(
     { ports: gateway.ports, publicAddress },
     "SIP gateway listening: inbound calls run their number's recipe through the voice pipeline and are recorded for post-call insights",
@@ -149,7 +183,8 @@ export const startGatewayRole: RoleStarter = async (ctx) => {
     // RFC 3263 NAPTR/SRV/A for trunk FQDNs, on the configured DNS servers (the system's when none).
     resolver: new SipResolver({ servers: config.sip.dnsServers }),
   });
-  const unbindOriginator = processOriginator.bind(originator);
+  // Campaign calls from provider numbers go through the provider's REST API, the others over SIP.
+  const unbindOriginator = processOriginator.bind(new RoutingOriginator(originator, providers));
   transferSlot.impl = new GatewayCallTransfer({
     stack: gateway.stack,
     registry: gateway.registry,
@@ -169,6 +204,8 @@ export const startGatewayRole: RoleStarter = async (ctx) => {
     },
     stop: async (graceMs) => {
       unbindOriginator();
+      await providers.stop(graceMs);
+      await providerListener.close(graceMs);
       await gateway.stop(graceMs);
       await media.close();
       await code.close();

@@ -49,11 +49,14 @@ const gatewayEnds: Readonly<Record<string, string>> = {
   'media-timeout': 'mediaTimeout', // no RTP from the caller (media timeout policy)
   'session-expired': 'sessionExpired', // RFC 4028 sec. 10: no session refresh in time
   'session-refresh-failed': 'sessionExpired',
-  // A REFER transfer hangs our leg up before the Transfer block returns.
+  // A REFER transfer hangs our leg up before the Transfer block returns (a provider's <Dial> too).
   transferred: 'transferred',
   // A drain (SIGTERM, POST /v1/admin/drain) that outlasted drainTimeoutMs, or a stop without one.
   'drain-timeout': 'drainTimeout',
   shutdown: 'shutdown',
+  // Calls carried by a cloud provider's media stream (control-api/providers/stream-call.ts):
+  'stream-error': 'streamError', // the provider sent a frame its protocol does not allow
+  'stream-lost': 'streamLost', // the stream dropped and was not reconnected in time
 };
 
 /** The record's end reason for a call the gateway reports as ended with `callEndReason`. */

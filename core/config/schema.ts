@@ -110,6 +110,37 @@ export const httpSchema = z
   .refine((h) => h.headersTimeoutMs <= h.requestTimeoutMs, { message: 'http.headersTimeoutMs must not exceed http.requestTimeoutMs', path: ['headersTimeoutMs'] });
 export type HttpSettings = z.infer<typeof httpSchema>;
 
+/** An http(s) URL without user info, query or fragment (a base that paths are appended to). */
+const baseUrl = (what: string) =>
+  z.string().refine((v) => {
+    try {
+      const u = new URL(v);
+      return (u.protocol === 'http:' || u.protocol === 'https:') && !u.username && !u.password && !u.search && !u.hash;
+    } catch {
+      return false;
+    }
+  }, `${what} must be an http:// or https:// URL without credentials, query or fragment`);
+
+/**
+ * Cloud telephony providers (docs/providers.md): the listener their webhooks and media streams
+ * reach (gateway role), the public URL they are given, and each provider's REST API base.
+ */
+export const providersSchema = z.strictObject({
+  host: host.default('0.0.0.0'),
+  port: port.default(8082),
+  /** The URL providers reach this listener at (they sign requests with it); default http://<sip.publicAddress>:<port>. */
+  publicBaseUrl: baseUrl('providers.publicBaseUrl').optional(),
+  /** A call whose media stream has not started this long after the answer is given up. */
+  streamStartTimeoutMs: ms(120_000).default(10_000),
+  /** A media stream that dropped without the call ending may reconnect within this long. */
+  reconnectGraceMs: ms(120_000).default(10_000),
+  providerA: z.strictObject({ apiBaseUrl: baseUrl('providers.providerA.apiBaseUrl').default('https://api.twilio.com') }).prefault({}),
+  /** Provider B's API is `https://<the number's Sub Domain>`; this overrides it for every number (a proxy). */
+  providerB: z.strictObject({ apiBaseUrl: baseUrl('providers.providerB.apiBaseUrl').optional() }).prefault({}),
+  providerC: z.strictObject({ apiBaseUrl: baseUrl('providers.providerC.apiBaseUrl').default('https://api.plivo.com') }).prefault({}),
+});
+export type ProvidersSettings = z.infer<typeof providersSchema>;
+
 /** Every setting of the platform, with its default. Parsed once at start (see load-config.ts). */
 export const configSchema = z
   .strictObject({
@@ -211,6 +242,7 @@ export const configSchema = z
       .refine((m) => m.portMin < m.portMax && m.portMax - m.portMin >= 3, { message: 'media.portMin must be below media.portMax, with room for at least two RTP/RTCP pairs', path: ['portMax'] })
       .prefault({}),
     scheduler: schedulerSchema.prefault({}),
+    providers: providersSchema.prefault({}),
     security: z
       .strictObject({
         /** Credential for the management API; generated into dataDir when absent. */

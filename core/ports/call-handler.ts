@@ -24,8 +24,8 @@ export interface InboundCallInfo {
 }
 
 export interface ActiveCallEvents {
-  /** A key press, from RFC 4733 media events or SIP INFO (application/dtmf-relay). */
-  dtmf: [MediaDtmfEvent & { readonly via: 'rtp' | 'info' }];
+  /** A key press, from RFC 4733 media events, SIP INFO (application/dtmf-relay) or a provider's media stream. */
+  dtmf: [MediaDtmfEvent & { readonly via: 'rtp' | 'info' | 'stream' }];
 }
 
 /** An answered call as the control plane sees it: audio, DTMF, hang-up, and an end signal. */

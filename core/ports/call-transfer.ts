@@ -5,8 +5,12 @@
  */
 
 export type CallTransferOutcome =
-  /** `refer`: the peer took the call over (RFC 3515) and our leg was hung up; `bridge`: both legs relayed by us. */
-  | { readonly ok: true; readonly method: 'refer' | 'bridge' }
+  /**
+   * `refer`: the peer took the call over (RFC 3515) and our leg was hung up; `bridge`: both legs
+   * relayed by us; `provider`: a cloud telephony provider dialled the target and bridged the
+   * caller itself, and our media stream left the call.
+   */
+  | { readonly ok: true; readonly method: 'refer' | 'bridge' | 'provider' }
   /** The target did not take the call (busy, no answer, refused); the caller is still on the line. */
   | {
       readonly ok: false;

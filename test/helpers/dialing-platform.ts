@@ -65,6 +65,8 @@ export function dialingEnv(options: { dataDir: string; secretKey: Buffer; calls:
     SIP_PORT: '0',
     SIP_TLS_PORT: '0',
     SIP_WS_PORT: '0',
+    PROVIDERS_HOST: '127.0.0.1',
+    PROVIDERS_PORT: '0',
     SIP_PUBLIC_ADDRESS: '127.0.0.1',
     RTP_BIND_ADDRESS: '127.0.0.1',
     RTP_PORT_MIN: String(options.rtpPortMin),

@@ -38,6 +38,8 @@ const baseEnv = async (): Promise<Record<string, string>> => ({
   SIP_PORT: '0',
   SIP_TLS_PORT: '0',
   SIP_WS_PORT: '0',
+  PROVIDERS_HOST: '127.0.0.1',
+  PROVIDERS_PORT: '0',
 });
 
 /**
@@ -69,6 +71,18 @@ describe('platform start-up failures', function () {
       const p = spawnPlatform({ ...(await baseEnv()), ROLES: 'control', CONTROL_PORT: String(port) });
       assert.equal(await exitCode(p), 69, p.stderr);
       assert.equal(fatalLine(p)['msg'], `control API (control role) cannot listen on 127.0.0.1:${port}: the port is already in use (EADDRINUSE)`);
+      noStackTrace(p);
+    } finally {
+      server.close();
+    }
+  });
+
+  it('the provider webhook port in use: one line naming it, exit 69, the SIP stack stopped again', async () => {
+    const { port, server } = await occupyTcp();
+    try {
+      const p = spawnPlatform({ ...(await baseEnv()), ROLES: 'gateway', PROVIDERS_PORT: String(port) });
+      assert.equal(await exitCode(p), 69, p.stderr);
+      assert.equal(fatalLine(p)['msg'], `provider webhooks (gateway role) cannot listen on 127.0.0.1:${port}: the port is already in use (EADDRINUSE)`);
       noStackTrace(p);
     } finally {
       server.close();
