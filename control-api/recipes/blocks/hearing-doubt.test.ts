@@ -222,6 +222,10 @@ describe('Ask block: the question first, then a clear yes/no (issue 18)', () => 
     assert.deepEqual(await askBlock.run(ctx, settings, ctx.signal), { exit: 'next' });
     assert.equal(ctx.said[1]?.text, 'Sorry, did you say: eight of december?');
     assert.match(String(ctx.vars.get('new_date')), /-12-03$/);
+    // Read with no date at all under the other noise: as doubtful.
+    const none = fakeContext({ turns: [heard('that there eight of december', 0.74, '', [{ text: 'there that am', confidence: 0, scoreGap: 0 }]), heard('yes', 1, 'yes')] });
+    assert.deepEqual(await askBlock.run(none, settings, none.signal), { exit: 'next' });
+    assert.equal(none.said[1]?.text, 'Sorry, did you say: eight of december?');
   });
 
   it('a keypad entry is one answer: 123456 for a number', async () => {

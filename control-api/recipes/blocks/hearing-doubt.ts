@@ -62,8 +62,10 @@ export function rivalReading(heard: Heard, settings: SmartAiSettings, today: str
     // they explain the audio barely better than no answer at all (awb's "Who won the cricket
     // match?" was "do want goodbye it it that", a confident goodbye 1.5 per 10 ms ahead of "do
     // want it it that"; slt's "What is the meaning of life?" a yes 0.5 ahead of "and the my").
+    // The same for values: the same audio read with no date or amount at all (under the other
+    // noise realisation) leaves "that there eight of december" no date to act on.
     const meaningless = !other && extractBoolean(alternative.text) === undefined;
-    if (alternative.scoreGap !== undefined && meaningless && (best?.startsWith('intent:') || polar)) return alternative.text;
+    if (alternative.scoreGap !== undefined && meaningless && (best !== undefined || polar)) return alternative.text;
   }
   return undefined;
 }
