@@ -8,20 +8,22 @@
  * A hearing is right (the expected meaning, confident enough to act on), confirm (doubtful: the
  * agent asks "did you say ...?", by its confidence or, as the block's hearing-doubt check decides,
  * a close rival reading), missed (no meaning, or too doubtful to use: a reprompt) or WRONG
- * (another meaning, confident enough to act on without asking). Each line shows the reading
+ * (another meaning, or the right one with a wrong date or amount, confident enough to act on
+ * without asking); an amount heard in pieces is missed (the block asks again). Each line shows the reading
  * without the winning meaning and how far (per 10 ms) it is behind.
  *
  *   node --import tsx bench/hearing-accuracy.ts [--voices slt,awb] [--only text] [--lead 0.2] [--stretch 1.3]
  */
 import path from 'node:path';
-import { rivalReading } from '../control-api/recipes/blocks/hearing-doubt.js';
+import { amountInPieces, rivalReading } from '../control-api/recipes/blocks/hearing-doubt.js';
+import { extractDate, extractNumber } from '../control-api/llm/extract.js';
 import { expectationFor } from '../control-api/recipes/blocks/listen-expectation.js';
 import type { Heard } from '../control-api/recipes/runtime/conversation.js';
 import { knowledgeTags, vocabularySize } from '../control-api/recipes/blocks/conversational-turns.js';
 import { loadScenarioFile } from '../control-api/recipes/simulator/simulation.js';
 import { simulationKnowledge } from '../control-api/recipes/simulator/simulation-services.js';
 import type { ListenExpectation } from '../core/ports/conversation.js';
-import type { SmartAiSettings } from '../control-api/recipes/recipe-schema.js';
+import { smartAiSettingsSchema, type SmartAiSettings } from '../control-api/recipes/recipe-schema.js';
 import { pcmu } from '../media/codecs/g711.js';
 import { PocketsphinxStt } from '../media/speech/pocketsphinx-stt.js';
 import { fliteSpeech } from '../test/voice/voice-harness.js';
@@ -43,8 +45,14 @@ const examples = path.resolve(import.meta.dirname, '../examples/recipes');
 const reject = 0.3;
 const confirm = 0.6;
 
-/** [recipe file, block id, what the caller says, the meaning it must be heard as ('' = none)]. */
-const cases: readonly (readonly [string, string, string, string])[] = [
+/** The value an answer states, checked when its meaning is right (a wrong date is a wrong answer). */
+interface Stated {
+  readonly date?: string;
+  readonly amount?: number;
+}
+
+/** [recipe file, block id, what the caller says, the meaning it must be heard as ('' = none), the value it states]. */
+const cases: readonly (readonly [string, string, string, string, Stated?])[] = [
   ['appointment-reminder', 'confirm', 'Yes, I will be there', 'intent:confirm|yes'],
   ['appointment-reminder', 'confirm', 'Yes', 'intent:confirm|yes'],
   ['appointment-reminder', 'confirm', 'Yeah sure', 'intent:confirm|yes'],
@@ -56,9 +64,9 @@ const cases: readonly (readonly [string, string, string, string])[] = [
   ['appointment-reminder', 'confirm', 'I am driving right now', ''],
   ['appointment-reminder', 'confirm', 'Who is this?', ''],
   ['appointment-reminder', 'confirm', 'How many days until my refund is processed?', ''],
-  ['appointment-reminder', 'ask_date', 'the 3rd of December', 'date'],
-  ['appointment-reminder', 'ask_date', 'next Monday', 'date'],
-  ['loan-collection', 'negotiate', 'I promise to pay 3000 on 5 December', 'intent:promise_to_pay'],
+  ['appointment-reminder', 'ask_date', 'the 3rd of December', 'date', { date: '2026-12-03' }],
+  ['appointment-reminder', 'ask_date', 'next Monday', 'date', { date: '2026-12-07' }],
+  ['loan-collection', 'negotiate', 'I promise to pay 3000 on 5 December', 'intent:promise_to_pay', { amount: 3000, date: '2026-12-05' }],
   ['loan-collection', 'negotiate', 'Send me the payment link, I will pay today', 'intent:pay_now'],
   ['loan-collection', 'negotiate', 'This amount is wrong, I already paid', 'intent:dispute'],
   ['loan-collection', 'negotiate', "I don't know", 'unsure'],
@@ -143,6 +151,9 @@ async function blockExpectation(recipeName: string, blockId: string): Promise<{ 
 /** The day relative dates are read against (fixed: no wall clock). */
 const decisionDay = '2026-12-01';
 
+/** A block with one amount to capture, for the amount-in-pieces check. */
+const amountBlock = smartAiSettingsSchema.parse({ prompt: 'amount', variables: [{ name: 'amount', type: 'number', description: 'amount' }] });
+
 /** A hearing as the block gets it. */
 function turnOf(heard: Hearing): Heard {
   const rival = heard.rival ? [{ text: heard.rival.text, confidence: 0, ...(heard.rival.scoreGap !== undefined ? { scoreGap: heard.rival.scoreGap } : {}) }] : undefined;
@@ -153,14 +164,19 @@ async function main(): Promise<void> {
   const stt = new PocketsphinxStt();
   const blocks = new Map<string, { expectation: ListenExpectation; settings: SmartAiSettings }>();
   const tally = new Map<Verdict, number>();
-  for (const [recipeName, blockId, say, expected] of cases) {
+  for (const [recipeName, blockId, say, expected, stated] of cases) {
     if (only && !say.includes(only)) continue;
     const key = `${recipeName}/${blockId}`;
     if (!blocks.has(key)) blocks.set(key, await blockExpectation(recipeName, blockId));
     const { expectation, settings } = blocks.get(key)!;
     for (const voice of voices) {
       const heard = await hear(stt, expectation, await fliteSpeech(say, voice, stretch));
-      const heardVerdict = verdictOf(expected, heard.meaning, heard.confidence, heard.text);
+      const meaningVerdict = verdictOf(expected, heard.meaning, heard.confidence, heard.text);
+      // The block reprompts on an amount heard in pieces; a right meaning with a wrong value is wrong.
+      const amount = extractNumber(heard.text);
+      const pieces = amountInPieces(turnOf(heard), amount !== undefined ? { amount } : {}, amountBlock);
+      const valueWrong = stated !== undefined && ((stated.date !== undefined && extractDate(heard.text, decisionDay) !== stated.date) || (stated.amount !== undefined && amount !== stated.amount));
+      const heardVerdict: Verdict = meaningVerdict !== 'right' && meaningVerdict !== 'confirm' ? meaningVerdict : pieces ? 'missed' : valueWrong && meaningVerdict === 'right' ? 'WRONG' : meaningVerdict;
       // A block asks "did you say ...?" before acting on a hearing with a close rival reading.
       const doubted = (heardVerdict === 'right' || heardVerdict === 'WRONG') && settings.intents && rivalReading(turnOf(heard), settings, decisionDay) !== undefined;
       const verdict: Verdict = doubted ? 'confirm' : heardVerdict;
