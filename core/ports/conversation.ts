@@ -57,6 +57,11 @@ export interface ListenExpectation {
   readonly values: readonly SpokenValue[];
   /** Single words a question may be made of (the knowledge library's vocabulary): heard, never a meaning. */
   readonly words?: readonly string[];
+  /**
+   * The words of the question the block asks: callers echo them around their answer ("yes, I
+   * will be at home tomorrow"), so beside an answer they are part of it, never an answer themselves.
+   */
+  readonly frameWords?: readonly string[];
   readonly dtmf?: DtmfCollection;
 }
 

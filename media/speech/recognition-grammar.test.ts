@@ -67,6 +67,17 @@ describe('offline recognition grammar and its confidence', () => {
     assert.match(buildRecognitionGrammar(input, known), /<keyword> = [^;]*\bwant\b/);
   });
 
+  it("the question's own words frame an answer like carrier words, never make one, and never a negation", () => {
+    const withHome = new Set([...known, 'home', 'tomorrow', 'at', 'not']);
+    const echo = units(['yes', 0.3], ['i', 0.1], ['will', 0.2], ['at', 0.1], ['home', 0.3], ['tomorrow', 0.5]);
+    const asked = { ...input, values: [], frameWords: ['will', 'you', 'be', 'at', 'home', 'tomorrow', 'not'] };
+    assert.ok(scoreHypothesis(echo, { ...input, values: [] }, withHome).confidence < 0.6, 'without the question: the echo is unexplained speech');
+    assert.ok(scoreHypothesis(echo, asked, withHome).confidence > 0.99);
+    assert.equal(scoreHypothesis(units(['at', 0.1], ['home', 0.3], ['tomorrow', 0.5]), asked, withHome).confidence, 0, 'no answer in it');
+    assert.match(buildRecognitionGrammar(asked, withHome), /<keyword> = [^;]*\bhome\b/);
+    assert.doesNotMatch(buildRecognitionGrammar(asked, withHome), /<keyword> = [^;]*\bnot\b/, 'a negation is never a frame');
+  });
+
   it('a bare yes/no is framed by what follows it, not by carrier words before it ("I am driving right now" heard as "... i going i nope")', () => {
     const k = new Set([...known, 'nope', 'am', 'there', 'i', 'going']);
     const withNope = { ...input, phrases: input.phrases.map((g) => (g.name === 'no' ? { ...g, phrases: ['no', 'nope'] } : g)) };

@@ -73,6 +73,16 @@ const carrierWords = new Set(
   "i i'm i'll will would want to like be there come can it it's is that please thank thanks you we my me the a and so just well am do going".split(' '),
 );
 
+/** Words that never carry an answer: an echo of the question is no answer to it. */
+const neverFrame = new Set(['yes', 'yeah', 'yep', 'no', 'nope', 'not', "don't", 'dont', "can't", 'cannot', "won't", 'never', 'nahi', 'nahin', 'haan']);
+
+/** The carrier words of an expectation: the common ones and the words of the question asked. */
+function carriersOf(input: Pick<GrammarInput, 'frameWords'>): ReadonlySet<string> {
+  if (!input.frameWords?.length) return carrierWords;
+  const words = input.frameWords.flatMap((w) => w.toLowerCase().split(/[^a-z']+/)).filter((w) => w && !neverFrame.has(w));
+  return new Set([...carrierWords, ...words]);
+}
+
 export interface GrammarInput {
   readonly phrases: readonly PhraseGroup[];
   readonly values: readonly SpokenValue[];
@@ -84,6 +94,8 @@ export interface GrammarInput {
    * the reading (answered from the library, never acted on).
    */
   readonly questionWords?: readonly string[];
+  /** The words of the question asked: carrier words for this block (ListenExpectation.frameWords). */
+  readonly frameWords?: readonly string[];
 }
 
 function tokensOf(text: string, known: ReadonlySet<string>): string[] {
@@ -116,7 +128,7 @@ export function buildRecognitionGrammar(input: GrammarInput, known: ReadonlySet<
   });
   for (const value of new Set(input.values)) items.push(`<${value}>`);
   // With nothing to expect, nothing may be heard (not even the frame of an answer).
-  if (groups.length > 0 || input.values.length > 0) words.push(...[...carrierWords].filter((w) => known.has(w) && !words.includes(w)));
+  if (groups.length > 0 || input.values.length > 0) words.push(...[...carriersOf(input)].filter((w) => known.has(w) && !words.includes(w)));
   if (words.length > 0) {
     items.push('<keyword>');
     rules.push(`<keyword> = ${words.sort().join(' | ')};`);
@@ -197,6 +209,7 @@ export function scoreHypothesis(units: readonly TimedWord[], input: GrammarInput
   const groups = groupTokens(input.phrases, known);
   const keywords = new Set(input.words.flatMap((w) => tokensOf(w, known)));
   const questionWords = new Set((input.questionWords ?? []).flatMap((w) => tokensOf(w, known)));
+  const carriers = carriersOf(input);
   const byGroup = new Map<string, number>();
   let other = 0;
   let carrier = 0;
@@ -216,9 +229,9 @@ export function scoreHypothesis(units: readonly TimedWord[], input: GrammarInput
       continue;
     }
     const word = speech[i]!;
-    if (!word.word.startsWith(fillerPrefix) && !carrierWords.has(word.word)) outsidePhrases.push(word.word);
+    if (!word.word.startsWith(fillerPrefix) && !carriers.has(word.word)) outsidePhrases.push(word.word);
     const valueWord = input.values.length > 0 && valueVocabulary.has(word.word);
-    if (!valueWord && carrierWords.has(word.word)) {
+    if (!valueWord && carriers.has(word.word)) {
       carrier += span(word);
       if (!polarSeen) carrierBeforePolar += span(word);
     }

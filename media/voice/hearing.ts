@@ -197,7 +197,8 @@ export class Hearing {
       .open({
         language: this.o.language,
         keywords: this.o.keywords,
-        ...(expected ? { expectation: { phrases: expected.phrases, values: expected.values, ...(expected.words ? { words: expected.words } : {}) } } : {}),
+        // What the recogniser can use of the expectation (the keypad rules stay here).
+        ...(expected ? { expectation: { phrases: expected.phrases, values: expected.values, ...(expected.words ? { words: expected.words } : {}), ...(expected.frameWords ? { frameWords: expected.frameWords } : {}) } } : {}),
         signal: this.o.signal,
       })
       .catch((error: unknown) => {

@@ -93,6 +93,9 @@ describe('example recipe branches spoken over real SIP calls (flite caller, offl
       onVerdict: (v) => verdicts.push(v),
     });
     const summary = verdicts.map((v) => `${v.verdict}${v.repaired ? '*' : ''} ${v.recipe} / ${v.scenario}: ${v.detail}`).join('\n');
+    // The figure the issue asks for, in the test log whether or not it passes.
+    const tally = ['right', 'missed', 'WRONG'].map((k) => `${verdicts.filter((v) => v.verdict === k).length} ${k}`).join(', ');
+    console.log(`      example branches by voice (flite ${voice}): ${tally} of ${verdicts.length}`);
     assert.ok(verdicts.length >= 20, `every example branch ran:\n${summary}`);
     assert.deepEqual(verdicts.filter((v) => v.verdict === 'WRONG'), [], summary);
     const right = verdicts.filter((v) => v.verdict === 'right').length;

@@ -1,5 +1,8 @@
 import assert from 'node:assert/strict';
+import type { ListenExpectation } from '../../core/ports/conversation.js';
 import { MediaService } from '../../media/media-service.js';
+import { PocketsphinxStt } from '../../media/speech/pocketsphinx-stt.js';
+import type { SttProvider } from '../../media/speech/speech-provider.js';
 import type { RecipeInput } from '../../control-api/recipes/recipe-schema.js';
 import { FarEnd, fliteSpeech, mediaPair, offlineConversation, recipeRun } from './voice-harness.js';
 
@@ -67,6 +70,26 @@ describe('turn-taking over RTP: keypad entry and wordless interruptions', functi
       assert.deepEqual(answer, { kind: 'silence' });
       assert.equal(ignored.length, 1, JSON.stringify(ignored));
       assert.match(ignored[0] ?? '', /^notListening: /);
+    } finally {
+      ended.abort();
+      far.stop();
+    }
+  });
+
+  it("the recogniser gets the whole expectation of the block (phrases, values, the knowledge and the question's words)", async () => {
+    const { caller, agent } = await mediaPair(service);
+    const far = new FarEnd(caller);
+    const ended = new AbortController();
+    const seen: (ListenExpectation | undefined)[] = [];
+    const pocketsphinx = new PocketsphinxStt();
+    const stt: SttProvider = { name: 'recording', open: (options) => (seen.push(options.expectation), pocketsphinx.open(options)) };
+    const conversation = offlineConversation(agent, ended, { stt });
+    try {
+      const expectation: ListenExpectation = { phrases: [{ name: 'yes', phrases: ['yes'], neutral: true }], values: ['date'], words: ['refund'], frameWords: ['home', 'tomorrow'] };
+      conversation.expect({ ...expectation, dtmf: { maxDigits: 4, terminator: '#', interDigitTimeoutMs: 3000 } });
+      await far.speak(await fliteSpeech('yes'));
+      await conversation.listen({ signal: ended.signal, timeoutMs: 5000 });
+      assert.deepEqual(seen, [expectation]);
     } finally {
       ended.abort();
       far.stop();

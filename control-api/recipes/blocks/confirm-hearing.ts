@@ -30,10 +30,11 @@ export function hearingEcho(heard: Heard, decision: string | undefined, settings
 }
 
 /**
- * "Did you say ...?" before a block acts on a doubtful hearing. A plain yes confirms; a plain no,
- * a silence or a doubtful answer does not (the block asks again, never guesses); anything else
- * said with confidence is returned as the caller's next answer (callers often repeat or correct
- * themselves instead of saying yes).
+ * "Did you say ...?" before a block acts on a doubtful hearing. A plain yes confirms, and so does
+ * a yes a grammar heard with no other meaning, said with confidence; a plain no, a silence or a
+ * doubtful answer does not (the block asks again, never guesses); anything else said with
+ * confidence is returned as the caller's next answer (callers often repeat or correct themselves
+ * instead of saying yes).
  */
 export async function confirmHearing(
   ctx: BlockContext,
@@ -52,11 +53,14 @@ export async function confirmHearing(
   const heardAtAll = answer.confidence === undefined || answer.confidence >= thresholds.rejectBelowConfidence;
   const plain = isPlainAnswer(answer.text);
   const polarity = extractBoolean(answer.text);
-  if (plain && polarity === true && sure) {
+  // A grammar that heard a yes and no other meaning: a yes in the caller's own words ("yes, I
+  // will be at home tomorrow": people confirm by saying their answer again).
+  const heardYes = answer.meaning === 'yes';
+  if (((plain && polarity === true) || heardYes) && sure) {
     ctx.note({ kind: 'confirmed', heard: answer.text });
     return 'yes';
   }
-  if (plain && polarity === false && heardAtAll) return deny(ctx, undefined, answer.text);
+  if (((plain && polarity === false) || answer.meaning === 'no') && heardAtAll) return deny(ctx, undefined, answer.text);
   // Not a plain yes/no: the block treats it as the caller's next answer (and decides on it afresh).
   if (heardAtAll && answer.text.trim() && !plain) return answer;
   return deny(ctx, 'lowConfidence', answer.text);

@@ -1,4 +1,5 @@
 import type { TemplatedReplies, TurnRequest, TurnResult, VariableSpec } from '../../llm/agent-engine.js';
+import { tokens } from '../../llm/extract.js';
 import type { ChatMessage } from '../../llm/chat-provider.js';
 import type { GlobalSettings, SmartAiSettings } from '../recipe-schema.js';
 import type { BlockContext, BlockSayOptions } from '../runtime/block.js';
@@ -119,7 +120,13 @@ export async function conversationLoop(ctx: BlockContext, settings: SmartAiSetti
   // Before the question: what the caller may answer shapes recognition, and anything said during
   // earlier blocks is no answer to this one.
   const vocabulary = await knowledgeVocabulary(ctx, settings);
-  const expectation = { ...expectationFor(settings), ...(vocabulary.length > 0 ? { words: vocabulary } : {}) };
+  // The block's own questions: callers answer in their words ("yes, I will be at home tomorrow").
+  const asks = [replies.opening ?? options?.openingFallback?.(ctx), replies.reprompt].filter((q): q is string => Boolean(q));
+  const expectation = {
+    ...expectationFor(settings),
+    ...(vocabulary.length > 0 ? { words: vocabulary } : {}),
+    ...(asks.length > 0 ? { frameWords: tokens(asks.join(' ')) } : {}),
+  };
   ctx.expect(expectation);
   const opening = await streamedTurn(ctx, sayOptions, true, (onDelta) => ctx.services.engine.turn({ ...base, history: earlier, onDelta }));
   const openingText = opening.spoken || opening.result.reply || options?.openingFallback?.(ctx) || '';
@@ -183,7 +190,7 @@ export async function conversationLoop(ctx: BlockContext, settings: SmartAiSetti
       // recogniser that misheard them once mishears the same way when they are repeated.
       // The answer to "Did you say ...?" is a yes, a no or a correction: heard without the
       // block's values and questions (a bare "no" was heard as "twelve" among amounts and dates).
-      ctx.expect({ phrases: expectation.phrases, values: [], ...(expectation.dtmf ? { dtmf: expectation.dtmf } : {}) });
+      ctx.expect({ phrases: expectation.phrases, values: [], ...(expectation.frameWords ? { frameWords: expectation.frameWords } : {}), ...(expectation.dtmf ? { dtmf: expectation.dtmf } : {}) });
       const answer = await confirmHearing(ctx, hearingEcho(heard, decision, settings, unsupported), confidence, sayOptions, listenOptions, settings);
       ctx.expect(expectation);
       if (answer !== 'yes') {
