@@ -194,13 +194,15 @@ export const startGatewayRole: RoleStarter = async (ctx) => {
     logger: logger.child({ part: 'transfer' }),
     ...(config.sip.referNotifyWaitMs !== undefined ? { referTimeoutMs: config.sip.referNotifyWaitMs } : {}),
   });
-  ctx.countLiveCalls(() => gateway.registry.inProgress);
+  ctx.countLiveCalls(() => gateway.registry.inProgress + providers.calls.size);
   return {
     name: 'gateway',
     drain: async (timeoutMs) => {
       logger.info({ liveCalls: gateway.registry.inProgress, drainTimeoutMs: timeoutMs }, 'gateway draining: new INVITEs and OPTIONS get 503, live calls go on');
-      const result = await gateway.drain(timeoutMs, config.shutdownGraceMs);
-      logger.info({ ms: result.ms, endedAtTimeout: result.endedAtTimeout }, 'gateway drained');
+      // Calls on cloud providers drain beside the SIP calls; those still up at the timeout are hung
+      // up at their provider by stop().
+      const [result, providersIdle] = await Promise.all([gateway.drain(timeoutMs, config.shutdownGraceMs), providers.drain(timeoutMs)]);
+      logger.info({ ms: result.ms, endedAtTimeout: result.endedAtTimeout, providerCallsLeft: providersIdle ? 0 : providers.calls.size }, 'gateway drained');
     },
     stop: async (graceMs) => {
       unbindOriginator();

@@ -82,15 +82,42 @@ export class ProviderCalls {
   /** Calls ended recently: the provider's late callbacks about them are still verified and answered. */
   private readonly ended = new Map<string, { readonly number: ProviderNumber; readonly at: number }>();
 
+  /** Set by a drain: new inbound calls are refused, live ones go on. */
+  private draining = false;
+  private readonly idleWaiters = new Set<() => void>();
+
   constructor(private readonly o: ProviderCallsOptions) {}
 
   get size(): number {
     return this.entries.size;
   }
 
+  /** Refuses new inbound calls from now on (a drain); those already in hand go on. */
+  refuseInbound(): void {
+    this.draining = true;
+  }
+
+  /** Resolves once no call is in hand, or after `timeoutMs`; true when idle. */
+  whenIdle(timeoutMs: number): Promise<boolean> {
+    if (this.entries.size === 0) return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const done = (idle: boolean): void => {
+        this.idleWaiters.delete(onIdle);
+        this.o.clock.clearTimeout(timer);
+        resolve(idle);
+      };
+      const onIdle = (): void => done(true);
+      const timer = this.o.clock.setTimeout(() => done(false), timeoutMs);
+      this.idleWaiters.add(onIdle);
+    });
+  }
+
   /** Registers a call about to stream to us; an inbound one is refused at the concurrency limits. */
   open(init: Omit<ProviderCallEntry, 'token' | 'call' | 'answered' | 'transfer'>, control: (entry: ProviderCallEntry) => StreamCallControl): ProviderCallEntry | Refusal {
     const { number } = init;
+    // A draining platform takes no new inbound call (the provider tells the caller busy); a
+    // campaign call the worker already claimed is still placed (docs/operations.md).
+    if (init.direction === 'inbound' && this.draining) return { refused: true, reason: 'the platform is draining for a restart' };
     // Campaign calls are paced by the campaign's own concurrency limits (docs/scheduler.md).
     if (init.direction === 'inbound' && (this.perNumber.get(number.id) ?? 0) >= this.o.maxCallsPerNumber) return { refused: true, reason: `number ${number.e164} is at its limit of ${this.o.maxCallsPerNumber} calls` };
     if (init.direction === 'inbound' && (this.perTenant.get(number.tenantId) ?? 0) >= this.o.maxCallsPerTenant) return { refused: true, reason: `the tenant is at its limit of ${this.o.maxCallsPerTenant} calls` };
@@ -201,6 +228,7 @@ export class ProviderCalls {
     if (entry.call) this.byCallId.delete(entry.call.info.id);
     bump(this.perNumber, entry.number.id, -1);
     bump(this.perTenant, entry.number.tenantId, -1);
+    if (this.entries.size === 0) for (const wake of [...this.idleWaiters]) wake();
   }
 
   /**

@@ -137,6 +137,15 @@ export class ProviderTelephony implements CallTransfer {
   }
 
   /** Shutdown: live calls are hung up at their provider, dials waiting for an answer fail, streams close. */
+  /**
+   * A drain: inbound webhooks are answered busy from now on, and the live calls may end on their
+   * own for up to `timeoutMs` (then `stop` hangs them up). True when none was left.
+   */
+  drain(timeoutMs: number): Promise<boolean> {
+    this.calls.refuseInbound();
+    return this.calls.whenIdle(timeoutMs);
+  }
+
   async stop(graceMs: number): Promise<void> {
     for (const entry of this.calls.pending()) this.calls.giveUp(entry, 'the platform is shutting down');
     const live = this.calls.live();

@@ -174,4 +174,25 @@ describe('provider A protocol: signatures, bad requests and malformed stream fra
       assert.equal((row.variables as Record<string, unknown>).order_number, 5, shown(row.lines));
     });
   });
+  // Last: a drained platform takes no new call.
+  describe('a drain (SIGTERM or POST /v1/admin/drain)', () => {
+    it('answers new calls busy while the calls in hand go on, until they end or the drain times out', async () => {
+      const drainNumber = '+14155550185';
+      await platform.addNumber(drainNumber, 'Greeting', { type: 'providerA', accountSid, authToken });
+      const call = (sid: string) => {
+        const pairs = form(drainNumber, { CallSid: `CA${sid.repeat(32)}` });
+        return post(voiceUrl, pairs, signatureA(authToken, voiceUrl, pairs));
+      };
+      assert.match((await call('7')).body, /<Connect/);
+      const inHand = platform.telephony.calls.size;
+      assert.ok(inHand >= 1);
+      // The call waiting for its stream is still in hand when a short drain times out...
+      assert.equal(await platform.telephony.drain(300), false);
+      // ...and a new call is told busy.
+      assert.match((await call('8')).body, /<Reject reason="busy"\/>/);
+      assert.equal(platform.telephony.calls.size, inHand);
+      // Calls that never got their stream are given up after the start timeout (5 s here): idle.
+      assert.equal(await platform.telephony.drain(10_000), true);
+    });
+  });
 });
