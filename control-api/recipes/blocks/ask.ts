@@ -28,7 +28,7 @@ export const askBlock: BlockModule<AskSettings> = {
   async run(ctx, settings) {
     const isDone = (captured: ReadonlySet<string>): boolean => settings.variables.every((v) => captured.has(v.name));
     try {
-      return await conversationLoop(ctx, settings, { isDone, doneExit: 'next', openingFallback: (c) => askQuestion(c, settings) });
+      return await conversationLoop(ctx, settings, { isDone, doneExit: 'next', openingFallback: (c) => askQuestion(c, settings), answersEchoQuestion: true });
     } catch (error) {
       if (!isProviderError(error) || ctx.signal.aborted) throw error;
       ctx.warn(`language model failed: ${error.message}`);

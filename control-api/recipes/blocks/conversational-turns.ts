@@ -91,6 +91,13 @@ export interface TurnLoopOptions {
   readonly doneExit: string;
   /** Spoken when the engine's opening is empty (an Ask always asks before it takes an answer). */
   readonly openingFallback?: (ctx: BlockContext) => string;
+  /**
+   * The block asks one question whose words callers echo in their answer (Ask): the recogniser
+   * takes them as the frame of an answer. A SmartAI block's lines are longer and share words with
+   * its intents, amounts and knowledge ("tell" took the place of "thousand", "plant" left a
+   * question's words), so it gets none.
+   */
+  readonly answersEchoQuestion?: boolean;
 }
 
 /** Said before the reprompt when nothing usable was heard (no words, or below rejectBelowConfidence). */
@@ -120,12 +127,13 @@ export async function conversationLoop(ctx: BlockContext, settings: SmartAiSetti
   // Before the question: what the caller may answer shapes recognition, and anything said during
   // earlier blocks is no answer to this one.
   const vocabulary = await knowledgeVocabulary(ctx, settings);
-  // The block's own questions: callers answer in their words ("yes, I will be at home tomorrow").
-  const asks = [replies.opening ?? options?.openingFallback?.(ctx), replies.reprompt].filter((q): q is string => Boolean(q));
+  // The block's question: callers answer in its words ("yes, I will be at home tomorrow").
+  const question = options?.answersEchoQuestion ? (replies.opening ?? options.openingFallback?.(ctx)) : undefined;
+  const frameWords = question ? tokens(question).filter((w) => !vocabulary.includes(w)) : [];
   const expectation = {
     ...expectationFor(settings),
     ...(vocabulary.length > 0 ? { words: vocabulary } : {}),
-    ...(asks.length > 0 ? { frameWords: tokens(asks.join(' ')) } : {}),
+    ...(frameWords.length > 0 ? { frameWords } : {}),
   };
   ctx.expect(expectation);
   const opening = await streamedTurn(ctx, sayOptions, true, (onDelta) => ctx.services.engine.turn({ ...base, history: earlier, onDelta }));

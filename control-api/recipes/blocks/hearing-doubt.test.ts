@@ -35,6 +35,8 @@ describe('hearing doubt: never a wrong branch on a doubtful hearing', () => {
     assert.ok(groups['yes']?.includes('yes') && groups['no']?.includes('no'));
     assert.deepEqual(groups['intent:reschedule'], ['reschedule', 'reschedule', 'another day']);
     assert.deepEqual(expectation?.dtmf, { maxDigits: 32, terminator: '#', interDigitTimeoutMs: 3000 });
+    // A SmartAI block's lines are no frame for its answers (only an Ask's one question is).
+    assert.equal(expectation?.frameWords, undefined);
   });
 
   it('below rejectBelowConfidence: "Sorry, I did not catch that." and the question again, no branch', async () => {
