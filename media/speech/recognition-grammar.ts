@@ -74,7 +74,7 @@ const carrierWords = new Set(
 );
 
 /** Words that never carry an answer: an echo of the question is no answer to it. */
-const neverFrame = new Set(['yes', 'yeah', 'yep', 'no', 'nope', 'not', "don't", 'dont', "can't", 'cannot', "won't", 'never', 'nahi', 'nahin', 'haan']);
+const neverFrame = new Set(['yes', 'yeah', 'yep', 'sure', 'okay', 'ok', 'maybe', 'ji', 'no', 'nope', 'not', "don't", 'dont', "can't", 'cannot', "won't", 'never', 'nahi', 'nahin', 'haan']);
 
 /** The carrier words of an expectation: the common ones and the words of the question asked. */
 function carriersOf(input: Pick<GrammarInput, 'frameWords'>): ReadonlySet<string> {
