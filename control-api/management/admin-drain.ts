@@ -48,6 +48,7 @@ export function mountAdminDrainRoutes(router: Router, deps: ManagementDeps, drai
 export function adminDrainOpenApi(b: OpenApiBuilder): void {
   const status = b.addZod('DrainStatus', drainStatusSchema, 'output');
   const tag = 'Admin';
+  b.tag(tag, 'Operating the platform process itself (operator token only).');
   b.path('/v1/admin/drain', 'post', operation({
     operationId: 'startDrain',
     summary: 'Drain this process and exit: new calls are refused with 503 + Retry-After, live calls may end within drainTimeoutMs, then get a BYE (operator token only)',
