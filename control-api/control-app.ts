@@ -7,7 +7,9 @@ import { createSecretBox } from './crypto/secret-box.js';
 import { resourceDefinitions } from './resources/registry.js';
 import type { ResourceDefinition } from './resources/resource-definition.js';
 import { createTenantsRepository } from './tenants/tenants-repository.js';
+import { systemClock } from '../core/clock.js';
 import { dashboard } from './http/dashboard.js';
+import { callTokenKey } from './webcalls/call-token.js';
 import { jsonErrors } from './http/error-response.js';
 import { opsRouter } from './http/ops-routes.js';
 import { requestLog } from './http/request-log.js';
@@ -81,6 +83,7 @@ export function createControlApp(deps: ControlAppDeps): Koa {
     openApi: [callsOpenApi, masterReportOpenApi, messageStatusOpenApi],
     sipInfo: sipInfoFromConfig(deps.config),
     baseDomain: deps.config.control.baseDomain,
+    ...(deps.config.webCalls.enabled ? { webCalls: { config: deps.config, tokenKey: callTokenKey(deps.secretKey), clock: deps.campaigns?.clock ?? systemClock } } : {}),
     simulations: deps.simulations ?? createSimulationRuntime({ db: deps.store.db, box: createSecretBox(deps.secretKey), logger: deps.logger }),
     ...(deps.drain ? { drain: deps.drain } : {}),
   });

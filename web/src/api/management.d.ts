@@ -771,6 +771,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/tenants/{clientId}/web-calls": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Issue a call token for one web call to a number or a recipe of the tenant
+         * @description The browser connects to `websocketUrl` (RFC 7118, subprotocol `sip`) and sends an INVITE to `sipUri` with the header `X-Call-Token: <token>` and a WebRTC SDP offer. The token is valid for one call until `expiresAt`; the call is recorded with direction `web`.
+         */
+        post: operations["createWebCall"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/openapi.json": {
         parameters: {
             query?: never;
@@ -2842,7 +2862,7 @@ export interface components {
             /** @description client ID of the tenant */
             tenant: string;
             /** @enum {string} */
-            direction: "inbound" | "outbound" | "simulation";
+            direction: "inbound" | "outbound" | "simulation" | "web";
             /** @description the platform's number, E.164 */
             phoneNumber: string | null;
             phoneNumberId: string | null;
@@ -2903,7 +2923,7 @@ export interface components {
             /** @description client ID of the tenant */
             tenant: string;
             /** @enum {string} */
-            direction: "inbound" | "outbound" | "simulation";
+            direction: "inbound" | "outbound" | "simulation" | "web";
             /** @description the platform's number, E.164 */
             phoneNumber: string | null;
             phoneNumberId: string | null;
@@ -3202,12 +3222,12 @@ export interface components {
             /** @description Listening transports; UDP and TCP share sip.port (RFC 3261 sec. 18) */
             transports: {
                 /** @enum {string} */
-                transport: "udp" | "tcp" | "tls" | "ws";
+                transport: "udp" | "tcp" | "tls" | "ws" | "wss";
                 port: number;
                 /** @description Where to send requests over this transport (a SIP URI; ws: the WebSocket URL, RFC 7118) */
                 uri: string;
                 /**
-                 * @description tls only: the operator's certificate, or one the gateway generated
+                 * @description tls and wss: the operator's certificate, or one the gateway generated
                  * @enum {string}
                  */
                 certificate?: "configured" | "selfSigned";
@@ -3225,6 +3245,24 @@ export interface components {
             sendMessageUrl: string;
             /** @description The tenant address of the platform ({base_url}) */
             baseUrl: string;
+        };
+        WebCallRequest: {
+            /** @description A number of the tenant (E.164): the call runs its recipe with its settings */
+            phoneNumber?: string;
+            /** @description A recipe of the tenant, by name: the call runs it without a number */
+            recipe?: string;
+            /** @description Speech language of a recipe call (default en-US); a number uses its own */
+            language?: string;
+        };
+        WebCall: {
+            /** @description The call token: send it as the X-Call-Token header of the INVITE; valid for one call until expiresAt */
+            token: string;
+            /** @description Until when the token can start a call (ISO 8601) */
+            expiresAt: string;
+            /** @description The Request-URI to call: sip:<E.164>@... or sip:recipe-<id>@... */
+            sipUri: string;
+            /** @description SIP over WebSocket (RFC 7118) URL of the gateway: wss:// with the gateway's TLS certificate */
+            websocketUrl: string;
         };
     };
     responses: never;
@@ -8087,7 +8125,7 @@ export interface operations {
                 /** @description Close block disposition(s) */
                 disposition?: string[];
                 /** @description direction(s) */
-                direction?: ("inbound" | "outbound" | "simulation")[];
+                direction?: ("inbound" | "outbound" | "simulation" | "web")[];
                 /** @description analysis state(s) */
                 analysis?: ("pending" | "analyzing" | "completed" | "failed" | "skipped")[];
             };
@@ -8282,7 +8320,7 @@ export interface operations {
                 /** @description Close block disposition(s) */
                 disposition?: string[];
                 /** @description direction(s) */
-                direction?: ("inbound" | "outbound" | "simulation")[];
+                direction?: ("inbound" | "outbound" | "simulation" | "web")[];
                 /** @description analysis state(s) */
                 analysis?: ("pending" | "analyzing" | "completed" | "failed" | "skipped")[];
                 /** @description start with a UTF-8 byte order mark (Excel) */
@@ -8758,6 +8796,78 @@ export interface operations {
             };
             /** @description Not found, or not reachable with this credential */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createWebCall: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Client ID of the tenant (its subdomain) */
+                clientId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebCallRequest"];
+            };
+        };
+        responses: {
+            /** @description The call token and where to call */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebCall"];
+                };
+            };
+            /** @description Invalid argument or malformed body (`issues` names every offending field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found, or not reachable with this credential */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported content type */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
