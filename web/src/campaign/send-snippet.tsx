@@ -13,7 +13,8 @@ export function SendMessageSnippet({ clientId, campaignId }: { clientId: string;
   }, [api, clientId]);
   if (error) return <ErrorBox error={error} title="Could not read the tenant's address" />;
   if (!url) return null;
-  const body = { CampaignID: campaignId, To: { PhoneNumber: '919876543210' }, Variables: { name: 'Asha' } };
+  // ScheduledAt.Time without an offset is read in the tenant's timezone; a past time means now.
+  const body = { CampaignID: campaignId, To: { PhoneNumber: '919876543210' }, Variables: { name: 'Asha' }, ScheduledAt: { Time: '2026-03-02T10:30:00' } };
   const snippet = [
     `curl -s -X POST '${url}' \\`,
     `  -H 'Authorization: <campaign token>' -H 'Content-Type: application/json' \\`,

@@ -3,6 +3,7 @@ import { ApiError, unwrap, type Schemas } from '../api/client';
 import { ErrorBox } from '../components/error-box';
 import { SelectField, TextField, issueAt } from '../components/field';
 import { BlockPanel } from '../recipe/block-panel';
+import { GlobalSettingsEditor } from '../recipe/global-settings';
 import { RecipeGraph } from '../recipe/graph';
 import { blockTypes, newBlock, type BlockType, type RecipeSpec, type Settings } from '../recipe/model';
 import { Link } from '../router';
@@ -135,6 +136,11 @@ export function RecipeEditorPage({ clientId, recipeId }: { clientId: string; rec
         <TextField label="New block id" value={newId} placeholder={`${newType}-${draft.blocks.length + 1}`} onChange={(e) => setNewId(e.target.value)} />
         <button type="submit">Add block</button>
       </form>
+      <GlobalSettingsEditor
+        value={draft.globalSettings}
+        issues={saveError instanceof ApiError ? saveError.issuesUnder('globalSettings') : []}
+        onChange={(globalSettings) => edit({ ...draft, globalSettings: globalSettings as RecipeSpec['globalSettings'] })}
+      />
       <div className="editor-body">
         <RecipeGraph spec={draft} selected={selected} onSelect={setSelected} invalid={invalid} />
         {block ? (
