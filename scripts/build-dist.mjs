@@ -30,20 +30,25 @@ function sources() {
     }
   };
   for (const folder of sourceFolders) if (existsSync(path.join(root, folder))) walk(folder);
-  const dashboard = [];
-  const walkAll = (dir) => {
+  return found.sort();
+}
+
+/** Every file of the dashboard's sources (web/src): Vite bundles them into dist/dashboard. */
+function dashboardSources() {
+  const found = [];
+  const walk = (dir) => {
     for (const entry of readdirSync(path.join(root, dir), { withFileTypes: true })) {
       const rel = path.join(dir, entry.name);
-      if (entry.isDirectory()) walkAll(rel);
-      else dashboard.push(rel);
+      if (entry.isDirectory()) walk(rel);
+      else found.push(rel);
     }
   };
-  if (existsSync(path.join(root, dashboardFolder))) walkAll(dashboardFolder);
-  return [...found.sort(), ...dashboard.sort()];
+  if (existsSync(path.join(root, dashboardFolder))) walk(dashboardFolder);
+  return found.sort();
 }
 
 /** Why dist/ must be rebuilt, or undefined when it is current. */
-function staleness(files) {
+function staleness(files, dashboard) {
   if (!existsSync(stampFile)) return 'dist/ has not been built';
   let stamp;
   try {
@@ -54,9 +59,10 @@ function staleness(files) {
   // A renamed or deleted source keeps no output of its own: dist/ would still hold the old one
   // (a removed migration would still run), so any change to the file list rebuilds from empty.
   if (JSON.stringify(stamp.sources) !== JSON.stringify(files)) return 'source files were added, removed or renamed';
+  if (JSON.stringify(stamp.dashboard) !== JSON.stringify(dashboard)) return 'dashboard files were added, removed or renamed';
   // Compared with when the last build started, so a file saved during a build counts as changed.
   const builtAt = typeof stamp.startedAt === 'number' ? stamp.startedAt : statSync(stampFile).mtimeMs;
-  const changed = [...files, ...configFiles].find((f) => existsSync(path.join(root, f)) && statSync(path.join(root, f)).mtimeMs > builtAt);
+  const changed = [...files, ...dashboard, ...configFiles].find((f) => existsSync(path.join(root, f)) && statSync(path.join(root, f)).mtimeMs > builtAt);
   return changed ? `${changed} changed since the last build` : undefined;
 }
 
@@ -70,10 +76,11 @@ function resolveTool(specifier) {
 
 const ifStale = process.argv.includes('--if-stale');
 const files = sources();
+const dashboard = dashboardSources();
 if (ifStale && files.length === 0 && existsSync(path.join(dist, 'bin', 'platform.js'))) {
   process.exit(0); // dist/ without sources: a deployed build (the image copies dist/ only)
 }
-const reason = staleness(files);
+const reason = staleness(files, dashboard);
 if (ifStale && !reason) process.exit(0);
 
 const tsc = resolveTool('typescript/bin/tsc');
@@ -98,11 +105,11 @@ if (result.status !== 0) {
   process.exit(result.status ?? 1);
 }
 // The dashboard: a static single-page app (web/), bundled by Vite into dist/dashboard.
-const dashboard = spawnSync(process.execPath, [vite, 'build', '--config', path.join(root, 'web', 'vite.config.ts')], { cwd: root, stdio: ['ignore', 2, 2] });
-if (dashboard.status !== 0) {
+const dashboardBuild = spawnSync(process.execPath, [vite, 'build', '--config', path.join(root, 'web', 'vite.config.ts')], { cwd: root, stdio: ['ignore', 2, 2] });
+if (dashboardBuild.status !== 0) {
   rmSync(dist, { recursive: true, force: true });
   process.stderr.write('dist/ not built: the dashboard build (vite) failed (above).\n');
-  process.exit(dashboard.status ?? 1);
+  process.exit(dashboardBuild.status ?? 1);
 }
-writeFileSync(stampFile, `${JSON.stringify({ startedAt: started, sources: files }, null, 1)}\n`);
+writeFileSync(stampFile, `${JSON.stringify({ startedAt: started, sources: files, dashboard }, null, 1)}\n`);
 process.stderr.write(`dist/ built in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);

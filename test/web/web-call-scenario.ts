@@ -33,6 +33,8 @@ const freeTcpPort = (): Promise<number> =>
 
 export interface WebCallResult {
   readonly pageState: string;
+  /** From the click on "Call this agent" to the page showing "In call" (token, WSS, INVITE, ICE/DTLS answer). */
+  readonly setupMs: number;
   readonly call: Record<string, unknown> | undefined;
   readonly screenshots: readonly string[];
   readonly rtpengineStarted: boolean;
@@ -103,9 +105,11 @@ async function scenario(screenshots: string): Promise<WebCallResult> {
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('link', { name: 'Web call' }).click();
     await page.getByLabel('Agent to call').selectOption({ label: 'Recipe delivery-slot' });
+    const clicked = Date.now();
     await page.getByRole('button', { name: 'Call this agent' }).click();
     const state = page.getByTestId('web-call-state');
     await state.filter({ hasText: 'In call' }).waitFor({ timeout: 30_000 });
+    const setupMs = Date.now() - clicked;
     shots.push(path.join(screenshots, '10-web-call-in-call.png'));
     await page.screenshot({ path: shots.at(-1)!, fullPage: true });
     await state.filter({ hasText: /Call ended|Call failed/ }).waitFor({ timeout: 120_000 });
@@ -131,7 +135,7 @@ async function scenario(screenshots: string): Promise<WebCallResult> {
       await page.screenshot({ path: shots.at(-1)!, fullPage: true });
     }
     const log = platform.lines.filter((l) => /web call|rtpengine|media relay/i.test(String(l['msg']))).map((l) => JSON.stringify(l)).join('\n');
-    return { pageState, call, screenshots: shots, rtpengineStarted: platform.lines.some((l) => l['msg'] === 'web calls: rtpengine started for WebRTC media'), log };
+    return { pageState, setupMs, call, screenshots: shots, rtpengineStarted: platform.lines.some((l) => l['msg'] === 'web calls: rtpengine started for WebRTC media'), log };
   } finally {
     if (process.env['WEB_CALL_DEBUG_LOG']) writeFileSync(process.env['WEB_CALL_DEBUG_LOG'], platform.lines.map((l) => JSON.stringify(l)).join('\n'));
     await chromium.close();

@@ -1,4 +1,4 @@
-import { useEffect, type ReactNode } from 'react';
+import { lazy, Suspense, useEffect, type ReactNode } from 'react';
 import { CallDetailPage } from './pages/call-detail';
 import { CallsPage } from './pages/calls';
 import { CampaignsPage } from './pages/campaigns';
@@ -11,10 +11,12 @@ import { SpeechProfilesPage } from './pages/speech-profiles';
 import { TenantsPage } from './pages/tenants';
 import { TokensPage } from './pages/tokens';
 import { TrunksPage } from './pages/trunks';
-import { WebCallPage } from './pages/web-call';
 import { WordsPage } from './pages/words';
 import { Link, match, navigate, useLocation } from './router';
 import { useSessionState } from './session';
+
+// sip.js is most of the bundle: loaded when the web call page opens, not at sign-in.
+const WebCallPage = lazy(() => import('./pages/web-call').then((m) => ({ default: m.WebCallPage })));
 
 /** The tenant's pages, in the order the navigation lists them. */
 const tenantPages: ReadonlyArray<{ path: string; label: string; page: (clientId: string) => ReactNode }> = [
@@ -25,7 +27,15 @@ const tenantPages: ReadonlyArray<{ path: string; label: string; page: (clientId:
   { path: 'words', label: 'Word management', page: (c) => <WordsPage clientId={c} /> },
   { path: 'campaigns', label: 'Campaigns', page: (c) => <CampaignsPage clientId={c} /> },
   { path: 'calls', label: 'Calls', page: (c) => <CallsPage clientId={c} /> },
-  { path: 'web-call', label: 'Web call', page: (c) => <WebCallPage clientId={c} /> },
+  {
+    path: 'web-call',
+    label: 'Web call',
+    page: (c) => (
+      <Suspense fallback={<p aria-live="polite">Loading the phone…</p>}>
+        <WebCallPage clientId={c} />
+      </Suspense>
+    ),
+  },
   { path: 'reports', label: 'Reports', page: (c) => <ReportsPage clientId={c} /> },
   { path: 'tokens', label: 'API tokens', page: (c) => <TokensPage clientId={c} /> },
 ];
