@@ -27,6 +27,18 @@ async function freeUdpPort(): Promise<number> {
 }
 
 /**
+ * Runs rtpengine under a small shell that ends it when this process is gone: a gateway killed
+ * with SIGKILL (or the OOM killer) gets no chance to stop its child, and an orphaned rtpengine
+ * would keep its ports. The shell forwards SIGTERM and exits with rtpengine's status.
+ */
+const watchdog = [
+  '"$0" "$@" & child=$!',
+  'trap \'kill -TERM $child 2>/dev/null; wait $child; exit $?\' TERM INT',
+  'while kill -0 "$VAP_PARENT_PID" 2>/dev/null && kill -0 $child 2>/dev/null; do sleep 1 & wait $!; done',
+  'kill -TERM $child 2>/dev/null; wait $child',
+].join('\n');
+
+/**
  * rtpengine (Debian `rtpengine-daemon`) run by the gateway for web calls, in userspace mode (no
  * kernel module: `--table=-1`), with its ng control socket on a loopback port of its own. Its
  * stderr goes to our log at debug level (the last lines are kept for the error when it fails to
@@ -74,7 +86,7 @@ export class RtpengineProcess {
       `--port-max=${this.o.portMax}`,
       '--delete-delay=0',
     ];
-    const child = spawn(this.o.binary, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn('sh', ['-c', watchdog, this.o.binary, ...args], { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, VAP_PARENT_PID: String(process.pid) } });
     this.child = child;
     child.on('error', (error) => {
       this.spawnFailed = true;
