@@ -31,7 +31,7 @@ export async function launchChromium(options: { fakeAudioWav?: string; webrtcOnL
     args.push('--allow-loopback-in-peer-connection', '--ignore-certificate-errors');
   }
   if (options.fakeAudioWav) {
-    args.push('--use-fake-ui-for-media-stream', '--use-fake-device-for-media-stream', `--use-file-for-fake-audio-capture=${options.fakeAudioWav}`);
+    args.push('--autoplay-policy=no-user-gesture-required', '--use-fake-ui-for-media-stream', '--use-fake-device-for-media-stream', `--use-file-for-fake-audio-capture=${options.fakeAudioWav}`);
   }
   // playwright-core gives every launch a fresh temporary profile (--user-data-dir) and removes it.
   const browser = await chromium.launch({ executablePath: chromiumPath, headless: true, args, timeout: 60_000 });

@@ -35,6 +35,8 @@ export interface WebCallResult {
   readonly pageState: string;
   /** From the click on "Call this agent" to the page showing "In call" (token, WSS, INVITE, ICE/DTLS answer). */
   readonly setupMs: number;
+  /** Peak level (0..1) of the agent's audio as the page received it, while the greeting plays. */
+  readonly agentAudioPeak: number;
   readonly call: Record<string, unknown> | undefined;
   readonly screenshots: readonly string[];
   readonly rtpengineStarted: boolean;
@@ -110,6 +112,23 @@ async function scenario(screenshots: string): Promise<WebCallResult> {
     const state = page.getByTestId('web-call-state');
     await state.filter({ hasText: 'In call' }).waitFor({ timeout: 30_000 });
     const setupMs = Date.now() - clicked;
+    // The speaker side: the agent's greeting reaches the page's <audio> (decrypted SRTP, decoded
+    // G.711); its peak level over 3 s, read with Web Audio from the element's stream.
+    const agentAudioPeak = Number(await page.evaluate(`(async () => {
+      const stream = document.querySelector('audio[aria-label="Agent audio"]').srcObject;
+      const ctx = new AudioContext();
+      await ctx.resume();
+      const analyser = ctx.createAnalyser();
+      ctx.createMediaStreamSource(stream).connect(analyser);
+      const buf = new Float32Array(analyser.fftSize);
+      let peak = 0;
+      for (const end = Date.now() + 3000; Date.now() < end; await new Promise((r) => setTimeout(r, 50))) {
+        analyser.getFloatTimeDomainData(buf);
+        for (const v of buf) peak = Math.max(peak, Math.abs(v));
+      }
+      await ctx.close();
+      return peak;
+    })()`));
     shots.push(path.join(screenshots, '10-web-call-in-call.png'));
     await page.screenshot({ path: shots.at(-1)!, fullPage: true });
     await state.filter({ hasText: /Call ended|Call failed/ }).waitFor({ timeout: 120_000 });
@@ -135,7 +154,7 @@ async function scenario(screenshots: string): Promise<WebCallResult> {
       await page.screenshot({ path: shots.at(-1)!, fullPage: true });
     }
     const log = platform.lines.filter((l) => /web call|rtpengine|media relay/i.test(String(l['msg']))).map((l) => JSON.stringify(l)).join('\n');
-    return { pageState, setupMs, call, screenshots: shots, rtpengineStarted: platform.lines.some((l) => l['msg'] === 'web calls: rtpengine started for WebRTC media'), log };
+    return { pageState, setupMs, agentAudioPeak, call, screenshots: shots, rtpengineStarted: platform.lines.some((l) => l['msg'] === 'web calls: rtpengine started for WebRTC media'), log };
   } finally {
     if (process.env['WEB_CALL_DEBUG_LOG']) writeFileSync(process.env['WEB_CALL_DEBUG_LOG'], platform.lines.map((l) => JSON.stringify(l)).join('\n'));
     await chromium.close();

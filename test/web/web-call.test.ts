@@ -32,12 +32,16 @@ describe('web call from Chromium through sip.js, WSS and rtpengine', function ()
     const line = out.split('\n').find((l) => l.startsWith('WEB-CALL-RESULT '));
     assert.ok(line, `the scenario failed (exit ${code}):\n${out.slice(-4000)}\n${err.slice(-4000)}`);
     result = JSON.parse(line.slice('WEB-CALL-RESULT '.length)) as WebCallResult;
-    process.stdout.write(`      web call set up in ${result.setupMs} ms (click to "In call"); screenshots: ${result.screenshots.join(', ')}\n`);
+    process.stdout.write(`      web call set up in ${result.setupMs} ms (click to "In call"), agent audio peak ${result.agentAudioPeak.toFixed(3)}; screenshots: ${result.screenshots.join(', ')}\n`);
   });
 
   it('the gateway started its rtpengine, and the page saw the call connect and end', () => {
     assert.ok(result.rtpengineStarted, result.log);
     assert.equal(result.pageState, 'Call ended');
+  });
+
+  it('plays the agent\'s voice to the page\'s speaker (media both ways through DTLS-SRTP)', () => {
+    assert.ok(result.agentAudioPeak > 0.02, `agent audio peak ${result.agentAudioPeak}`);
   });
 
   it('is recorded as a web call that ran the recipe to its Close, with the caller\'s words in the transcript', () => {
