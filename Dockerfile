@@ -15,9 +15,10 @@ RUN npm run build:dist
 # Runtime stage: production dependencies and dist/ only.
 FROM node:24-bookworm-slim
 # espeak-ng and pocketsphinx: the offline voice; sox: audio conversion; openssl: the self-signed
-# SIP TLS certificate made on first start when none is configured.
+# SIP TLS certificate made on first start when none is configured; rtpengine-daemon: WebRTC media
+# of web calls (the gateway starts it in userspace mode).
 RUN apt-get update \
- && apt-get install -y --no-install-recommends espeak-ng sox pocketsphinx pocketsphinx-en-us openssl \
+ && apt-get install -y --no-install-recommends espeak-ng sox pocketsphinx pocketsphinx-en-us openssl rtpengine-daemon \
  && rm -rf /var/lib/apt/lists/*
 ENV NODE_ENV=production DATA_DIR=/data
 WORKDIR /app
@@ -29,10 +30,11 @@ COPY examples ./examples
 # the platform runs as; a volume mounted at /data starts with this ownership.
 RUN mkdir -p /data && chown node:node /data
 VOLUME ["/data"]
-# 8080 control API, 8081 sandbox, SIP 5060 UDP/TCP, 5061 TLS, 5062 WebSocket. RTP uses the UDP
+# 8080 control API, 8081 sandbox, SIP 5060 UDP/TCP, 5061 TLS, 5062 WebSocket, 5063 secure
+# WebSocket (web calls). RTP uses the UDP
 # range RTP_PORT_MIN..RTP_PORT_MAX: docker-compose.yml sets it and publishes that same range (not
 # listed here, so `docker run -P` does not publish ten thousand ports).
-EXPOSE 8080 8081 5060/udp 5060/tcp 5061/tcp 5062/tcp
+EXPOSE 8080 8081 5060/udp 5060/tcp 5061/tcp 5062/tcp 5063/tcp
 USER node
 # Ready = the control role answers /readyz (database reachable, not draining). Slim images have no
 # curl, so node's own fetch asks; CONTROL_PORT is the same variable the platform reads.

@@ -7,6 +7,9 @@ import { createSecretBox } from './crypto/secret-box.js';
 import { resourceDefinitions } from './resources/registry.js';
 import type { ResourceDefinition } from './resources/resource-definition.js';
 import { createTenantsRepository } from './tenants/tenants-repository.js';
+import { systemClock } from '../core/clock.js';
+import { dashboard } from './http/dashboard.js';
+import { callTokenKey } from './webcalls/call-token.js';
 import { jsonErrors } from './http/error-response.js';
 import { opsRouter } from './http/ops-routes.js';
 import { requestLog } from './http/request-log.js';
@@ -45,6 +48,8 @@ export interface ControlAppDeps {
    * built here (its sandbox worker starts lazily and never holds the process open).
    */
   readonly simulations?: SimulationRuntime;
+  /** The built dashboard (dist/dashboard), served at `/` after every API route; absent: not served. */
+  readonly dashboardDir?: string;
 }
 
 /** Every resource kind of the platform and tenant persistence, sealing secrets with the platform key. */
@@ -77,6 +82,8 @@ export function createControlApp(deps: ControlAppDeps): Koa {
     bodyLimitBytes: deps.config.control.bodyLimitBytes,
     openApi: [callsOpenApi, masterReportOpenApi, messageStatusOpenApi],
     sipInfo: sipInfoFromConfig(deps.config),
+    baseDomain: deps.config.control.baseDomain,
+    ...(deps.config.webCalls.enabled ? { webCalls: { config: deps.config, tokenKey: callTokenKey(deps.secretKey), clock: deps.campaigns?.clock ?? systemClock } } : {}),
     simulations: deps.simulations ?? createSimulationRuntime({ db: deps.store.db, box: createSecretBox(deps.secretKey), logger: deps.logger }),
     ...(deps.drain ? { drain: deps.drain } : {}),
   });
@@ -86,5 +93,6 @@ export function createControlApp(deps: ControlAppDeps): Koa {
   app.use(calls.routes()).use(calls.allowedMethods());
   const messages = messageStatusRouter({ db: deps.store.db, operatorToken: deps.operatorToken });
   app.use(messages.routes()).use(messages.allowedMethods());
+  if (deps.dashboardDir) app.use(dashboard(deps.dashboardDir));
   return app;
 }

@@ -1,5 +1,6 @@
 // Emits the production JavaScript into dist/ (tsc -p tsconfig.build.json), which `npm start` runs
-// with plain node. `--if-stale` builds only when dist/ is missing or older than its sources: npm
+// with plain node, then builds the dashboard (web/, Vite) into dist/dashboard, which the control
+// role serves at `/`. `--if-stale` builds only when dist/ is missing or older than its sources: npm
 // runs it on install (`prepare`) and before `npm start` / `npm run cli`, so a fresh clone's
 // `npm ci && npm start` and a start after editing a file both run current code.
 // Plain JavaScript on purpose: it must run before anything is compiled.
@@ -14,7 +15,9 @@ const dist = path.join(root, 'dist');
 const stampFile = path.join(dist, '.build-stamp.json');
 /** The folders tsconfig.build.json compiles, and the files whose change changes the output. */
 const sourceFolders = ['core', 'gateway', 'media', 'control-api', 'bin'];
-const configFiles = ['tsconfig.json', 'tsconfig.build.json'];
+const configFiles = ['tsconfig.json', 'tsconfig.build.json', 'web/index.html', 'web/vite.config.ts', 'web/tsconfig.json'];
+/** The dashboard's sources (web/src): any change rebuilds, like a production source. */
+const dashboardFolder = path.join('web', 'src');
 
 /** Production TypeScript sources, relative to the root (tests and declarations are not emitted). */
 function sources() {
@@ -30,8 +33,22 @@ function sources() {
   return found.sort();
 }
 
+/** Every file of the dashboard's sources (web/src): Vite bundles them into dist/dashboard. */
+function dashboardSources() {
+  const found = [];
+  const walk = (dir) => {
+    for (const entry of readdirSync(path.join(root, dir), { withFileTypes: true })) {
+      const rel = path.join(dir, entry.name);
+      if (entry.isDirectory()) walk(rel);
+      else found.push(rel);
+    }
+  };
+  if (existsSync(path.join(root, dashboardFolder))) walk(dashboardFolder);
+  return found.sort();
+}
+
 /** Why dist/ must be rebuilt, or undefined when it is current. */
-function staleness(files) {
+function staleness(files, dashboard) {
   if (!existsSync(stampFile)) return 'dist/ has not been built';
   let stamp;
   try {
@@ -42,15 +59,16 @@ function staleness(files) {
   // A renamed or deleted source keeps no output of its own: dist/ would still hold the old one
   // (a removed migration would still run), so any change to the file list rebuilds from empty.
   if (JSON.stringify(stamp.sources) !== JSON.stringify(files)) return 'source files were added, removed or renamed';
+  if (JSON.stringify(stamp.dashboard) !== JSON.stringify(dashboard)) return 'dashboard files were added, removed or renamed';
   // Compared with when the last build started, so a file saved during a build counts as changed.
   const builtAt = typeof stamp.startedAt === 'number' ? stamp.startedAt : statSync(stampFile).mtimeMs;
-  const changed = [...files, ...configFiles].find((f) => existsSync(path.join(root, f)) && statSync(path.join(root, f)).mtimeMs > builtAt);
+  const changed = [...files, ...dashboard, ...configFiles].find((f) => existsSync(path.join(root, f)) && statSync(path.join(root, f)).mtimeMs > builtAt);
   return changed ? `${changed} changed since the last build` : undefined;
 }
 
-function typescriptCompiler() {
+function resolveTool(specifier) {
   try {
-    return createRequire(path.join(root, 'package.json')).resolve('typescript/bin/tsc');
+    return createRequire(path.join(root, 'package.json')).resolve(specifier);
   } catch {
     return undefined;
   }
@@ -58,16 +76,20 @@ function typescriptCompiler() {
 
 const ifStale = process.argv.includes('--if-stale');
 const files = sources();
+const dashboard = dashboardSources();
 if (ifStale && files.length === 0 && existsSync(path.join(dist, 'bin', 'platform.js'))) {
   process.exit(0); // dist/ without sources: a deployed build (the image copies dist/ only)
 }
-const reason = staleness(files);
+const reason = staleness(files, dashboard);
 if (ifStale && !reason) process.exit(0);
 
-const tsc = typescriptCompiler();
-if (!tsc) {
+const tsc = resolveTool('typescript/bin/tsc');
+// Vite's exports map hides its bin/ folder from require.resolve; its package.json is exported.
+const vitePackage = resolveTool('vite/package.json');
+const vite = vitePackage ? path.join(path.dirname(vitePackage), 'bin', 'vite.js') : undefined;
+if (!tsc || !vite) {
   process.stderr.write(
-    `${reason ?? 'a build was asked for'}, and TypeScript (a devDependency) is not installed here: ` +
+    `${reason ?? 'a build was asked for'}, and ${tsc ? 'Vite' : 'TypeScript'} (a devDependency) is not installed here: ` +
       'install with dev dependencies (`npm ci`) and run `npm run build`, or deploy a built dist/ (see the Dockerfile).\n',
   );
   process.exit(1);
@@ -82,5 +104,12 @@ if (result.status !== 0) {
   process.stderr.write('dist/ not built: tsc failed (above).\n');
   process.exit(result.status ?? 1);
 }
-writeFileSync(stampFile, `${JSON.stringify({ startedAt: started, sources: files }, null, 1)}\n`);
+// The dashboard: a static single-page app (web/), bundled by Vite into dist/dashboard.
+const dashboardBuild = spawnSync(process.execPath, [vite, 'build', '--config', path.join(root, 'web', 'vite.config.ts')], { cwd: root, stdio: ['ignore', 2, 2] });
+if (dashboardBuild.status !== 0) {
+  rmSync(dist, { recursive: true, force: true });
+  process.stderr.write('dist/ not built: the dashboard build (vite) failed (above).\n');
+  process.exit(dashboardBuild.status ?? 1);
+}
+writeFileSync(stampFile, `${JSON.stringify({ startedAt: started, sources: files, dashboard }, null, 1)}\n`);
 process.stderr.write(`dist/ built in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);

@@ -19,6 +19,9 @@ import { GatewayCallTransfer } from '../../gateway/transfer/gateway-call-transfe
 import type { CallTransfer, CallTransferOutcome } from '../../core/ports/call-transfer.js';
 import { loadOrCreateTlsCredentials, TlsSetupError, type TlsSetupFailure } from '../../gateway/sip/transport/certificate.js';
 import { MediaService } from '../../media/media-service.js';
+import { StoreWebCallAuthority } from '../../control-api/gateway-adapters/web-call-authority.js';
+import { callTokenKey } from '../../control-api/webcalls/call-token.js';
+import { startWebCallMedia } from './web-call-media.js';
 import { processOriginator } from '../originator-registry.js';
 import type { RoleStarter } from './role.js';
 
@@ -128,6 +131,9 @@ export const startGatewayRole: RoleStarter = async (ctx) => {
     maxCallsPerNumber: config.sip.maxCallsPerNumber,
     maxCallsPerTenant: config.sip.maxCallsPerTenant,
   });
+  // Web calls: browsers over SIP/WSS with WebRTC media, relayed to plain RTP by rtpengine.
+  const webMedia = config.webCalls.enabled ? await startWebCallMedia(config, publicAddress, logger.child({ part: 'web-calls' })) : undefined;
+  const web = webMedia ? { authority: new StoreWebCallAuthority({ db: ctx.store.db, key: callTokenKey(ctx.secrets.secretKey), clock: systemClock }), bridge: webMedia.bridge } : undefined;
   // RFC 4028 session timers for both directions (config keeps Min-SE at or above 90 s).
   const sessionTimer = { intervalSeconds: config.sip.sessionExpiresSeconds, minSeSeconds: config.sip.minSessionExpiresSeconds };
   const gateway = await SipGateway.start({
@@ -136,6 +142,7 @@ export const startGatewayRole: RoleStarter = async (ctx) => {
       port: config.sip.port,
       tlsPort: config.sip.tlsPort,
       wsPort: config.sip.wsPort,
+      wssPort: config.sip.wssPort,
       ...(tls ? { tls: { cert: tls.cert, key: tls.key } } : {}),
       http: config.http,
     },
@@ -152,14 +159,17 @@ export const startGatewayRole: RoleStarter = async (ctx) => {
     maddrMulticast: config.sip.maddrMulticast,
     abuse: gatewayAbuseOptions(config.sip.abuse),
     receiveQueue: { perSource: config.sip.abuse.queuePerSource, turnBudget: config.sip.abuse.turnBudget },
+    ...(web ? { web } : {}),
   }).catch(async (error: unknown) => {
     // A port in use: nothing of this role may keep the process alive while it reports and exits.
+    await webMedia?.stop();
     await media.close();
     await code.close();
     throw error;
   });
   const providerListener = await providers.listen(config.providers.host, config.providers.port, config.http).catch(async (error: unknown) => {
     await gateway.stop(0);
+    await webMedia?.stop();
     await media.close();
     await code.close();
     throw error;
@@ -209,6 +219,7 @@ export const startGatewayRole: RoleStarter = async (ctx) => {
       await providers.stop(graceMs);
       await providerListener.close(graceMs);
       await gateway.stop(graceMs);
+      await webMedia?.stop();
       await media.close();
       await code.close();
     },

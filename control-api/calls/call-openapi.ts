@@ -15,7 +15,7 @@ export const callViewSchema = z.object({
   id: z.uuid().describe("the call's id: also the gateway's, in every log line of the call (`callId`)"),
   sipCallId: nullableText.describe("SIP Call-ID of the call's dialog (null for simulations)"),
   tenant: z.string().describe('client ID of the tenant'),
-  direction: z.enum(['inbound', 'outbound', 'simulation']),
+  direction: z.enum(['inbound', 'outbound', 'simulation', 'web']),
   phoneNumber: nullableText.describe("the platform's number, E.164"),
   phoneNumberId: nullableText,
   contactNumber: nullableText.describe('the other party, E.164'),
@@ -107,7 +107,7 @@ const filterParams: readonly JsonSchema[] = [
   query('number', "the platform's number or the other party's, E.164 (`+` optional)", { type: 'string' }),
   { ...query('outcome', 'outcome(s); repeat or comma-separate', manyOf(callOutcomes)), style: 'form', explode: true },
   { ...query('disposition', 'Close block disposition(s)', manyOf(undefined)), style: 'form', explode: true },
-  { ...query('direction', 'direction(s)', manyOf(['inbound', 'outbound', 'simulation'])), style: 'form', explode: true },
+  { ...query('direction', 'direction(s)', manyOf(['inbound', 'outbound', 'simulation', 'web'])), style: 'form', explode: true },
   { ...query('analysis', 'analysis state(s)', manyOf(analysisStates)), style: 'form', explode: true },
 ];
 

@@ -63,7 +63,7 @@ export function parseCallFilter(query: Readonly<Record<string, QueryValue>>, tim
   const number = single(query, 'number');
   const outcome = many(query, 'outcome', callOutcomes);
   const disposition = many(query, 'disposition');
-  const direction = many(query, 'direction', ['inbound', 'outbound', 'simulation']);
+  const direction = many(query, 'direction', ['inbound', 'outbound', 'simulation', 'web']);
   const analysis = many(query, 'analysis', analysisStates);
   return {
     ...(from ? { from } : {}),

@@ -7,7 +7,8 @@ import type { TurnNote } from '../recipes/runtime/run-events.js';
  * `message_id`, direction, timestamps, outcome and SIP status, duration, disposition, variables,
  * transcript, recording reference and the analysis state).
  */
-export type CallDirection = 'inbound' | 'outbound' | 'simulation';
+/** `web`: placed from a browser (sip.js over SIP/WebSocket, docs/sip-stack.md Web calls). */
+export type CallDirection = 'inbound' | 'outbound' | 'simulation' | 'web';
 
 /**
  * How the call ended from the telephony side. `completed` means it was answered and ran; the

@@ -98,10 +98,10 @@ export class RecipeCallHandler implements CallHandler {
         ...(isUuid(info.id) ? { id: info.id } : {}),
         sipCallId: info.sipCallId,
         tenantId: info.tenantId,
-        direction: outbound ? 'outbound' : 'inbound',
+        direction: callDirection(info, outbound),
         startedAt: answeredAt,
-        phoneNumberId: info.numberId,
-        phoneNumber: ours,
+        // A web call to a recipe has no number: its record names none.
+        ...(info.numberId ? { phoneNumberId: info.numberId, phoneNumber: ours } : {}),
         remoteNumber: remote,
         recipeId: info.recipeId,
         language: info.language,
@@ -210,7 +210,7 @@ export class RecipeCallHandler implements CallHandler {
         timezone: setup.timezone,
         callerNumber: info.caller,
         calledNumber: info.dialled,
-        direction: outbound ? 'outbound' : 'inbound',
+        direction: callDirection(info, outbound),
         language: setup.language,
         campaignVariables: scalarVariables(outbound?.context.variables ?? {}),
         now: () => Date.now(),
@@ -337,6 +337,12 @@ export class RecipeCallHandler implements CallHandler {
     });
     return conversation;
   }
+}
+
+/** How the call reached the platform: a campaign dial, a browser, or a phone call in. */
+function callDirection(info: ActiveCall['info'], outbound: OriginateRequest | undefined): 'outbound' | 'web' | 'inbound' {
+  if (outbound) return 'outbound';
+  return info.channel === 'web' ? 'web' : 'inbound';
 }
 
 /** The campaign ids are uuid columns: an id of another shape is left out rather than failing the record. */

@@ -13,6 +13,9 @@ import { mountSipInfoRoute, sipInfoOpenApi, type SipInfo } from './sip-info.js';
 import type { TenantAdmin } from './tenant-admin.js';
 import { mountTenantRoutes } from './tenant-routes.js';
 import { mountTokenRoutes } from './token-routes.js';
+import { mountWhoamiRoute, whoamiOpenApi } from './whoami.js';
+import { endpointsOpenApi, mountEndpointsRoute } from './endpoints.js';
+import { mountWebCallRoutes, webCallOpenApi, type WebCallRouteDeps } from '../webcalls/web-call-routes.js';
 
 export interface ManagementRouterDeps extends ManagementDeps {
   readonly tenants: TenantAdmin;
@@ -24,6 +27,10 @@ export interface ManagementRouterDeps extends ManagementDeps {
   readonly sipInfo?: SipInfo;
   /** The process's drain (`/v1/admin/drain`); absent: not served. */
   readonly drain?: DrainControl;
+  /** `control.baseDomain`: tenants are `<clientId>.<baseDomain>` (`GET .../endpoints`); absent: not served. */
+  readonly baseDomain?: string;
+  /** Call tokens for web calls (`POST .../web-calls`); absent: not served. */
+  readonly webCalls?: Omit<WebCallRouteDeps, keyof ManagementDeps>;
 }
 
 /**
@@ -34,24 +41,30 @@ export interface ManagementRouterDeps extends ManagementDeps {
 export function managementRouter(deps: ManagementRouterDeps): Router {
   const kinds = new Set<string>();
   for (const d of deps.definitions) {
-    if (kinds.has(d.plural) || d.plural === 'tokens' || d.plural === 'sip-info') throw new Error(`resource path "${d.plural}" is defined twice`);
+    if (kinds.has(d.plural) || d.plural === 'tokens' || d.plural === 'sip-info' || d.plural === 'endpoints' || d.plural === 'web-calls') throw new Error(`resource path "${d.plural}" is defined twice`);
     kinds.add(d.plural);
   }
   const router = new Router({ prefix: '/v1' });
   const document = buildManagementOpenApi(deps.definitions, [
+    whoamiOpenApi,
     ...(deps.openApi ?? []),
     ...(deps.simulations ? [simulationOpenApi] : []),
     ...(deps.sipInfo ? [sipInfoOpenApi] : []),
     ...(deps.drain ? [adminDrainOpenApi] : []),
+    ...(deps.baseDomain !== undefined ? [endpointsOpenApi] : []),
+    ...(deps.webCalls ? [webCallOpenApi] : []),
   ]);
   router.get('/openapi.json', (ctx) => {
     ctx.set('Cache-Control', 'no-cache');
     ctx.body = document;
   });
+  mountWhoamiRoute(router, deps);
   mountTenantRoutes(router, deps, deps.tenants);
   mountTokenRoutes(router, deps);
   for (const definition of deps.definitions) mountResourceRoutes(router, deps, definition);
   if (deps.sipInfo) mountSipInfoRoute(router, deps, deps.sipInfo);
+  if (deps.baseDomain !== undefined) mountEndpointsRoute(router, deps, deps.baseDomain);
+  if (deps.webCalls) mountWebCallRoutes(router, { ...deps, ...deps.webCalls });
   if (deps.drain) mountAdminDrainRoutes(router, deps, deps.drain);
   mountApplyRoute(router, deps, createApplyService(deps.db, deps.definitions, deps.tenants));
   if (deps.simulations) {

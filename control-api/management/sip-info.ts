@@ -19,10 +19,10 @@ export const sipInfoSchema = z.object({
   transports: z
     .array(
       z.object({
-        transport: z.enum(['udp', 'tcp', 'tls', 'ws']),
+        transport: z.enum(['udp', 'tcp', 'tls', 'ws', 'wss']),
         port: z.number().int().min(1).max(65535),
         uri: z.string().describe('Where to send requests over this transport (a SIP URI; ws: the WebSocket URL, RFC 7118)'),
-        certificate: z.enum(['configured', 'selfSigned']).optional().describe('tls only: the operator\'s certificate, or one the gateway generated'),
+        certificate: z.enum(['configured', 'selfSigned']).optional().describe('tls and wss: the operator\'s certificate, or one the gateway generated'),
       }),
     )
     .describe('Listening transports; UDP and TCP share sip.port (RFC 3261 sec. 18)'),
@@ -46,7 +46,7 @@ const uriHost = (address: string): string => (isIP(address) === 6 ? `[${address}
 export function sipInfoFromConfig(config: Pick<PlatformConfig, 'sip' | 'media'>): SipInfo {
   const address = advertisedSipAddress(config.sip);
   const host = uriHost(address);
-  const { port, tlsPort, wsPort } = config.sip;
+  const { port, tlsPort, wsPort, wssPort } = config.sip;
   const transports: SipInfo['transports'] = [];
   if (port > 0) {
     transports.push({ transport: 'udp', port, uri: `sip:${host}:${port};transport=udp` });
@@ -55,6 +55,8 @@ export function sipInfoFromConfig(config: Pick<PlatformConfig, 'sip' | 'media'>)
   // The gateway serves TLS with the configured certificate or, without one, a self-signed one it generates.
   if (tlsPort > 0) transports.push({ transport: 'tls', port: tlsPort, uri: `sips:${host}:${tlsPort}`, certificate: config.sip.tlsCertFile ? 'configured' : 'selfSigned' });
   if (wsPort > 0) transports.push({ transport: 'ws', port: wsPort, uri: `ws://${host}:${wsPort}` });
+  // Secure WebSocket (browsers' web calls) uses the same certificate as TLS.
+  if (wssPort > 0) transports.push({ transport: 'wss', port: wssPort, uri: `wss://${host}:${wssPort}`, certificate: config.sip.tlsCertFile ? 'configured' : 'selfSigned' });
   return { signalingAddress: address, transports, media: { address, rtpPortMin: config.media.portMin, rtpPortMax: config.media.portMax } };
 }
 

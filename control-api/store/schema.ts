@@ -163,7 +163,7 @@ export interface CampaignCallbacksTable {
 export interface CallsTable {
   id: Generated<string>;
   tenant_id: string;
-  direction: 'inbound' | 'outbound' | 'simulation';
+  direction: 'inbound' | 'outbound' | 'simulation' | 'web';
   phone_number_id: string | null;
   /** The platform's number (E.164). */
   phone_number: string | null;

@@ -13,7 +13,7 @@ export class ConfigError extends Error {
 type Env = Readonly<Record<string, string | undefined>>;
 
 /** Environment variables and the config path each one sets. */
-const envBindings: ReadonlyArray<readonly [string, string, 'string' | 'int' | 'list']> = [
+const envBindings: ReadonlyArray<readonly [string, string, 'string' | 'int' | 'list' | 'bool']> = [
   ['LOG_LEVEL', 'logLevel', 'string'],
   ['DATA_DIR', 'dataDir', 'string'],
   ['SHUTDOWN_GRACE_MS', 'shutdownGraceMs', 'int'],
@@ -33,6 +33,15 @@ const envBindings: ReadonlyArray<readonly [string, string, 'string' | 'int' | 'l
   ['SIP_PORT', 'sip.port', 'int'],
   ['SIP_TLS_PORT', 'sip.tlsPort', 'int'],
   ['SIP_WS_PORT', 'sip.wsPort', 'int'],
+  ['SIP_WSS_PORT', 'sip.wssPort', 'int'],
+  ['WEB_CALLS_ENABLED', 'webCalls.enabled', 'bool'],
+  ['WEB_CALLS_TOKEN_TTL_SECONDS', 'webCalls.tokenTtlSeconds', 'int'],
+  ['WEB_CALLS_WEBSOCKET_URL', 'webCalls.websocketUrl', 'string'],
+  ['RTPENGINE_NG', 'webCalls.rtpengine.ng', 'string'],
+  ['RTPENGINE_BINARY', 'webCalls.rtpengine.binary', 'string'],
+  ['RTPENGINE_INTERFACE', 'webCalls.rtpengine.interface', 'string'],
+  ['RTPENGINE_PORT_MIN', 'webCalls.rtpengine.portMin', 'int'],
+  ['RTPENGINE_PORT_MAX', 'webCalls.rtpengine.portMax', 'int'],
   ['SIP_PUBLIC_ADDRESS', 'sip.publicAddress', 'string'],
   ['SIP_TLS_CERT_FILE', 'sip.tlsCertFile', 'string'],
   ['SIP_TLS_KEY_FILE', 'sip.tlsKeyFile', 'string'],
@@ -111,6 +120,13 @@ function fromEnv(env: Env, problems: string[]): Record<string, unknown> {
         continue;
       }
       setPath(out, path, Number(raw));
+    } else if (kind === 'bool') {
+      const v = raw.trim().toLowerCase();
+      if (v !== 'true' && v !== 'false') {
+        problems.push(`${name}: expected true or false, got "${raw}"`);
+        continue;
+      }
+      setPath(out, path, v === 'true');
     } else if (kind === 'list') {
       setPath(out, path, raw.split(',').map((s) => s.trim()).filter(Boolean));
     } else {

@@ -141,6 +141,32 @@ export const providersSchema = z.strictObject({
 });
 export type ProvidersSettings = z.infer<typeof providersSchema>;
 
+/**
+ * Web calls from browsers (docs/sip-stack.md, Web calls): sip.js over SIP/WSS with WebRTC media,
+ * which rtpengine turns into the plain RTP the platform's media speaks.
+ */
+const webCallsSchema = z
+  .strictObject({
+    enabled: z.boolean().default(true),
+    /** How long a call token the management API issues may be used to start a call. */
+    tokenTtlSeconds: z.number().int().min(10).max(3600).default(120),
+    /** The wss:// URL browsers connect to; default `wss://<sip.publicAddress>:<sip.wssPort>`. Set it when a proxy or a DNS name fronts the gateway (the certificate must match it). */
+    websocketUrl: z.string().regex(/^wss?:\/\/[^\s/]+(\/\S*)?$/, 'must be a ws:// or wss:// URL').optional(),
+    rtpengine: z
+      .strictObject({
+        /** `host:port` of a running rtpengine's ng control socket; unset: the gateway starts its own (`binary`). */
+        ng: z.string().regex(/^[^\s:]+:[0-9]{1,5}$/, 'must be host:port').optional(),
+        binary: z.string().default('rtpengine'),
+        /** rtpengine's `--interface`: the address browsers send media to (default sip.publicAddress); `local!advertised` behind NAT. */
+        interface: z.string().optional(),
+        portMin: port.default(30_000),
+        portMax: port.default(30_999),
+      })
+      .refine((r) => r.portMin < r.portMax, { message: 'webCalls.rtpengine.portMin must be below portMax', path: ['portMax'] })
+      .prefault({}),
+  });
+export type WebCallsSettings = z.infer<typeof webCallsSchema>;
+
 /** Every setting of the platform, with its default. Parsed once at start (see load-config.ts). */
 export const configSchema = z
   .strictObject({
@@ -195,6 +221,8 @@ export const configSchema = z
         port: port.default(5060),
         tlsPort: port.default(5061),
         wsPort: port.default(5062),
+        /** SIP over secure WebSocket (RFC 7118) with the TLS certificate: what browsers use for web calls. */
+        wssPort: port.default(5063),
         /**
          * Address advertised in Via/Contact/SDP and given to trunk customers as the signalling IP
          * (GET .../sip-info); defaults to the first non-internal IPv4 (core/config/advertised-address.ts).
@@ -243,6 +271,7 @@ export const configSchema = z
       .prefault({}),
     scheduler: schedulerSchema.prefault({}),
     providers: providersSchema.prefault({}),
+    webCalls: webCallsSchema.prefault({}),
     security: z
       .strictObject({
         /** Credential for the management API; generated into dataDir when absent. */

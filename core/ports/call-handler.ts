@@ -8,7 +8,8 @@ export interface InboundCallInfo {
   /** SIP Call-ID of the inbound dialog. */
   readonly sipCallId: string;
   readonly tenantId: string;
-  readonly numberId: string;
+  /** The number called; null for a web call placed to a recipe directly (core/ports/web-call.ts). */
+  readonly numberId: string | null;
   /** The number called, E.164. */
   readonly dialled: string;
   /** The caller: From user part (usually a number), as sent. */
@@ -21,6 +22,8 @@ export interface InboundCallInfo {
   readonly transport: string;
   readonly remoteAddress: string;
   readonly startedAt: number;
+  /** `web`: placed from a browser over SIP/WebSocket with a call token; absent: a phone call. */
+  readonly channel?: 'web';
 }
 
 export interface ActiveCallEvents {

@@ -1,20 +1,23 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../core/clock.js';
 import type { Logger } from '../../core/logger.js';
-import type { CallDirectory, DirectoryNumber, DirectoryTrunk } from '../../core/ports/call-directory.js';
+import type { CallDirectory, DirectoryNumber } from '../../core/ports/call-directory.js';
 import type { CallHandler, InboundCallInfo } from '../../core/ports/call-handler.js';
 import type { CallMediaSession, MediaPort } from '../../core/ports/media.js';
+import type { WebCallAuthority, WebRtcBridge } from '../../core/ports/web-call.js';
 import { Call } from '../call/call.js';
 import { observeAnswer } from '../call/call-metrics.js';
 import type { CallRegistry } from '../call/call-registry.js';
 import { Dialog, type DialogHost } from '../sip/dialog/dialog.js';
-import { negotiateAsUas, type SessionTimerPolicy, type UasNegotiation } from '../sip/dialog/session-timer.js';
+import { negotiateAsUas, type SessionTimerPolicy } from '../sip/dialog/session-timer.js';
 import type { ServerRequest } from '../sip/ua/server-request.js';
 import { SipError } from '../sip/ua/sip-error.js';
 import type { AbuseGuard } from './abuse-guard.js';
 import { startSessionTimer } from './call-session-timer.js';
 import { callerUser, dialledUser, normaliseE164 } from './e164.js';
 import type { Step } from './method-router.js';
+import { byCallToken, refuseCallTokens, webCallSteps } from './web-call-steps.js';
+import { inviteStates as states, state } from './invite-state.js';
 
 export interface InviteDeps {
   readonly host: DialogHost;
@@ -34,34 +37,9 @@ export interface InviteDeps {
   readonly retryAfterSeconds: number;
   /** RFC 4028 session timers: interval we volunteer and our Min-SE. */
   readonly sessionTimer: SessionTimerPolicy;
+  /** Web calls from browsers (web-call-steps.ts); absent: an INVITE with a call token is refused 403. */
+  readonly web?: { readonly authority: WebCallAuthority; readonly bridge: WebRtcBridge };
 }
-
-interface InviteState {
-  /**
-   * The call's id from the INVITE's arrival on: every log line of the call, the media session,
-   * the call record (the control plane stores the call under it) and the transfer API use it.
-   */
-  readonly callId: string;
-  /** When the INVITE reached the steps (clock ms), for the INVITE-to-answer latency. */
-  readonly arrivedAt: number;
-  trunks: readonly DirectoryTrunk[];
-  trusted: boolean;
-  number?: DirectoryNumber;
-  trunk?: DirectoryTrunk;
-  matchedBy?: InboundCallInfo['matchedBy'];
-  release?: () => void;
-  session?: CallMediaSession;
-  answerSdp?: string;
-  lateOffer?: boolean;
-  timer?: UasNegotiation;
-}
-
-const states = new WeakMap<ServerRequest, InviteState>();
-const state = (sreq: ServerRequest): InviteState => {
-  const s = states.get(sreq);
-  if (!s) throw new Error('INVITE state missing: steps out of order');
-  return s;
-};
 
 /** The INVITE steps, in order; each answers its own status (spec: inbound routing). */
 export function inviteSteps(deps: InviteDeps): Array<Step<ServerRequest>> {
@@ -80,6 +58,7 @@ export function inviteSteps(deps: InviteDeps): Array<Step<ServerRequest>> {
       if (s && !(status !== undefined && status < 300)) {
         s.release?.();
         void s.session?.close();
+        s.cleanup?.();
       }
     }
   };
@@ -199,8 +178,9 @@ export function inviteSteps(deps: InviteDeps): Array<Step<ServerRequest>> {
       id: s.callId,
       sipCallId: req.callId,
       tenantId: n.tenantId,
-      numberId: n.id,
-      dialled: n.e164,
+      numberId: s.web ? s.web.numberId : n.id,
+      dialled: s.web ? (s.web.e164 ?? `recipe-${s.web.recipeId}`) : n.e164,
+      ...(s.web ? { channel: 'web' as const } : {}),
       caller: callerUser(req.from.uri) ?? 'anonymous',
       trunkId: s.trunk?.id ?? null,
       recipeId: n.recipeId,
@@ -220,8 +200,10 @@ export function inviteSteps(deps: InviteDeps): Array<Step<ServerRequest>> {
     }, deps.clock, deps.logger);
     startSessionTimer(call, timer, deps);
     deps.registry.add(call, s.release ?? (() => undefined));
+    if (s.cleanup) void call.ended.finally(s.cleanup);
     s.release = undefined;
     s.session = undefined;
+    s.cleanup = undefined;
     call.log.info({ tenantId: info.tenantId, number: info.dialled, matchedBy: info.matchedBy }, 'inbound call answered');
     // The handler runs for the whole call; the INVITE's steps are done once it has the call. The
     // registry keeps it in view, so a drain waits until it has written the call's record.
@@ -237,6 +219,10 @@ export function inviteSteps(deps: InviteDeps): Array<Step<ServerRequest>> {
     );
   };
 
-  return [trying, source, identify, enabled, sessionTimer, limits, media, answer];
+  const phone = [source, identify, enabled, sessionTimer, limits, media, answer];
+  if (!deps.web) return [trying, refuseCallTokens, ...phone];
+  const web = webCallSteps({ web: deps.web, media: deps.media, logger: deps.logger, retryAfterSeconds: deps.retryAfterSeconds });
+  // A browser's INVITE carries its call token; everything else is a phone call from a trunk.
+  return [trying, byCallToken([web.authorize, enabled, sessionTimer, limits, web.media, answer], phone)];
 }
 

@@ -3,6 +3,7 @@ import type { Logger } from '../../core/logger.js';
 import type { CallDirectory } from '../../core/ports/call-directory.js';
 import type { CallHandler } from '../../core/ports/call-handler.js';
 import type { MediaPort } from '../../core/ports/media.js';
+import type { WebCallAuthority, WebRtcBridge } from '../../core/ports/web-call.js';
 import { watchGateway } from '../call/call-metrics.js';
 import { CallRegistry } from '../call/call-registry.js';
 import type { TimerValues } from '../sip/transaction/timers.js';
@@ -35,6 +36,8 @@ export interface SipGatewayOptions {
   readonly abuse?: Omit<AbuseGuardOptions, 'clock' | 'concurrentCalls' | 'liveDialog'>;
   /** Admitted datagrams waiting per source, and handed on per source and round (FairQueue). */
   readonly receiveQueue?: { readonly perSource?: number; readonly turnBudget?: number };
+  /** Web calls from browsers (invite's web chain, web-call-steps.ts); absent: call tokens are refused 403. */
+  readonly web?: { readonly authority: WebCallAuthority; readonly bridge: WebRtcBridge };
 }
 
 /** How a drain ended. */
@@ -116,6 +119,7 @@ export class SipGateway {
         ringMs: options.ringMs ?? 0,
         retryAfterSeconds,
         sessionTimer: options.sessionTimer ?? DEFAULT_SESSION_TIMER,
+        ...(options.web ? { web: options.web } : {}),
       }),
     );
     // Trunk keep-alives (RFC 3261 sec. 11): answered whoever asks, so carriers see us up.

@@ -23,7 +23,7 @@ interface GatewayProcess {
 async function startGatewayProcess(dataDir: string, extraEnv: Record<string, string> = {}): Promise<GatewayProcess> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'bin/platform.ts'], {
     cwd: repoRoot,
-    env: { ...process.env, DATABASE_URL: '', CONFIG_FILE: '', ...extraEnv, LOG_LEVEL: 'info', DATA_DIR: dataDir, ROLES: 'gateway', SIP_HOST: '127.0.0.1', SIP_PORT: '0', SIP_TLS_PORT: '0', SIP_WS_PORT: '0', PROVIDERS_HOST: '127.0.0.1', PROVIDERS_PORT: '0', SIP_PUBLIC_ADDRESS: '127.0.0.1' },
+    env: { ...process.env, DATABASE_URL: '', CONFIG_FILE: '', ...extraEnv, LOG_LEVEL: 'info', DATA_DIR: dataDir, ROLES: 'gateway', SIP_HOST: '127.0.0.1', SIP_PORT: '0', SIP_TLS_PORT: '0', SIP_WS_PORT: '0', SIP_WSS_PORT: '0', PROVIDERS_HOST: '127.0.0.1', PROVIDERS_PORT: '0', SIP_PUBLIC_ADDRESS: '127.0.0.1' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const lines: Array<Record<string, unknown>> = [];

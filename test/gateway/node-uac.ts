@@ -40,8 +40,9 @@ export class NodeUac {
     return uac;
   }
 
-  static async ws(port: number): Promise<NodeUac> {
-    const ws = new WebSocket(`ws://127.0.0.1:${port}`, 'sip');
+  /** SIP over WebSocket; `ca` makes it wss:// with that certificate trusted (web calls). */
+  static async ws(port: number, ca?: Buffer): Promise<NodeUac> {
+    const ws = new WebSocket(`${ca ? 'wss' : 'ws'}://127.0.0.1:${port}`, 'sip', ca ? { ca } : {});
     await new Promise<void>((resolve, reject) => {
       ws.once('open', resolve);
       ws.once('error', reject);
@@ -94,12 +95,13 @@ export class NodeUac {
     return `SIP/2.0/${this.transport} ${host}:${this.localPort || 5060};branch=z9hG4bK${randomBytes(6).toString('hex')};rport`;
   }
 
-  request(method: string, uri: string, cseq: number, extra: { to?: string; body?: string } = {}): void {
+  request(method: string, uri: string, cseq: number, extra: { to?: string; body?: string; headers?: readonly string[] } = {}): void {
     const body = extra.body ?? '';
+    const more = (extra.headers ?? []).map((h) => `${h}\n`).join('');
     this.send(
       `${method} ${uri} SIP/2.0\nVia: ${this.via()}\nMax-Forwards: 70\nFrom: <sip:+919800000002@client.invalid>;tag=${this.fromTag}\n` +
         `To: ${extra.to ?? `<${uri}>`}\nCall-ID: ${this.callId}\nCSeq: ${cseq} ${method}\n` +
-        `Contact: <sip:caller@client.invalid;transport=${this.transport.toLowerCase()}>\nUser-Agent: node-uac\n` +
+        `Contact: <sip:caller@client.invalid;transport=${this.transport.toLowerCase()}>\nUser-Agent: node-uac\n${more}` +
         (body ? 'Content-Type: application/sdp\n' : '') +
         `Content-Length: ${Buffer.byteLength(body)}\n\n${body}`,
     );

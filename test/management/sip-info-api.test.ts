@@ -29,6 +29,7 @@ forEachStore('GET /v1/tenants/{clientId}/sip-info (custom SIP trunk data for the
         { transport: 'tcp', port: 5080, uri: 'sip:203.0.113.10:5080;transport=tcp' },
         { transport: 'tls', port: 5081, uri: 'sips:203.0.113.10:5081', certificate: 'selfSigned' },
         { transport: 'ws', port: 5082, uri: 'ws://203.0.113.10:5082' },
+        { transport: 'wss', port: 5063, uri: 'wss://203.0.113.10:5063', certificate: 'selfSigned' },
       ],
       media: { address: '203.0.113.10', rtpPortMin: 30_000, rtpPortMax: 30_999 },
     });
@@ -59,6 +60,7 @@ describe('sipInfoFromConfig', () => {
       { transport: 'udp', port: 5060, uri: 'sip:[2001:db8::5]:5060;transport=udp' },
       { transport: 'tcp', port: 5060, uri: 'sip:[2001:db8::5]:5060;transport=tcp' },
       { transport: 'tls', port: 5061, uri: 'sips:[2001:db8::5]:5061', certificate: 'configured' },
+      { transport: 'wss', port: 5063, uri: 'wss://[2001:db8::5]:5063', certificate: 'configured' },
     ]);
   });
 

@@ -35,7 +35,7 @@ function loopbackEnv(dataDir: string, controlPort: number): Record<string, strin
   return {
     DATA_DIR: dataDir, DATABASE_URL: '', CONFIG_FILE: '', OPERATOR_TOKEN: '', SECRET_KEY: '',
     CONTROL_HOST: '127.0.0.1', CONTROL_PORT: String(controlPort), SANDBOX_HOST: '127.0.0.1', SANDBOX_PORT: '0',
-    SIP_HOST: '127.0.0.1', SIP_PORT: '0', SIP_TLS_PORT: '0', SIP_WS_PORT: '0', SIP_PUBLIC_ADDRESS: '127.0.0.1',
+    SIP_HOST: '127.0.0.1', SIP_PORT: '0', SIP_TLS_PORT: '0', SIP_WS_PORT: '0', SIP_WSS_PORT: '0', SIP_PUBLIC_ADDRESS: '127.0.0.1',
     RTP_BIND_ADDRESS: '127.0.0.1', RTP_PORT_MIN: '46400', RTP_PORT_MAX: '46499',
   };
 }

@@ -106,7 +106,7 @@ describe('docker-compose.yml', () => {
       return composeFindings(doc).join('\n');
     };
     assert.match(variant((p) => (p.ports = p.ports.filter((x) => !x.endsWith('/udp') || x.startsWith('5060')))), /RTP range 20000-20199 the platform uses is not the published UDP range \(none\)/);
-    assert.match(variant((p) => (p.environment['RTP_PORT_MAX'] = '29999')), /RTP range 20000-29999 the platform uses is not the published UDP range \(20000-20199\)/);
+    assert.match(variant((p) => (p.environment['RTP_PORT_MAX'] = '29999')), /RTP range 20000-29999 the platform uses is not the published UDP range \(20000-20199, 40000-40099\)/);
     assert.match(variant((p) => delete p.environment['RTP_PORT_MIN']), /RTP_PORT_MIN \/ RTP_PORT_MAX are not set/);
     assert.match(variant((p) => delete p.environment['SIP_PUBLIC_ADDRESS']), /SIP_PUBLIC_ADDRESS is not set/);
     assert.match(variant((p) => (p.ports = p.ports.filter((x) => !x.startsWith('5062')))), /SIP WebSocket \(5062\/tcp\) is not published/);

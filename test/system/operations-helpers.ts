@@ -69,7 +69,7 @@ export async function startOperationsPlatform(dataDir: string, env: Record<strin
     SIP_HOST: '127.0.0.1',
     SIP_PORT: '0',
     SIP_TLS_PORT: '0',
-    SIP_WS_PORT: '0',
+    SIP_WS_PORT: '0', SIP_WSS_PORT: '0',
     SIP_PUBLIC_ADDRESS: '127.0.0.1',
     RTP_BIND_ADDRESS: '127.0.0.1',
     ...env,

@@ -212,7 +212,7 @@ describe('platform process: the gateway alone, with an ops endpoint', function (
 
   it('serves /healthz, /readyz and promtool-clean /metrics with the gateway\'s series on OPS_PORT, and says so when there is none', async () => {
     const dataDir = mkdtempSync(path.join(tmpdir(), 'vap-ops-gw-'));
-    const gatewayOnly = { DATABASE_URL: '', CONFIG_FILE: '', DATA_DIR: dataDir, ROLES: 'gateway', SIP_HOST: '127.0.0.1', SIP_PORT: '0', SIP_TLS_PORT: '0', SIP_WS_PORT: '0', SIP_PUBLIC_ADDRESS: '127.0.0.1' };
+    const gatewayOnly = { DATABASE_URL: '', CONFIG_FILE: '', DATA_DIR: dataDir, ROLES: 'gateway', SIP_HOST: '127.0.0.1', SIP_PORT: '0', SIP_TLS_PORT: '0', SIP_WS_PORT: '0', SIP_WSS_PORT: '0', SIP_PUBLIC_ADDRESS: '127.0.0.1' };
     const started = spawnPlatform({ ...gatewayOnly, OPS_HOST: '127.0.0.1', OPS_PORT: '0' });
     try {
       const ops = await waitForLine(started, 'ops endpoint listening (/healthz, /readyz, /metrics)', 60_000);

@@ -37,7 +37,7 @@ const baseEnv = async (): Promise<Record<string, string>> => ({
   SIP_HOST: '127.0.0.1',
   SIP_PORT: '0',
   SIP_TLS_PORT: '0',
-  SIP_WS_PORT: '0',
+  SIP_WS_PORT: '0', SIP_WSS_PORT: '0',
   PROVIDERS_HOST: '127.0.0.1',
   PROVIDERS_PORT: '0',
 });

@@ -12,7 +12,7 @@ export interface CallContext {
   readonly timezone: string;
   readonly callerNumber?: string;
   readonly calledNumber?: string;
-  readonly direction: 'inbound' | 'outbound' | 'simulation';
+  readonly direction: 'inbound' | 'outbound' | 'simulation' | 'web';
   readonly language?: string;
   /** `Variables` of the campaign SendMessage request; they seed the recipe variables. */
   readonly campaignVariables: Readonly<Record<string, VariableValue>>;

@@ -1,0 +1,35 @@
+import { useEffect, useState } from 'react';
+import { unwrap } from '../api/client';
+import { ErrorBox } from '../components/error-box';
+import { useSession } from '../session';
+
+/** The SendMessage request for a campaign, with the tenant's own URL, ready to copy. */
+export function SendMessageSnippet({ clientId, campaignId }: { clientId: string; campaignId: string }) {
+  const { api } = useSession();
+  const [url, setUrl] = useState<string>();
+  const [error, setError] = useState<unknown>();
+  useEffect(() => {
+    api.GET('/v1/tenants/{clientId}/endpoints', { params: { path: { clientId } } }).then((r) => setUrl(unwrap(r).sendMessageUrl), setError);
+  }, [api, clientId]);
+  if (error) return <ErrorBox error={error} title="Could not read the tenant's address" />;
+  if (!url) return null;
+  // ScheduledAt.Time without an offset is read in the tenant's timezone; a past time means now.
+  const body = { CampaignID: campaignId, To: { PhoneNumber: '919876543210' }, Variables: { name: 'Asha' }, ScheduledAt: { Time: '2026-03-02T10:30:00' } };
+  const snippet = [
+    `curl -s -X POST '${url}' \\`,
+    `  -H 'Authorization: <campaign token>' -H 'Content-Type: application/json' \\`,
+    `  -d '${JSON.stringify(body)}'`,
+  ].join('\n');
+  return (
+    <section aria-labelledby="snippet-title">
+      <h3 id="snippet-title">SendMessage</h3>
+      <p className="muted">Issue a token with the campaign scope under API tokens, then send:</p>
+      <pre className="snippet" data-testid="send-message-snippet" tabIndex={0}>
+        {snippet}
+      </pre>
+      <button type="button" onClick={() => void navigator.clipboard?.writeText(snippet)}>
+        Copy snippet
+      </button>
+    </section>
+  );
+}

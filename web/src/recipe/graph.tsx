@@ -1,0 +1,97 @@
+import type { KeyboardEvent } from 'react';
+import { exitLabel, exitRow, headerHeight, layout, nodeHeight, nodeWidth, typeLabel, type RecipeSpec } from './model';
+
+interface GraphProps {
+  readonly spec: RecipeSpec;
+  readonly selected: string | undefined;
+  readonly onSelect: (id: string) => void;
+  /** Block ids the API reported issues for. */
+  readonly invalid: ReadonlySet<string>;
+}
+
+/**
+ * The recipe as a graph: one box per block with its exits as ports on the right, a curve from each
+ * connected exit to the block it leads to. Boxes are buttons (Tab, Enter or Space selects one), and
+ * each names its exits and targets, so the graph reads the same without seeing it.
+ */
+export function RecipeGraph({ spec, selected, onSelect, invalid }: GraphProps) {
+  const boxes = layout(spec);
+  const byId = new Map(boxes.map((b) => [b.id, b]));
+  const blockType = new Map(spec.blocks.map((b) => [b.id, b.type]));
+  const connections = spec.connections ?? [];
+  const width = Math.max(...boxes.map((b) => b.x + nodeWidth), 200) + 40;
+  const height = Math.max(...boxes.map((b) => b.y + nodeHeight(b.exits.length)), 100) + 20;
+  const target = (from: string, exit: string): string | undefined => connections.find((c) => c.from === from && c.exit === exit)?.to;
+  const keyed = (id: string) => (event: KeyboardEvent) => {
+    if (event.key === 'Enter' || event.key === ' ') {
+      event.preventDefault();
+      onSelect(id);
+    }
+  };
+
+  return (
+    <div className="graph-scroll">
+      <svg className="graph" width={width} height={height} viewBox={`0 0 ${width} ${height}`} role="group" aria-label={`Blocks of recipe ${spec.name}`}>
+        <defs>
+          <marker id="arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto">
+            <path d="M0,0 L10,5 L0,10 z" className="edge-head" />
+          </marker>
+        </defs>
+        {boxes.flatMap((box) =>
+          box.exits.map((exit, i) => {
+            const to = target(box.id, exit);
+            const dest = to ? byId.get(to) : undefined;
+            if (!dest) return null;
+            const x1 = box.x + nodeWidth;
+            const y1 = box.y + headerHeight + i * exitRow + exitRow / 2;
+            const x2 = dest.x;
+            const y2 = dest.y + headerHeight / 2;
+            const bend = Math.max(40, Math.abs(x2 - x1) / 2);
+            return <path key={`${box.id}:${exit}`} className="edge" d={`M${x1},${y1} C${x1 + bend},${y1} ${x2 - bend},${y2} ${x2},${y2}`} markerEnd="url(#arrow)" />;
+          }),
+        )}
+        {boxes.map((box) => {
+          const type = typeLabel(blockType.get(box.id) ?? '');
+          const exitsText = box.exits.map((e) => `${exitLabel(e)} to ${target(box.id, e) ?? 'nothing'}`).join(', ');
+          const classes = ['node', selected === box.id ? 'selected' : '', invalid.has(box.id) ? 'invalid' : '', spec.startBlockId === box.id ? 'start' : ''].join(' ');
+          return (
+            <g
+              key={box.id}
+              className={classes}
+              transform={`translate(${box.x},${box.y})`}
+              role="button"
+              tabIndex={0}
+              aria-pressed={selected === box.id}
+              aria-label={`${spec.startBlockId === box.id ? 'Start block ' : 'Block '}${box.id}, ${type}${invalid.has(box.id) ? ', has errors' : ''}. Exits: ${exitsText || 'none (ends the call)'}`}
+              data-block={box.id}
+              onClick={() => onSelect(box.id)}
+              onKeyDown={keyed(box.id)}
+            >
+              <rect width={nodeWidth} height={nodeHeight(box.exits.length)} rx="8" />
+              <text x="10" y="19" className="node-id">
+                {spec.startBlockId === box.id ? '▶ ' : ''}
+                {box.id}
+              </text>
+              <text x="10" y="36" className="node-type">
+                {type}
+              </text>
+              {box.exits.map((exit, i) => (
+                <g key={exit} transform={`translate(0,${headerHeight + i * exitRow})`}>
+                  <text x={nodeWidth - 14} y="16" textAnchor="end" className="node-exit">
+                    {exitLabel(exit)}
+                  </text>
+                  <circle cx={nodeWidth} cy={exitRow / 2} r="5" className={target(box.id, exit) ? 'port connected' : 'port'} />
+                </g>
+              ))}
+              {box.exits.length === 0 ? (
+                <text x="10" y={headerHeight + 16} className="node-exit">
+                  ends the call
+                </text>
+              ) : null}
+            </g>
+          );
+        })}
+      </svg>
+    </div>
+  );
+}
