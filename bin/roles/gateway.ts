@@ -13,7 +13,7 @@ import { tenantCallSpeech } from '../../control-api/tenants/tenant-speech.js';
 import { createTenantsRepository } from '../../control-api/tenants/tenants-repository.js';
 import { ProviderTelephony, RoutingOriginator } from '../../control-api/providers/provider-telephony.js';
 import { SipGateway } from '../../gateway/inbound/sip-gateway.js';
-import { SipOriginator } from '../../gateway/outbound/sip-originator.js';
+import { parseOutboundProxy, SipOriginator } from '../../gateway/outbound/sip-originator.js';
 import { SipResolver } from '../../gateway/sip/resolve/sip-resolver.js';
 import { GatewayCallTransfer } from '../../gateway/transfer/gateway-call-transfer.js';
 import type { CallTransfer, CallTransferOutcome } from '../../core/ports/call-transfer.js';
@@ -146,6 +146,7 @@ export const startGatewayRole: RoleStarter = async (ctx) => {
     logger,
     publicAddress,
     trustedSources: config.sip.trustedSources,
+    edgeAddresses: config.sip.edge.addresses,
     maxCallsPerNumber: config.sip.maxCallsPerNumber,
     maxCallsPerTenant: config.sip.maxCallsPerTenant,
     sessionTimer,
@@ -182,6 +183,8 @@ export const startGatewayRole: RoleStarter = async (ctx) => {
     sessionTimer,
     // RFC 3263 NAPTR/SRV/A for trunk FQDNs, on the configured DNS servers (the system's when none).
     resolver: new SipResolver({ servers: config.sip.dnsServers }),
+    // Behind a SIP edge, every outbound call leaves through it (docs/edge.md).
+    ...(config.sip.edge.outboundProxy ? { outboundProxy: parseOutboundProxy(config.sip.edge.outboundProxy) } : {}),
   });
   // Campaign calls from provider numbers go through the provider's REST API, the others over SIP.
   const unbindOriginator = processOriginator.bind(new RoutingOriginator(originator, providers));

@@ -55,6 +55,8 @@ const envBindings: ReadonlyArray<readonly [string, string, 'string' | 'int' | 'l
   ['SIP_ABUSE_SCANNER_USER_AGENTS', 'sip.abuse.scannerUserAgents', 'list'],
   ['SIP_ABUSE_QUEUE_PER_SOURCE', 'sip.abuse.queuePerSource', 'int'],
   ['SIP_ABUSE_TURN_BUDGET', 'sip.abuse.turnBudget', 'int'],
+  ['SIP_EDGE_ADDRESSES', 'sip.edge.addresses', 'list'],
+  ['SIP_OUTBOUND_PROXY', 'sip.edge.outboundProxy', 'string'],
   ['PROVIDERS_HOST', 'providers.host', 'string'],
   ['PROVIDERS_PORT', 'providers.port', 'int'],
   ['PROVIDERS_PUBLIC_BASE_URL', 'providers.publicBaseUrl', 'string'],
@@ -83,6 +85,8 @@ const envBindings: ReadonlyArray<readonly [string, string, 'string' | 'int' | 'l
   ['HTTP_KEEP_ALIVE_TIMEOUT_MS', 'http.keepAliveTimeoutMs', 'int'],
   ['HTTP_IDLE_TIMEOUT_MS', 'http.idleTimeoutMs', 'int'],
   ['HTTP_DRAIN_LIMIT_BYTES', 'http.drainLimitBytes', 'int'],
+  ['RECORDINGS_STORE', 'recordings.store', 'string'],
+  ['RECORDINGS_DIR', 'recordings.directory', 'string'],
   ['OPERATOR_TOKEN', 'security.operatorToken', 'string'],
   ['SECRET_KEY', 'security.secretKey', 'string'],
 ];

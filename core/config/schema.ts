@@ -84,6 +84,32 @@ export const sipAbuseSchema = z.strictObject({
 });
 export type SipAbuseSettings = z.infer<typeof sipAbuseSchema>;
 
+/** `sip:<IP literal>[:port][;transport=udp|tcp]`: where every outbound request goes first (RFC 3261 sec. 8.1.2). */
+const outboundProxy = z.string().refine((v) => {
+  const m = /^sip:(\[[0-9a-fA-F:.]+\]|[0-9.]+)(?::(\d{1,5}))?((?:;[a-z]+(?:=[a-z]+)?)*)$/i.exec(v);
+  if (!m) return false;
+  const host = (m[1] as string).replace(/^\[|\]$/g, '');
+  const portOk = m[2] === undefined || (Number(m[2]) >= 1 && Number(m[2]) <= 65535);
+  const params = (m[3] ?? '').split(';').filter(Boolean).map((p) => p.toLowerCase());
+  return isIP(host) !== 0 && portOk && params.every((p) => p === 'lr' || p === 'transport=udp' || p === 'transport=tcp');
+}, 'must be sip:<IP address>[:port][;transport=udp|tcp] (an IP literal: the edge is a known address, not a DNS name)');
+
+/**
+ * A SIP edge (Kamailio, docs/edge.md) in front of this gateway: calls come only through it, with
+ * the carrier's source address in the X-VAP-Source header, and outbound calls leave through it.
+ */
+export const sipEdgeSchema = z.strictObject({
+  /**
+   * The edge's addresses. When set, new calls are taken only from them (and sip.trustedSources);
+   * their X-VAP-Source header is the address trunks are matched against, and that header from any
+   * other source is refused 403.
+   */
+  addresses: z.array(ipAddress).default([]),
+  /** Outbound calls (campaigns, transfers) are sent here with a Route header, and it relays them to the trunk. */
+  outboundProxy: outboundProxy.optional(),
+});
+export type SipEdgeSettings = z.infer<typeof sipEdgeSchema>;
+
 /**
  * Timeouts and limits of every HTTP server the platform runs (control API, plant sandbox, the SIP
  * WebSocket upgrade); docs/configuration.md explains each. Node checks the header and request
@@ -222,6 +248,7 @@ export const configSchema = z
          */
         referNotifyWaitMs: z.number().int().min(32_000, 'must outlast the transferee\'s Timer B (64*T1 = 32 s)').max(600_000).optional(),
         abuse: sipAbuseSchema.prefault({}),
+        edge: sipEdgeSchema.prefault({}),
       })
       .refine((s) => s.sessionExpiresSeconds === 0 || s.sessionExpiresSeconds >= s.minSessionExpiresSeconds, {
         message: 'sip.sessionExpiresSeconds must be 0 or at least sip.minSessionExpiresSeconds',
@@ -243,6 +270,17 @@ export const configSchema = z
       .prefault({}),
     scheduler: schedulerSchema.prefault({}),
     providers: providersSchema.prefault({}),
+    /**
+     * Call recordings: written to `directory` while a call runs; with `store: database` copied into
+     * the database when it ends, so every node serves every recording (docs/edge.md, Recordings).
+     */
+    recordings: z
+      .strictObject({
+        store: z.enum(['directory', 'database']).default('directory'),
+        /** Default `<dataDir>/recordings`. With `directory` behind an edge: a volume every node mounts. */
+        directory: z.string().min(1).optional(),
+      })
+      .prefault({}),
     security: z
       .strictObject({
         /** Credential for the management API; generated into dataDir when absent. */
