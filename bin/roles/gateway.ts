@@ -1,8 +1,8 @@
-import { join } from 'node:path';
 import { systemClock } from '../../core/clock.js';
 import { advertisedSipAddress } from '../../core/config/advertised-address.js';
 import type { SipAbuseSettings } from '../../core/config/schema.js';
 import { CallRecorder } from '../../control-api/calls/call-recorder.js';
+import { recordingsFor } from '../../control-api/calls/recordings.js';
 import { RecipeCallHandler } from '../../control-api/gateway-adapters/recipe-call-handler.js';
 import { QuickJsCodeRunner } from '../../control-api/recipes/code-sandbox/quickjs-code-runner.js';
 import { platformServices } from '../../control-api/recipes/platform-services.js';
@@ -86,6 +86,7 @@ export const startGatewayRole: RoleStarter = async (ctx) => {
     logger: logger.child({ part: 'media' }),
   });
   const directory = new StoreCallDirectory({ db: ctx.store.db });
+  const recordings = recordingsFor(config, ctx.store.db);
   const secretBox = createSecretBox(ctx.secrets.secretKey);
   const code = new QuickJsCodeRunner({ workers: 1 });
   // The transfer needs the started stack; calls only arrive after start, so a late-bound slot is enough.
@@ -95,7 +96,8 @@ export const startGatewayRole: RoleStarter = async (ctx) => {
     recorder: new CallRecorder({ db: ctx.store.db }),
     services: platformServices({ db: ctx.store.db, box: secretBox, code, logger: logger.child({ part: 'recipes' }) }),
     logger: logger.child({ part: 'calls' }),
-    recordingsDir: join(config.dataDir, 'recordings'),
+    recordingsDir: recordings.directory,
+    ...(recordings.keep ? { keepRecording: recordings.keep } : {}),
     // Each call reads its tenant's settings.speech (keys opened per call, never logged).
     speech: tenantCallSpeech(ctx.store.db, createTenantsRepository(secretBox)),
     transfer: {
