@@ -48,6 +48,8 @@ export function mountAdminDrainRoutes(router: Router, deps: ManagementDeps, drai
 export function adminDrainOpenApi(b: OpenApiBuilder): void {
   const status = b.addZod('DrainStatus', drainStatusSchema, 'output');
   const tag = 'Admin';
+  // Every tag an operation uses must be declared with a description (document.ts refuses otherwise).
+  b.tag(tag, 'The running process itself: drain it before a restart (docs/operations.md).');
   b.path('/v1/admin/drain', 'post', operation({
     operationId: 'startDrain',
     summary: 'Drain this process and exit: new calls are refused with 503 + Retry-After, live calls may end within drainTimeoutMs, then get a BYE (operator token only)',
