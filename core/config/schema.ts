@@ -107,7 +107,21 @@ export const sipEdgeSchema = z.strictObject({
   addresses: z.array(ipAddress).default([]),
   /** Outbound calls (campaigns, transfers) are sent here with a Route header, and it relays them to the trunk. */
   outboundProxy: outboundProxy.optional(),
-});
+  /**
+   * What customers are told to send calls to and allow (GET .../sip-info) behind the edge: the
+   * edge's public address and SIP port (UDP and TCP), and rtpengine's public RTP range (its
+   * --port-min/--port-max; rtpengine's own defaults here).
+   */
+  publicAddress: ipAddress.optional(),
+  publicPort: z.number().int().min(1).max(65535).default(5060),
+  mediaPortMin: z.number().int().min(1).max(65535).default(30_000),
+  mediaPortMax: z.number().int().min(1).max(65535).default(40_000),
+})
+  .refine((e) => e.addresses.length === 0 || e.publicAddress !== undefined, {
+    message: 'sip.edge.publicAddress is required with sip.edge.addresses: customers send their calls to the edge, not to this node',
+    path: ['publicAddress'],
+  })
+  .refine((e) => e.mediaPortMin < e.mediaPortMax, { message: 'sip.edge.mediaPortMin must be below sip.edge.mediaPortMax', path: ['mediaPortMax'] });
 export type SipEdgeSettings = z.infer<typeof sipEdgeSchema>;
 
 /**
