@@ -16,7 +16,10 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 
 /** Who listens where (all on lo: Linux routes 127.0.0.0/8 there). */
 export const edgeAddresses = {
+  /** Kamailio's external socket: what carriers send to. */
   kamailio: '127.0.0.10',
+  /** Kamailio's internal socket: what the nodes see and send to (sip.edge.addresses). */
+  kamailioInternal: '127.0.0.9',
   nodes: ['127.0.0.11', '127.0.0.12'],
   /** rtpengine's `external` interface (what carriers see) and its ng control socket. */
   rtpExternal: '127.0.0.13',
@@ -136,7 +139,10 @@ export async function startRtpengine(o: RtpengineOptions): Promise<Daemon> {
 }
 
 export interface KamailioOptions {
+  /** The external socket's port (carriers). */
   readonly port: number;
+  /** The internal socket's port (nodes). */
+  readonly internalPort: number;
   readonly nodes: ReadonlyArray<{ readonly address: string; readonly sipPort: number }>;
   readonly rtpengineNgPort: number;
   readonly workDir: string;
@@ -145,7 +151,10 @@ export interface KamailioOptions {
   readonly children?: number;
 }
 
-/** Kamailio with edge-conf/kamailio.cfg as shipped, the settings given as -A defines; ready once it answers OPTIONS. */
+/**
+ * Kamailio with edge-conf/kamailio.cfg as shipped, in its two-socket shape (external for carriers,
+ * internal for the nodes), the settings given as -A defines; ready once it answers OPTIONS.
+ */
 export async function startKamailio(o: KamailioOptions): Promise<Daemon> {
   mkdirSync(o.workDir, { recursive: true });
   const list = path.join(o.workDir, 'dispatcher.list');
@@ -153,6 +162,9 @@ export async function startKamailio(o: KamailioOptions): Promise<Daemon> {
   const d = daemon('kamailio', [
     '-DD', '-E', '-f', path.join(root, 'edge-conf/kamailio.cfg'), '-Y', o.workDir, '-m', '64', '-M', '8',
     '-l', `udp:${edgeAddresses.kamailio}:${o.port}`,
+    '-l', `udp:${edgeAddresses.kamailioInternal}:${o.internalPort}`,
+    '-A', `EXTERNAL_SOCKET="udp:${edgeAddresses.kamailio}:${o.port}"`,
+    '-A', `INTERNAL_SOCKET="udp:${edgeAddresses.kamailioInternal}:${o.internalPort}"`,
     '-A', `DISPATCHER_LIST="${list}"`,
     '-A', `RTPENGINE_SOCK="udp:${edgeAddresses.rtpExternal}:${o.rtpengineNgPort}"`,
     '-A', `PROBE_INTERVAL=${o.probeIntervalSeconds}`,
@@ -169,24 +181,29 @@ export async function startKamailio(o: KamailioOptions): Promise<Daemon> {
   return d;
 }
 
-/** CPU seconds (user + system) of every live process in the group `pgid` (Kamailio and its workers), from /proc. */
+/**
+ * CPU seconds of every live process in the group `pgid` (Kamailio and its workers), from /proc:
+ * each thread's time on a CPU (`schedstat`, nanoseconds) where the kernel keeps it, else user +
+ * system ticks of `stat` (10 ms each, too coarse for a few hundred calls).
+ */
 export function processGroupCpuSeconds(pgid: number): number {
-  const ticksPerSecond = 100; // USER_HZ on Linux x86_64
-  let ticks = 0;
+  let seconds = 0;
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
-    let stat: string;
     try {
-      stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      // Fields after the parenthesised command name (which may contain spaces): state is field 3.
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (Number(fields[2]) !== pgid) continue; // field 5: pgrp
+      const ticks = (Number(fields[11]) + Number(fields[12])) / 100; // fields 14, 15: utime, stime (USER_HZ 100)
+      let ns = 0;
+      for (const task of readdirSync(`/proc/${entry}/task`)) ns += Number(readFileSync(`/proc/${entry}/task/${task}/schedstat`, 'utf8').split(' ')[0]);
+      seconds += ns > 0 ? ns / 1e9 : ticks;
     } catch {
       continue; // exited meanwhile
     }
-    // Fields after the parenthesised command name (which may contain spaces): state is field 3.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    if (Number(fields[2]) !== pgid) continue; // field 5: pgrp
-    ticks += Number(fields[11]) + Number(fields[12]); // fields 14, 15: utime, stime
   }
-  return ticks / ticksPerSecond;
+  return seconds;
 }
 
 export interface NodeSettings {
@@ -209,7 +226,16 @@ export const clusterSecrets = (): ClusterSecrets => ({ secretKey: randomBytes(32
  * A node's environment: everything bound to its own address, the shared database, secrets and
  * recordings store, the edge as the only source of calls and the outbound proxy.
  */
-export function nodeEnv(n: NodeSettings, shared: { databaseUrl: string; secrets: ClusterSecrets; kamailioPort: number; roles?: string; extra?: Record<string, string> }): Record<string, string> {
+export interface EdgePorts {
+  /** Kamailio's external and internal sockets. */
+  readonly kamailio: number;
+  readonly kamailioInternal: number;
+  /** rtpengine's port range (both interfaces). */
+  readonly rtpMin: number;
+  readonly rtpMax: number;
+}
+
+export function nodeEnv(n: NodeSettings, shared: { databaseUrl: string; secrets: ClusterSecrets; edge: EdgePorts; roles?: string; extra?: Record<string, string> }): Record<string, string> {
   mkdirSync(n.dataDir, { recursive: true });
   return {
     ROLES: shared.roles ?? 'gateway,control,worker',
@@ -230,8 +256,12 @@ export function nodeEnv(n: NodeSettings, shared: { databaseUrl: string; secrets:
     RTP_BIND_ADDRESS: n.address,
     RTP_PORT_MIN: String(n.rtpPortMin),
     RTP_PORT_MAX: String(n.rtpPortMin + 3998),
-    SIP_EDGE_ADDRESSES: edgeAddresses.kamailio,
-    SIP_OUTBOUND_PROXY: `sip:${edgeAddresses.kamailio}:${shared.kamailioPort};lr`,
+    SIP_EDGE_ADDRESSES: edgeAddresses.kamailioInternal,
+    SIP_OUTBOUND_PROXY: `sip:${edgeAddresses.kamailioInternal}:${shared.edge.kamailioInternal};lr`,
+    SIP_EDGE_PUBLIC_ADDRESS: edgeAddresses.kamailio,
+    SIP_EDGE_PUBLIC_PORT: String(shared.edge.kamailio),
+    SIP_EDGE_RTP_PORT_MIN: String(shared.edge.rtpMin),
+    SIP_EDGE_RTP_PORT_MAX: String(shared.edge.rtpMax),
     RECORDINGS_STORE: 'database',
     ...shared.extra,
   };

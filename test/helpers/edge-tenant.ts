@@ -17,20 +17,25 @@ export interface EdgeTenant {
 
 /**
  * Tenant `edge`: a carrier trunk whose termination address is the carrier's (SIPp's) and whose
- * outbound address is the callee's, a number on it running a short recipe (a greeting, then the
- * agent hangs up), and a published campaign from that number without retries.
+ * outbound address is the callee's, a number on it running a short recipe (a greeting, "Bye.",
+ * and the agent hangs up), and a published campaign from that number without retries.
  */
-export async function seedEdgeTenant(store: Store, secretKey: Buffer, calleePort: number): Promise<EdgeTenant> {
+export async function seedEdgeTenant(store: Store, secretKey: Buffer, calleePort: number, options: { readonly greeting?: boolean } = {}): Promise<EdgeTenant> {
   const db = store.db;
   await migrateToLatest(db);
   const defs = createResourceDefinitions({ secretBox: createSecretBox(secretKey) });
   const tenant = await db.insertInto('tenants').values({ client_id: 'edge', name: 'Edge' }).returning('id').executeTakeFirstOrThrow();
-  await defs.recipe.repository.create(db, tenant.id, recipeDoc('Greet', {
-    blocks: [
-      { id: 'greet', type: 'message', settings: { text: 'Hello from the edge.' } },
-      { id: 'bye', type: 'close', settings: { closingScript: 'Bye.', disposition: 'done' } },
-    ],
-  }) as never);
+  // Without the greeting (the load bench): the agent says "Bye." and hangs up.
+  const recipe =
+    options.greeting === false
+      ? recipeDoc('Greet', { startBlockId: 'bye', blocks: [{ id: 'bye', type: 'close', settings: { closingScript: 'Bye.', disposition: 'done' } }], connections: [] })
+      : recipeDoc('Greet', {
+          blocks: [
+            { id: 'greet', type: 'message', settings: { text: 'Hello from the edge.' } },
+            { id: 'bye', type: 'close', settings: { closingScript: 'Bye.', disposition: 'done' } },
+          ],
+        });
+  await defs.recipe.repository.create(db, tenant.id, recipe as never);
   await defs.sipTrunk.repository.create(db, tenant.id, trunkDoc('carrier', {
     inbound: { terminationAddresses: [edgeAddresses.carrier], dids: [edgeDid] },
     outbound: { address: edgeAddresses.callee, port: calleePort, transport: 'udp', username: 'edge-out', password: 'edge-trunk-secret-1' },

@@ -6,7 +6,7 @@ import { openStore, type Store } from '../../control-api/store/database.js';
 import { CountingUas } from '../helpers/counting-uas.js';
 import { clusterSecrets, edgeAddresses, freePort, nodeEnv, startKamailio, startRtpengine, type Daemon, type NodeSettings } from '../helpers/edge-cluster.js';
 import { dueCalls, edgeDid, seedEdgeTenant, type EdgeTenant } from '../helpers/edge-tenant.js';
-import { spawnPlatform, waitForLine, type PlatformProcess } from '../helpers/platform-process.js';
+import { exitCode, spawnPlatform, waitForLine, type PlatformProcess } from '../helpers/platform-process.js';
 import { testPostgres } from '../helpers/postgres-cluster.js';
 import { runSipp, type SippResult } from '../helpers/sipp.js';
 
@@ -34,6 +34,7 @@ describe('scale-out: Kamailio and rtpengine in front of two platform nodes on on
   let rtpengine: Daemon | undefined;
   let kamailio: Daemon | undefined;
   let kamailioPort: number;
+  let kamailioInternalPort: number;
   let nodes: NodeSettings[];
   const procs: Array<PlatformProcess | undefined> = [];
   let sippRuns = 0;
@@ -42,7 +43,7 @@ describe('scale-out: Kamailio and rtpengine in front of two platform nodes on on
     const env = nodeEnv(nodes[i] as NodeSettings, {
       databaseUrl: url,
       secrets,
-      kamailioPort,
+      edge: { kamailio: kamailioPort, kamailioInternal: kamailioInternalPort, rtpMin: 50_000, rtpMax: 59_999 },
       // Campaign messages are stored here straight into the table (as SendMessage stores them),
       // without an Agenda job: each worker's store poller finds them, every 500 ms.
       extra: { SCHEDULER_RECONCILE_POLL_MS: '500', SCHEDULER_RECONCILE_GRACE_MS: '0', DRAIN_TIMEOUT_MS: '60000' },
@@ -78,6 +79,7 @@ describe('scale-out: Kamailio and rtpengine in front of two platform nodes on on
     const ngPort = await freePort(edgeAddresses.rtpExternal);
     rtpengine = await startRtpengine({ ngPort, portMin: 50_000, portMax: 59_999 });
     kamailioPort = await freePort(edgeAddresses.kamailio);
+    kamailioInternalPort = await freePort(edgeAddresses.kamailioInternal);
     nodes = await Promise.all(
       edgeAddresses.nodes.map(async (address, i) => ({
         name: `node-${i}`,
@@ -89,7 +91,7 @@ describe('scale-out: Kamailio and rtpengine in front of two platform nodes on on
       })),
     );
     await Promise.all(nodes.map((_, i) => startNode(i)));
-    kamailio = await startKamailio({ port: kamailioPort, nodes, rtpengineNgPort: ngPort, workDir: path.join(work, 'kamailio'), probeIntervalSeconds: PROBE_INTERVAL_S, nodeTimeoutMs: NODE_TIMEOUT_MS });
+    kamailio = await startKamailio({ port: kamailioPort, internalPort: kamailioInternalPort, nodes, rtpengineNgPort: ngPort, workDir: path.join(work, 'kamailio'), probeIntervalSeconds: PROBE_INTERVAL_S, nodeTimeoutMs: NODE_TIMEOUT_MS });
   });
 
   after(async function () {
@@ -118,9 +120,18 @@ describe('scale-out: Kamailio and rtpengine in front of two platform nodes on on
     for (const a of answers) {
       assert.match(a, new RegExp(`c=IN IP4 ${edgeAddresses.rtpExternal.replace(/\./g, '\\.')}\\b`));
       for (const hidden of [...edgeAddresses.nodes, edgeAddresses.rtpInternal]) assert.ok(!a.includes(`c=IN IP4 ${hidden}`), `the 200 shows ${hidden}`);
-      assert.match(a, new RegExp(`Record-Route: <sip:${edgeAddresses.kamailio.replace(/\./g, '\\.')}:${kamailioPort};lr`));
+      // Two sockets, two Record-Route entries (RFC 3261 sec. 16.6 step 4 allows a proxy several):
+      // the carrier's in-dialog requests go to the external one, the nodes' to the internal one.
+      assert.match(a, new RegExp(`Record-Route: <sip:${edgeAddresses.kamailio.replace(/\./g, '\\.')}:${kamailioPort};r2=on;lr`));
     }
     assert.ok(!run.messages.includes('X-VAP-Source'), 'the carrier never sees the header the edge adds for the nodes');
+    // And what a customer is told to configure names the edge and rtpengine, whichever node answers.
+    for (const n of nodes) {
+      const res = await fetch(`http://${n.address}:${n.controlPort}/v1/tenants/edge/sip-info`, { headers: { authorization: `Bearer ${secrets.operatorToken}` } });
+      const info = (await res.json()) as { signalingAddress: string; media: { address: string; rtpPortMin: number } };
+      assert.equal(info.signalingAddress, edgeAddresses.kamailio);
+      assert.deepEqual([info.media.address, info.media.rtpPortMin], [edgeAddresses.kamailio, 50_000]);
+    }
   });
 
   it('serves from either node the recording made on the other, with the caller audio relayed by rtpengine', async () => {
@@ -202,8 +213,10 @@ describe('scale-out: Kamailio and rtpengine in front of two platform nodes on on
     assert.equal(answeredBy(drained, drainedAt + 1000).length, 0, 'no new call answered by the draining node');
     const done = await waitForLine(drained, 'gateway drained', 60_000);
     assert.equal(done['endedAtTimeout'], 0, 'every live call of the drained node ended by itself');
-    await new Promise<void>((resolve) => (drained.child.exitCode !== null ? resolve() : drained.child.once('exit', () => resolve())));
-    assert.equal(drained.child.exitCode, 0);
+    const code = await exitCode(drained, 30_000).catch((error: unknown) => {
+      throw new Error(`${String(error)}\nlast log lines: ${drained.lines.slice(-15).map((l) => JSON.stringify(l)).join('\n')}`);
+    });
+    assert.equal(code, 0);
     // Back in the rotation for the next case: the next probe answered 200 marks it up.
     const upBefore = kamailio?.lines.filter((l) => l.text.includes('platform node up')).length ?? 0;
     await startNode(1);
