@@ -137,8 +137,12 @@ async function main(): Promise<void> {
         if (run.failed > 0) {
           // Why calls failed, as SIPp saw it: the unexpected message (status line) or the timeout, counted.
           const why = new Map<string, number>();
-          for (const m of run.errors.matchAll(/Aborting call on (unexpected message|UDP Timeout|timeout)[^\n]*?(?:received '(SIP\/2\.0 \d{3}[^\n]*|[A-Z]+ [^\n]*))?/g)) {
-            const key = m[2] ? m[2].trim() : m[1] ?? '';
+          for (const m of run.errors.matchAll(/Aborting call on unexpected message[^\n]*?(while expecting '[^']*'[^\n]*?), received '([^\n']*)/g)) {
+            const key = `${m[2]?.trim() ?? ''} (${m[1] ?? ''})`;
+            why.set(key, (why.get(key) ?? 0) + 1);
+          }
+          for (const m of run.errors.matchAll(/(Aborting call on (?:UDP )?timeout[^\n]*?|Call-Id[^\n]*?timed out[^\n]*)/gi)) {
+            const key = (m[1] ?? '').replace(/'[^']*@[^']*'/, "'...'").slice(0, 120);
             why.set(key, (why.get(key) ?? 0) + 1);
           }
           console.log(`  failed calls: ${[...why].map(([k, n]) => `${n} x ${k}`).join('; ') || run.errors.slice(0, 500)}`);
