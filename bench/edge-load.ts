@@ -9,11 +9,13 @@
  * the edge at rising rates; each call is a real platform call: the number's recipe runs (the agent
  * says "Bye." with espeak-ng and hangs up), the call is recorded and its record written; SIPp sends
  * no audio. A step passes when under 1% of its calls failed and SIPp retransmitted under 1% of
- * its messages; calls/s is the successful calls over SIPp's sending window (calls / rate), and
- * the figure per configuration is the highest passing step. CPU is read from /proc:
+ * its messages and the calls were placed at 90% of the rate or more; calls/s is the successful
+ * calls over the step's wall time less the length of one call alone (measured first), and the
+ * figure per configuration is the highest passing step. CPU is read from /proc:
  * Kamailio's whole process group (its workers, timer and probing processes), each node with the
  * children it reaped (espeak-ng), rtpengine. The nodes' per-carrier admission rate
- * (sip.abuse.perSourceRate, 50/s by default) is raised: this measures capacity, not that limit.
+ * (sip.abuse.perSourceRate, 50/s by default) and the calls allowed per number and tenant (100 and
+ * 500 at once, every call here is to one number) are raised: this measures capacity, not limits.
  *
  *   node --import tsx bench/edge-load.ts [--rates 10,20,40,60,80,100] [--seconds 10]
  */
@@ -51,7 +53,7 @@ interface Step {
   readonly ok: number;
   readonly failed: number;
   readonly retrans: number;
-  /** Successful calls per second of SIPp's sending window (calls / rate seconds). */
+  /** Successful calls per second: over the step's wall time less one call's length, at most the offered rate. */
   readonly callsPerSecond: number;
   /** First INVITE to SIPp's exit (the last call ended), seconds. */
   readonly wall: number;
@@ -89,12 +91,17 @@ async function main(): Promise<void> {
       // otherwise share the cores during the one-node steps.
       while (procs.length < count) {
         const n = nodes[procs.length] as NodeSettings;
-        const p = spawnPlatform(nodeEnv(n, { databaseUrl: url, secrets, edge: { kamailio: kamailioPort, kamailioInternal: kamailioInternalPort, rtpMin: 50_000, rtpMax: 59_999 }, extra: { SIP_ABUSE_PER_SOURCE_RATE: '2000', SIP_ABUSE_PER_SOURCE_BURST: '4000' } }), [], { built: 'plain' });
+        const p = spawnPlatform(nodeEnv(n, { databaseUrl: url, secrets, edge: { kamailio: kamailioPort, kamailioInternal: kamailioInternalPort, rtpMin: 50_000, rtpMax: 59_999 }, extra: { SIP_ABUSE_PER_SOURCE_RATE: '2000', SIP_ABUSE_PER_SOURCE_BURST: '4000', SIP_MAX_CALLS_PER_NUMBER: '100000', SIP_MAX_CALLS_PER_TENANT: '1000000' } }), [], { built: 'plain' });
         procs.push(p);
         await waitForLine(p, 'platform started', 120_000);
       }
       const kamailio = await startKamailio({ port: kamailioPort, internalPort: kamailioInternalPort, nodes: nodes.slice(0, count), rtpengineNgPort: ngPort, workDir: path.join(work, `kamailio-${count}`), probeIntervalSeconds: 5, nodeTimeoutMs: 2000 });
       daemons.push(kamailio);
+      // One call alone: how long a call lasts end to end (SIPp start, answer, "Bye.", BYE, exit).
+      // A step's calls are then spread over its wall time minus that.
+      const probeStarted = Date.now();
+      await runSipp({ scenario: 'uac-invite-via-proxy-expect-200-gateway-bye-silent.xml', target: `${edgeAddresses.kamailio}:${kamailioPort}`, localIp: edgeAddresses.carrier, service: edgeDid, calls: 1, rate: 1, timeoutMs: 30_000 });
+      const callSeconds = (Date.now() - probeStarted) / 1000;
       const steps: Step[] = [];
       for (const rate of rates) {
         const calls = rate * seconds;
@@ -126,12 +133,13 @@ async function main(): Promise<void> {
           ok: run.successful,
           failed: run.failed,
           retrans,
-          callsPerSecond: run.successful / (calls / rate),
+          callsPerSecond: run.successful / Math.max(calls / rate, wall - callSeconds),
           wall,
           edgeUsPerCall: per(edgeCpu),
           rtpengineUsPerCall: per(rtpCpu),
           nodeUsPerCall: per(nodeCpu),
-          passed: run.failed <= calls * 0.01 && retrans <= calls * 0.01 && run.successful >= calls * 0.99,
+          // SIPp falling behind the rate is the system not keeping up as much as a failed call is.
+          passed: run.failed <= calls * 0.01 && retrans <= calls * 0.01 && run.successful >= calls * 0.99 && run.successful / Math.max(calls / rate, wall - callSeconds) >= rate * 0.9,
         };
         steps.push(step);
         if (run.failed > 0) {
@@ -165,7 +173,7 @@ async function main(): Promise<void> {
 function print(results: Record<number, Step[]>): void {
   const cell = (s: Step | undefined): string =>
     s ? `${s.callsPerSecond.toFixed(1).padStart(6)} ${String(s.failed).padStart(4)} ${String(s.retrans).padStart(5)} ${s.edgeUsPerCall.toFixed(0).padStart(6)} ${(s.nodeUsPerCall / 1000).toFixed(1).padStart(6)}${s.passed ? ' ' : '*'}` : '-'.padStart(34);
-  console.log('\ncalls/s through the edge (* = step failed: > 1% failed calls or INVITE retransmissions)');
+  console.log('\ncalls/s through the edge (* = step failed: > 1% failed calls or retransmissions, or under 90% of the offered rate)');
   console.log(`${'offered/s'.padEnd(10)}| ${'1 node: calls/s fail retr edge-us node-ms'.padEnd(36)}| 2 nodes: calls/s fail retr edge-us node-ms`);
   for (const rate of rates) console.log(`${String(rate).padEnd(10)}| ${cell(results[1]?.find((s) => s.rate === rate)).padEnd(36)}| ${cell(results[2]?.find((s) => s.rate === rate))}`);
   const best = (n: number): Step | undefined => [...(results[n] ?? [])].filter((s) => s.passed).sort((a, b) => b.callsPerSecond - a.callsPerSecond)[0];
