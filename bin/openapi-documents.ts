@@ -33,7 +33,10 @@ export const documentText = (document: unknown): string => `${JSON.stringify(doc
 export async function servedDocuments(): Promise<Record<OpenApiName, unknown>> {
   const store = await openStore({ pgliteDir: 'memory://' });
   const config = loadConfig({ env: {} });
-  const control = await serve(createControlApp({ store, logger: silentLogger, config, operatorToken: 'openapi-documents-only-0123456789', secretKey: Buffer.alloc(32) }), '127.0.0.1', 0);
+  // As the platform serves it: with its drain routes (a process's drain, never started here).
+  const idle = { draining: false, liveCalls: 0, drainTimeoutMs: config.drainTimeoutMs };
+  const drain = { start: () => idle, status: () => idle };
+  const control = await serve(createControlApp({ store, logger: silentLogger, config, operatorToken: 'openapi-documents-only-0123456789', secretKey: Buffer.alloc(32), drain }), '127.0.0.1', 0);
   const sandbox = await serve(createSandboxApp({ store, logger: silentLogger, staticTokens: [] }), '127.0.0.1', 0);
   try {
     const fetchJson = async (url: string): Promise<unknown> => {

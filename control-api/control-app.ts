@@ -1,4 +1,3 @@
-import { join } from 'node:path';
 import Koa from 'koa';
 import type { Logger } from '../core/logger.js';
 import type { PlatformConfig } from '../core/config/schema.js';
@@ -19,7 +18,8 @@ import { sipInfoFromConfig } from './management/sip-info.js';
 import { managementRouter } from './management/management-router.js';
 import { callsRouter } from './calls/calls-router.js';
 import { callsOpenApi, masterReportOpenApi } from './calls/call-openapi.js';
-import { DirectoryRecordingStore, type RecordingStore } from './calls/recording-store.js';
+import type { RecordingStore } from './calls/recording-store.js';
+import { recordingsFor } from './calls/recordings.js';
 import { campaignService, type CampaignServiceDeps } from './campaigns/campaign-service.js';
 import { messageStatusOpenApi, messageStatusRouter } from './campaigns/message-status-routes.js';
 import type { TenantAdmin } from './management/tenant-admin.js';
@@ -39,7 +39,7 @@ export interface ControlAppDeps {
   readonly drain?: DrainControl;
   /** Resource kinds the management API serves, and tenant persistence; the platform's own by default. */
   readonly management?: { readonly definitions: readonly ResourceDefinition[]; readonly tenants: TenantAdmin };
-  /** Where call recordings are read from; default `<dataDir>/recordings`. */
+  /** Where call recordings are read from; default from `config.recordings` (calls/recordings.ts). */
   readonly recordings?: RecordingStore;
   /** Campaign SendMessage wiring: the job queue that makes a stored message fire on time, a clock for tests. */
   readonly campaigns?: Pick<CampaignServiceDeps, 'enqueue' | 'clock'>;
@@ -88,7 +88,7 @@ export function createControlApp(deps: ControlAppDeps): Koa {
     ...(deps.drain ? { drain: deps.drain } : {}),
   });
   app.use(management.routes()).use(management.allowedMethods());
-  const recordings = deps.recordings ?? new DirectoryRecordingStore(join(deps.config.dataDir, 'recordings'));
+  const recordings = deps.recordings ?? recordingsFor(deps.config, deps.store.db).store;
   const calls = callsRouter({ db: deps.store.db, operatorToken: deps.operatorToken, recordings });
   app.use(calls.routes()).use(calls.allowedMethods());
   const messages = messageStatusRouter({ db: deps.store.db, operatorToken: deps.operatorToken });

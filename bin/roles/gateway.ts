@@ -1,8 +1,8 @@
-import { join } from 'node:path';
 import { systemClock } from '../../core/clock.js';
 import { advertisedSipAddress } from '../../core/config/advertised-address.js';
 import type { SipAbuseSettings } from '../../core/config/schema.js';
 import { CallRecorder } from '../../control-api/calls/call-recorder.js';
+import { recordingsFor } from '../../control-api/calls/recordings.js';
 import { RecipeCallHandler } from '../../control-api/gateway-adapters/recipe-call-handler.js';
 import { QuickJsCodeRunner } from '../../control-api/recipes/code-sandbox/quickjs-code-runner.js';
 import { platformServices } from '../../control-api/recipes/platform-services.js';
@@ -13,7 +13,7 @@ import { tenantCallSpeech } from '../../control-api/tenants/tenant-speech.js';
 import { createTenantsRepository } from '../../control-api/tenants/tenants-repository.js';
 import { ProviderTelephony, RoutingOriginator } from '../../control-api/providers/provider-telephony.js';
 import { SipGateway } from '../../gateway/inbound/sip-gateway.js';
-import { SipOriginator } from '../../gateway/outbound/sip-originator.js';
+import { parseOutboundProxy, SipOriginator } from '../../gateway/outbound/sip-originator.js';
 import { SipResolver } from '../../gateway/sip/resolve/sip-resolver.js';
 import { GatewayCallTransfer } from '../../gateway/transfer/gateway-call-transfer.js';
 import type { CallTransfer, CallTransferOutcome } from '../../core/ports/call-transfer.js';
@@ -89,6 +89,7 @@ export const startGatewayRole: RoleStarter = async (ctx) => {
     logger: logger.child({ part: 'media' }),
   });
   const directory = new StoreCallDirectory({ db: ctx.store.db });
+  const recordings = recordingsFor(config, ctx.store.db);
   const secretBox = createSecretBox(ctx.secrets.secretKey);
   const code = new QuickJsCodeRunner({ workers: 1 });
   // The transfer needs the started stack; calls only arrive after start, so a late-bound slot is enough.
@@ -98,7 +99,8 @@ export const startGatewayRole: RoleStarter = async (ctx) => {
     recorder: new CallRecorder({ db: ctx.store.db }),
     services: platformServices({ db: ctx.store.db, box: secretBox, code, logger: logger.child({ part: 'recipes' }) }),
     logger: logger.child({ part: 'calls' }),
-    recordingsDir: join(config.dataDir, 'recordings'),
+    recordingsDir: recordings.directory,
+    ...(recordings.keep ? { keepRecording: recordings.keep } : {}),
     // Each call reads its tenant's settings.speech (keys opened per call, never logged).
     speech: tenantCallSpeech(ctx.store.db, createTenantsRepository(secretBox)),
     transfer: {
@@ -153,6 +155,7 @@ export const startGatewayRole: RoleStarter = async (ctx) => {
     logger,
     publicAddress,
     trustedSources: config.sip.trustedSources,
+    edgeAddresses: config.sip.edge.addresses,
     maxCallsPerNumber: config.sip.maxCallsPerNumber,
     maxCallsPerTenant: config.sip.maxCallsPerTenant,
     sessionTimer,
@@ -192,6 +195,8 @@ export const startGatewayRole: RoleStarter = async (ctx) => {
     sessionTimer,
     // RFC 3263 NAPTR/SRV/A for trunk FQDNs, on the configured DNS servers (the system's when none).
     resolver: new SipResolver({ servers: config.sip.dnsServers }),
+    // Behind a SIP edge, every outbound call leaves through it (docs/edge.md).
+    ...(config.sip.edge.outboundProxy ? { outboundProxy: parseOutboundProxy(config.sip.edge.outboundProxy) } : {}),
   });
   // Campaign calls from provider numbers go through the provider's REST API, the others over SIP.
   const unbindOriginator = processOriginator.bind(new RoutingOriginator(originator, providers));

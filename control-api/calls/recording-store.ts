@@ -18,6 +18,9 @@ export interface RecordingStore {
 
 const contentTypes: Readonly<Record<string, string>> = { '.wav': 'audio/wav', '.mp3': 'audio/mpeg', '.ogg': 'audio/ogg', '.opus': 'audio/ogg' };
 
+/** The media type of a recording by its file name. */
+export const contentTypeOf = (ref: string): string => contentTypes[path.extname(ref).toLowerCase()] ?? 'application/octet-stream';
+
 export class DirectoryRecordingStore implements RecordingStore {
   private readonly root: string;
 
@@ -39,7 +42,7 @@ export class DirectoryRecordingStore implements RecordingStore {
     }
     return {
       size,
-      contentType: contentTypes[path.extname(file).toLowerCase()] ?? 'application/octet-stream',
+      contentType: contentTypeOf(file),
       open: (range) => createReadStream(file, range ? { start: range.start, end: range.end } : {}),
     };
   }

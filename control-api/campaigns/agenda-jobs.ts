@@ -1,6 +1,7 @@
 import { PostgresBackend } from '@agendajs/postgres-backend';
 import { Agenda, type JobWithId } from 'agenda';
 import type { Logger } from '../../core/logger.js';
+import { ensureAgendaSchema } from './agenda-schema.js';
 
 /**
  * Agenda 6 on PostgreSQL (`@agendajs/postgres-backend`): one one-off job per due moment of a
@@ -40,9 +41,16 @@ export class AgendaJobs {
   private readonly succeeded = new Set<string>();
   private readonly removals = new Set<Promise<unknown>>();
   private idleWaiters: (() => void)[] = [];
+  private schemaReady: Promise<void> | undefined;
+
+  private get tableName(): string {
+    return this.options.tableName ?? 'agenda_jobs';
+  }
 
   constructor(private readonly options: AgendaJobsOptions) {
-    this.backend = new PostgresBackend({ connectionString: options.url, tableName: options.tableName ?? 'agenda_jobs', channelName: options.tableName ?? 'agenda_jobs' });
+    // The schema is made in connect(), under a lock (agenda-schema.ts): Agenda's own connect,
+    // which starts right in its constructor, only checks the connection.
+    this.backend = new PostgresBackend({ connectionString: options.url, tableName: this.tableName, channelName: this.tableName, ensureSchema: false });
     this.agenda = new Agenda({
       backend: this.backend,
       name: options.name,
@@ -75,10 +83,21 @@ export class AgendaJobs {
     });
   }
 
+  /** Agenda's table, made once per instance (agenda-schema.ts). */
+  private schema(): Promise<void> {
+    // A failure (database down at start) is not kept: the next call tries again.
+    this.schemaReady ??= ensureAgendaSchema(this.options.url, this.tableName).catch((error: unknown) => {
+      this.schemaReady = undefined;
+      throw error;
+    });
+    return this.schemaReady;
+  }
+
   /** Connects for scheduling only. The notification channel must be connected explicitly: Agenda only does it in start(). */
   async connect(): Promise<void> {
     if (this.state === 'closed') throw new Error('campaign jobs are closed');
     if (this.state !== 'idle') return;
+    await this.schema();
     await this.agenda.ready;
     await this.backend.notificationChannel?.connect();
     this.state = 'connected';
@@ -86,6 +105,9 @@ export class AgendaJobs {
 
   /** Starts processing jobs with `handler` (the scheduler's runMessage). */
   async process(handler: (messageId: string) => Promise<unknown>): Promise<void> {
+    // Not connect(): Agenda's start() connects the notification channel itself, and a second
+    // LISTEN connection would outlive close() and keep the process from exiting.
+    await this.schema();
     this.agenda.define<JobData>(
       campaignJobName,
       async (job) => {

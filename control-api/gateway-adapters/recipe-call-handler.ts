@@ -33,6 +33,8 @@ export interface RecipeCallHandlerOptions {
   readonly logger: Logger;
   /** Where call recordings are written (`<dataDir>/recordings`); none: calls are not recorded. */
   readonly recordingsDir?: string;
+  /** Gets each finished recording's ref before the call record names it (shared store, calls/recordings.ts). */
+  readonly keepRecording?: (ref: string) => Promise<void>;
   /** The gateway's Transfer action; without it a Transfer block takes its `failed` exit. */
   readonly transfer?: CallTransfer;
   /** The tenant's speech settings, read per call (tenant-speech.ts); none: offline speech (espeak-ng, pocketsphinx). */
@@ -142,7 +144,7 @@ export class RecipeCallHandler implements CallHandler {
       failure = errorText(error);
       log.error({ err: failure }, 'recipe call failed: ending the call');
     } finally {
-      if (recordingRef) await call.media.stopRecording().catch((error: unknown) => log.warn({ err: errorText(error) }, 'could not stop the recording'));
+      if (recordingRef) await this.finishRecording(call, recordingRef, log);
       const why = failure ? 'handler-error' : state.speechEnd ? state.speechEnd.reason.replace('_', '-') : 'recipe-ended';
       if (!call.signal.aborted) await call.hangup(why).catch(() => undefined);
     }
@@ -289,6 +291,21 @@ export class RecipeCallHandler implements CallHandler {
       ...(tenant?.name ? { tenantName: tenant.name } : {}),
       speech,
     };
+  }
+
+  /** Stops the recording and hands it to the shared store; a failed copy leaves it in the local directory. */
+  private async finishRecording(call: ActiveCall, ref: string, log: Logger): Promise<void> {
+    try {
+      await call.media.stopRecording();
+    } catch (error) {
+      log.warn({ err: errorText(error) }, 'could not stop the recording');
+      return;
+    }
+    try {
+      await this.o.keepRecording?.(ref);
+    } catch (error) {
+      log.warn({ err: errorText(error), ref }, 'could not copy the recording to the shared store: only this node serves it');
+    }
   }
 
   /** Starts the stereo recording under `<recordingsDir>/<yyyy-mm-dd>/<call>.wav`; returns its ref. */

@@ -15,7 +15,7 @@ import { tenantInScope } from './tenant-scope.js';
  * and which RTP range to open for the answer's media. Read from the configuration, not stored.
  */
 export const sipInfoSchema = z.object({
-  signalingAddress: z.string().describe('The SIP signalling address of the service (`sip.publicAddress`): allow it and send INVITEs to it'),
+  signalingAddress: z.string().describe('The SIP signalling address of the service (`sip.publicAddress`, or `sip.edge.publicAddress` behind a SIP edge): allow it and send INVITEs to it'),
   transports: z
     .array(
       z.object({
@@ -44,6 +44,17 @@ const uriHost = (address: string): string => (isIP(address) === 6 ? `[${address}
  * customer can configure, so that transport is left out rather than reported as port 0.
  */
 export function sipInfoFromConfig(config: Pick<PlatformConfig, 'sip' | 'media'>): SipInfo {
+  const edge = config.sip.edge;
+  if (edge.addresses.length > 0 && edge.publicAddress) {
+    // Behind the SIP edge (docs/edge.md) customers reach the edge, over UDP and TCP (the transports
+    // edge-conf/kamailio.cfg listens on), and rtpengine's public side: never a node.
+    const host = uriHost(edge.publicAddress);
+    return {
+      signalingAddress: edge.publicAddress,
+      transports: (['udp', 'tcp'] as const).map((transport) => ({ transport, port: edge.publicPort, uri: `sip:${host}:${edge.publicPort};transport=${transport}` })),
+      media: { address: edge.publicAddress, rtpPortMin: edge.mediaPortMin, rtpPortMax: edge.mediaPortMax },
+    };
+  }
   const address = advertisedSipAddress(config.sip);
   const host = uriHost(address);
   const { port, tlsPort, wsPort, wssPort } = config.sip;

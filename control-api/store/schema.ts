@@ -227,6 +227,21 @@ export interface AnalysisJobsTable {
   finished_at: NullableTimestamp;
 }
 
+/** A recording kept in the database (migration 0321, control-api/calls/database-recordings.ts). */
+export interface CallRecordingsTable {
+  ref: string;
+  size: ColumnType<bigint, bigint | number, bigint | number>;
+  chunk_bytes: number;
+  content_type: string;
+  stored_at: Generated<Date>;
+}
+
+export interface CallRecordingChunksTable {
+  ref: string;
+  seq: number;
+  data: Buffer | Uint8Array;
+}
+
 export interface Database {
   tenants: TenantsTable;
   api_tokens: ApiTokensTable;
@@ -243,6 +258,8 @@ export interface Database {
   plants: PlantsTable;
   calls: CallsTable;
   call_transcripts: CallTranscriptsTable;
+  call_recordings: CallRecordingsTable;
+  call_recording_chunks: CallRecordingChunksTable;
   analysis_jobs: AnalysisJobsTable;
   campaign_messages: CampaignMessagesTable;
   campaign_attempts: CampaignAttemptsTable;

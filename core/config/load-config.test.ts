@@ -33,6 +33,18 @@ describe('platform configuration', () => {
     });
   });
 
+  it('reads the SIP edge and the recordings store from the environment, and checks them', () => {
+    const config = loadConfig({ env: { SIP_EDGE_ADDRESSES: '10.0.0.10, 10.0.0.11', SIP_EDGE_PUBLIC_ADDRESS: '203.0.113.10', SIP_OUTBOUND_PROXY: 'sip:10.0.0.10:5060;lr', RECORDINGS_STORE: 'database', RECORDINGS_DIR: '/var/spool/vap' } });
+    assert.deepEqual(config.sip.edge, { addresses: ['10.0.0.10', '10.0.0.11'], outboundProxy: 'sip:10.0.0.10:5060;lr', publicAddress: '203.0.113.10', publicPort: 5060, mediaPortMin: 30_000, mediaPortMax: 40_000 });
+    assert.deepEqual(config.recordings, { store: 'database', directory: '/var/spool/vap' });
+    assert.deepEqual(loadConfig({ env: {} }).recordings, { store: 'directory' });
+    assert.deepEqual(loadConfig({ env: {} }).sip.edge, { addresses: [], publicPort: 5060, mediaPortMin: 30_000, mediaPortMax: 40_000 });
+    assert.throws(() => loadConfig({ env: { SIP_EDGE_ADDRESSES: 'edge.example.com', SIP_EDGE_PUBLIC_ADDRESS: '203.0.113.10' } }), /sip\.edge\.addresses\.0: must be an IPv4 or IPv6 address/);
+    assert.throws(() => loadConfig({ env: { SIP_OUTBOUND_PROXY: 'sip:edge.example.com' } }), /sip\.edge\.outboundProxy: must be sip:<IP address>/);
+    assert.throws(() => loadConfig({ env: { SIP_OUTBOUND_PROXY: 'sip:10.0.0.10;transport=tls' } }), /sip\.edge\.outboundProxy/);
+    assert.throws(() => loadConfig({ env: { RECORDINGS_STORE: 's3' } }), /recordings\.store/);
+  });
+
   it('rejects out-of-range values and unknown keys with their paths', () => {
     assert.throws(() => loadConfig({ env: { SIP_PORT: '70000' } }), /sip\.port/);
     assert.throws(() => loadConfig({ env: {}, overrides: { bogus: 1 } as never }), /bogus/);

@@ -84,6 +84,46 @@ export const sipAbuseSchema = z.strictObject({
 });
 export type SipAbuseSettings = z.infer<typeof sipAbuseSchema>;
 
+/** `sip:<IP literal>[:port][;transport=udp|tcp]`: where every outbound request goes first (RFC 3261 sec. 8.1.2). */
+const outboundProxy = z.string().refine((v) => {
+  const m = /^sip:(\[[0-9a-fA-F:.]+\]|[0-9.]+)(?::(\d{1,5}))?((?:;[a-z]+(?:=[a-z]+)?)*)$/i.exec(v);
+  if (!m) return false;
+  const host = (m[1] as string).replace(/^\[|\]$/g, '');
+  const portOk = m[2] === undefined || (Number(m[2]) >= 1 && Number(m[2]) <= 65535);
+  const params = (m[3] ?? '').split(';').filter(Boolean).map((p) => p.toLowerCase());
+  return isIP(host) !== 0 && portOk && params.every((p) => p === 'lr' || p === 'transport=udp' || p === 'transport=tcp');
+}, 'must be sip:<IP address>[:port][;transport=udp|tcp] (an IP literal: the edge is a known address, not a DNS name)');
+
+/**
+ * A SIP edge (Kamailio, docs/edge.md) in front of this gateway: calls come only through it, with
+ * the carrier's source address in the X-VAP-Source header, and outbound calls leave through it.
+ */
+export const sipEdgeSchema = z.strictObject({
+  /**
+   * The edge's addresses. When set, new calls are taken only from them (and sip.trustedSources);
+   * their X-VAP-Source header is the address trunks are matched against, and that header from any
+   * other source is refused 403.
+   */
+  addresses: z.array(ipAddress).default([]),
+  /** Outbound calls (campaigns, transfers) are sent here with a Route header, and it relays them to the trunk. */
+  outboundProxy: outboundProxy.optional(),
+  /**
+   * What customers are told to send calls to and allow (GET .../sip-info) behind the edge: the
+   * edge's public address and SIP port (UDP and TCP), and rtpengine's public RTP range (its
+   * --port-min/--port-max; rtpengine's own defaults here).
+   */
+  publicAddress: ipAddress.optional(),
+  publicPort: z.number().int().min(1).max(65535).default(5060),
+  mediaPortMin: z.number().int().min(1).max(65535).default(30_000),
+  mediaPortMax: z.number().int().min(1).max(65535).default(40_000),
+})
+  .refine((e) => e.addresses.length === 0 || e.publicAddress !== undefined, {
+    message: 'sip.edge.publicAddress is required with sip.edge.addresses: customers send their calls to the edge, not to this node',
+    path: ['publicAddress'],
+  })
+  .refine((e) => e.mediaPortMin < e.mediaPortMax, { message: 'sip.edge.mediaPortMin must be below sip.edge.mediaPortMax', path: ['mediaPortMax'] });
+export type SipEdgeSettings = z.infer<typeof sipEdgeSchema>;
+
 /**
  * Timeouts and limits of every HTTP server the platform runs (control API, plant sandbox, the SIP
  * WebSocket upgrade); docs/configuration.md explains each. Node checks the header and request
@@ -250,6 +290,7 @@ export const configSchema = z
          */
         referNotifyWaitMs: z.number().int().min(32_000, 'must outlast the transferee\'s Timer B (64*T1 = 32 s)').max(600_000).optional(),
         abuse: sipAbuseSchema.prefault({}),
+        edge: sipEdgeSchema.prefault({}),
       })
       .refine((s) => s.sessionExpiresSeconds === 0 || s.sessionExpiresSeconds >= s.minSessionExpiresSeconds, {
         message: 'sip.sessionExpiresSeconds must be 0 or at least sip.minSessionExpiresSeconds',
@@ -272,6 +313,17 @@ export const configSchema = z
     scheduler: schedulerSchema.prefault({}),
     providers: providersSchema.prefault({}),
     webCalls: webCallsSchema.prefault({}),
+    /**
+     * Call recordings: written to `directory` while a call runs; with `store: database` copied into
+     * the database when it ends, so every node serves every recording (docs/edge.md, Recordings).
+     */
+    recordings: z
+      .strictObject({
+        store: z.enum(['directory', 'database']).default('directory'),
+        /** Default `<dataDir>/recordings`. With `directory` behind an edge: a volume every node mounts. */
+        directory: z.string().min(1).optional(),
+      })
+      .prefault({}),
     security: z
       .strictObject({
         /** Credential for the management API; generated into dataDir when absent. */

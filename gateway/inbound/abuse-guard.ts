@@ -28,6 +28,11 @@ export interface AbuseGuardOptions {
   readonly retryAfterSeconds?: number;
   /** User-Agent patterns of SIP scanners; matches are dropped without an answer. */
   readonly scannerUserAgents?: readonly RegExp[];
+  /**
+   * The key a request's source counts under (buckets, blocks); the packet's source address when
+   * absent. Behind a SIP edge it is the carrier's address the edge passed on (edge-source.ts).
+   */
+  readonly admissionKey?: (source: string, header: (key: string) => string | undefined) => string;
 }
 
 /**
@@ -89,13 +94,14 @@ export class AbuseGuard implements AdmissionPolicy {
     return this.options.retryAfterSeconds ?? 5;
   }
 
-  readonly admit = (source: string, req: ArrivingRequest): AdmissionDecision => {
+  readonly admit = (packetSource: string, req: ArrivingRequest): AdmissionDecision => {
     if (req.method === 'CANCEL') return ADMIT;
     if (req.toTag !== undefined && this.options.liveDialog) {
       // A To tag alone proves nothing (anyone can add one): only a live dialog's Call-ID passes free.
       const callId = req.header('call-id');
       if (callId !== undefined && this.options.liveDialog(callId)) return ADMIT;
     }
+    const source = this.options.admissionKey ? this.options.admissionKey(packetSource, (k) => req.header(k)) : packetSource;
     const now = this.options.clock.now();
     const until = this.blocked.get(source);
     if (until !== undefined) {

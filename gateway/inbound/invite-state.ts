@@ -16,6 +16,8 @@ export interface InviteState {
   readonly arrivedAt: number;
   trunks: readonly DirectoryTrunk[];
   trusted: boolean;
+  /** Where the call came from: the packet's source, or the carrier's address the edge passed on. */
+  source?: string;
   number?: DirectoryNumber;
   trunk?: DirectoryTrunk;
   matchedBy?: InboundCallInfo['matchedBy'];

@@ -14,6 +14,7 @@ import type { ServerRequest } from '../sip/ua/server-request.js';
 import { SipError } from '../sip/ua/sip-error.js';
 import type { AbuseGuard } from './abuse-guard.js';
 import { startSessionTimer } from './call-session-timer.js';
+import { EDGE_SOURCE_HEADER, type EdgeSources } from './edge-source.js';
 import { callerUser, dialledUser, normaliseE164 } from './e164.js';
 import type { Step } from './method-router.js';
 import { byCallToken, refuseCallTokens, webCallSteps } from './web-call-steps.js';
@@ -30,6 +31,8 @@ export interface InviteDeps {
   readonly logger: Logger;
   /** Addresses of the platform's native telephony stack, trusted without a trunk. */
   readonly trustedSources: ReadonlySet<string>;
+  /** The SIP edge in front of this gateway, if any (edge-source.ts). */
+  readonly edge: EdgeSources;
   readonly maxCallsPerNumber: number;
   readonly maxCallsPerTenant: number;
   /** Time between 180 Ringing and the answer. */
@@ -63,16 +66,29 @@ export function inviteSteps(deps: InviteDeps): Array<Step<ServerRequest>> {
     }
   };
 
-  /** Source check: a trunk's termination address or the native stack, else 403. */
+  /**
+   * Source check: a trunk's termination address or the native stack, else 403. Behind a SIP edge
+   * the address is the one the edge passed on (edge-source.ts), and only the edge may send calls.
+   */
   const source: Step<ServerRequest> = async (sreq, next) => {
-    const address = sreq.flow.remote.address;
+    const packetSource = sreq.flow.remote.address;
+    const judged = deps.edge.sourceOf(packetSource, sreq.request.headers.values(EDGE_SOURCE_HEADER.toLowerCase()));
+    if (judged.kind === 'refused') {
+      if (judged.status === 403) deps.guard.recordAuthFailure(packetSource);
+      throw new SipError(judged.status, judged.reason);
+    }
+    const address = judged.address;
     const trusted = deps.trustedSources.has(address);
+    if (deps.edge.enabled && !judged.viaEdge && !trusted) {
+      deps.guard.recordAuthFailure(address);
+      throw new SipError(403, 'Forbidden (calls come through the SIP edge)');
+    }
     const trunks = trusted ? [] : await deps.directory.trunksForSource(address);
     if (!trusted && trunks.length === 0) {
       deps.guard.recordAuthFailure(address);
       throw new SipError(403, 'Forbidden (source is not a trunk termination address)');
     }
-    Object.assign(state(sreq), { trunks, trusted });
+    Object.assign(state(sreq), { trunks, trusted, source: address });
     await next();
   };
 
@@ -187,7 +203,7 @@ export function inviteSteps(deps: InviteDeps): Array<Step<ServerRequest>> {
       language: n.language,
       matchedBy: s.matchedBy ?? 'request-uri',
       transport: sreq.flow.transport,
-      remoteAddress: sreq.flow.remote.address,
+      remoteAddress: s.source ?? sreq.flow.remote.address,
       startedAt: deps.clock.now(),
     };
     const timer = s.timer?.kind === 'active' ? s.timer : undefined;

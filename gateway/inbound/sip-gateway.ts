@@ -13,6 +13,7 @@ import { DEFAULT_SESSION_TIMER, type SessionTimerPolicy } from '../sip/dialog/se
 import { SipStack, type GuardVerdict } from '../sip/ua/sip-stack.js';
 import { StoppableClock } from '../sip/ua/stoppable-clock.js';
 import { AbuseGuard, type AbuseGuardOptions } from './abuse-guard.js';
+import { EdgeSources } from './edge-source.js';
 import { inviteSteps } from './invite-steps.js';
 import { MethodRouter } from './method-router.js';
 
@@ -26,6 +27,8 @@ export interface SipGatewayOptions {
   readonly publicAddress?: string;
   readonly timers?: Partial<TimerValues>;
   readonly trustedSources?: readonly string[];
+  /** The SIP edge's addresses: when given, calls are taken only through it (docs/edge.md). */
+  readonly edgeAddresses?: readonly string[];
   /** Multicast groups a Via maddr may direct responses to (RFC 3261 sec. 18.2.2; see maddr-policy.ts). */
   readonly maddrMulticast?: readonly string[];
   readonly maxCallsPerNumber?: number;
@@ -90,8 +93,10 @@ export class SipGateway {
       ...(options.maddrMulticast ? { maddrMulticast: options.maddrMulticast } : {}),
     });
     const registry = new CallRegistry();
+    const edge = new EdgeSources(options.edgeAddresses ?? []);
     const guard = new AbuseGuard({
       ...options.abuse,
+      ...(edge.enabled ? { admissionKey: (source: string, header: (key: string) => string | undefined) => edge.admissionKey(source, header) } : {}),
       clock: options.clock,
       concurrentCalls: () => registry.inProgress,
       liveDialog: (callId) => stack.dialogs.hasCallId(callId),
@@ -114,6 +119,7 @@ export class SipGateway {
         clock,
         logger,
         trustedSources: new Set(options.trustedSources ?? []),
+        edge,
         maxCallsPerNumber: options.maxCallsPerNumber ?? 100,
         maxCallsPerTenant: options.maxCallsPerTenant ?? 500,
         ringMs: options.ringMs ?? 0,

@@ -49,6 +49,33 @@ export interface SipOriginatorOptions {
   readonly resolve?: (host: string) => Promise<string>;
   /** RFC 3263 NAPTR/SRV/A resolution of trunk FQDNs; a SipResolver on the system's DNS by default. */
   readonly resolver?: SipTargetResolver;
+  /**
+   * Every INVITE goes to this proxy (the SIP edge) with a Route header naming it (RFC 3261 sec.
+   * 8.1.2, loose routing per sec. 16.12); the Request-URI stays the trunk's, which the proxy
+   * resolves and relays to. No RFC 3263 lookups happen here then.
+   */
+  readonly outboundProxy?: OutboundProxy;
+}
+
+/** A loose-routing outbound proxy: an IP literal, a port, UDP or TCP. */
+export interface OutboundProxy {
+  readonly host: string;
+  readonly port: number;
+  readonly transport: 'udp' | 'tcp';
+}
+
+/** `sip:<IP>[:port][;transport=udp|tcp][;lr]` (as the config validates it) as an OutboundProxy. */
+export function parseOutboundProxy(uri: string): OutboundProxy {
+  const m = /^sip:(\[[0-9a-fA-F:.]+\]|[0-9.]+)(?::(\d{1,5}))?((?:;[^;]+)*)$/i.exec(uri);
+  if (!m) throw new Error(`not an outbound proxy URI: ${uri}`);
+  const tcp = /;transport=tcp\b/i.test(m[3] ?? '');
+  return { host: (m[1] as string).replace(/^\[|\]$/g, ''), port: m[2] ? Number(m[2]) : 5060, transport: tcp ? 'tcp' : 'udp' };
+}
+
+/** The Route header value that sends a request through the proxy (lr: it loose-routes, RFC 3261 sec. 19.1.1). */
+export function proxyRoute(p: OutboundProxy): string {
+  const host = p.host.includes(':') ? `[${p.host}]` : p.host;
+  return `<sip:${host}:${p.port};lr${p.transport === 'tcp' ? ';transport=tcp' : ''}>`;
 }
 
 const defaultResolve = async (host: string): Promise<string> => (await lookup(host)).address;
@@ -110,7 +137,7 @@ export class SipOriginator implements Originator {
     if (!route) return { outcome: 'failed', sipStatus: 503, reason: request.from.sipTrunkId ? 'trunk not found' : 'no native outbound route configured' };
     let flows: Flow[];
     try {
-      flows = await this.flowsFor(route);
+      flows = o.outboundProxy ? [await routeFlow(o.stack, o.outboundProxy)] : await this.flowsFor(route);
     } catch (error) {
       log.warn({ err: error, host: route.host }, 'outbound route unreachable');
       return { outcome: 'failed', sipStatus: 503, reason: `no route to ${route.host}`, cause: error };
@@ -151,6 +178,7 @@ export class SipOriginator implements Originator {
         flow,
         sdp: session.localSdp,
         ...(route.credentials ? { credentials: route.credentials } : {}),
+        ...(o.outboundProxy ? { headers: [['Route', proxyRoute(o.outboundProxy)]] as const } : {}),
         ringTimeoutMs: request.ringTimeoutMs,
         signal: request.signal,
         sessionTimer: o.sessionTimer ?? DEFAULT_SESSION_TIMER,

@@ -3,6 +3,7 @@ import { pino } from 'pino';
 import { systemClock } from '../../core/clock.js';
 import { CallRegistry } from '../../gateway/call/call-registry.js';
 import { AbuseGuard } from '../../gateway/inbound/abuse-guard.js';
+import { EdgeSources } from '../../gateway/inbound/edge-source.js';
 import { inviteSteps } from '../../gateway/inbound/invite-steps.js';
 import { MethodRouter, type Step } from '../../gateway/inbound/method-router.js';
 import { DEFAULT_SESSION_TIMER } from '../../gateway/sip/dialog/session-timer.js';
@@ -44,7 +45,7 @@ describe('gateway: errors after the media step of a late-offer INVITE', function
       host: stack, directory: { trunksForSource: async () => [], numberByE164: async () => undefined, trunkByExtension: async () => undefined, numberForTrunk: async () => undefined },
       media, callHandler: { handle: async () => undefined }, registry,
       guard: new AbuseGuard({ clock: systemClock, concurrentCalls: () => 0 }), clock: systemClock, logger: log.logger,
-      trustedSources: new Set([flow.remote.address]), maxCallsPerNumber: 1, maxCallsPerTenant: 1, ringMs: 0, retryAfterSeconds: 5,
+      trustedSources: new Set([flow.remote.address]), edge: new EdgeSources([]), maxCallsPerNumber: 1, maxCallsPerTenant: 1, ringMs: 0, retryAfterSeconds: 5,
       sessionTimer: DEFAULT_SESSION_TIMER,
     });
     const named = (name: string): Step<ServerRequest> => steps.find((s) => s.name === name) as Step<ServerRequest>;

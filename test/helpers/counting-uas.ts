@@ -5,8 +5,8 @@ import { createSocket, type RemoteInfo, type Socket } from 'node:dgram';
  * (Call-IDs) that reached it: the measure of "rang twice" in the kill -9 tests and bench. It
  * answers every INVITE 180 Ringing, then a final status after `ringMs` (486 Busy Here by
  * default), as a server transaction should (RFC 3261 sec. 17.2.1): a retransmitted INVITE gets
- * the last response again and is not counted as a new call; ACK ends the transaction; CANCEL is
- * answered 200 and the INVITE 487 (sec. 9.2).
+ * the last response again and is not counted as a new call; a final response is sent again until
+ * the ACK ends the transaction; CANCEL is answered 200 and the INVITE 487 (sec. 9.2).
  *
  * SIPp would do as a callee, but at a thousand calls a second its message log (the only place it
  * says which number each call was for) slows it into retransmissions; this one only counts.
@@ -16,6 +16,8 @@ export interface CountingUasOptions {
   readonly ringMs?: number;
   /** The final status; default 486. */
   readonly finalStatus?: number;
+  /** The address to listen on; default 127.0.0.1. */
+  readonly address?: string;
 }
 
 interface Pending {
@@ -23,7 +25,13 @@ interface Pending {
   readonly remote: RemoteInfo;
   last?: string;
   timer?: NodeJS.Timeout;
+  /** Timer G: the final response again until the ACK comes (RFC 3261 sec. 17.2.1). */
+  resend?: NodeJS.Timeout;
 }
+
+/** RFC 3261 sec. 17.1.1.1 defaults: Timer G starts at T1 and doubles up to T2; Timer H gives up at 64*T1. */
+const T1 = 500;
+const T2 = 4000;
 
 const header = (message: string, name: string, compact?: string): string | undefined => {
   const pattern = new RegExp(`^(?:${name}${compact ? `|${compact}` : ''})[ \\t]*:[ \\t]*(.*)$`, 'im');
@@ -44,6 +52,10 @@ export class CountingUas {
   readonly datagrams = new Map<string, number>();
   /** Time of the last new call (ms since epoch). */
   lastCallAt = 0;
+  /** Source address of each new call's first INVITE -> calls: who sent it (a proxy, or the platform itself). */
+  readonly sources = new Map<string, number>();
+  /** Host of each new call's bottom Via (the UAC that made it, behind any proxies) -> calls. */
+  readonly origins = new Map<string, number>();
   private readonly pending = new Map<string, Pending>();
   private socket: Socket | undefined;
   private readonly waiters: Array<{ n: number; resolve: () => void }> = [];
@@ -54,7 +66,7 @@ export class CountingUas {
     const socket = createSocket('udp4');
     this.socket = socket;
     socket.on('message', (data, remote) => this.onMessage(data.toString('latin1'), remote));
-    await new Promise<void>((resolve) => socket.bind(0, '127.0.0.1', resolve));
+    await new Promise<void>((resolve) => socket.bind(0, this.options.address ?? '127.0.0.1', resolve));
     // A burst of INVITEs must not overflow the default receive buffer (the kernel would drop them).
     try {
       socket.setRecvBufferSize(4 * 1024 * 1024);
@@ -65,7 +77,10 @@ export class CountingUas {
   }
 
   async stop(): Promise<void> {
-    for (const p of this.pending.values()) clearTimeout(p.timer);
+    for (const p of this.pending.values()) {
+      clearTimeout(p.timer);
+      clearTimeout(p.resend);
+    }
     this.pending.clear();
     const socket = this.socket;
     this.socket = undefined;
@@ -115,6 +130,10 @@ export class CountingUas {
     if (!ids.has(callId)) {
       ids.add(callId);
       this.calls.set(number, ids);
+      this.sources.set(remote.address, (this.sources.get(remote.address) ?? 0) + 1);
+      const bottom = allHeaders(message, 'Via', 'v').flatMap((v) => v.split(',')).at(-1) ?? '';
+      const origin = /SIP\/2\.0\/[A-Z]+\s+(\[[^\]]+\]|[^;:\s]+)/i.exec(bottom.trim())?.[1] ?? '';
+      this.origins.set(origin, (this.origins.get(origin) ?? 0) + 1);
       this.lastCallAt = Date.now();
       const total = this.total;
       for (const w of this.waiters.splice(0)) {
@@ -139,6 +158,18 @@ export class CountingUas {
   private reply(call: Pending, status: number): void {
     call.last = this.response(call.request, status, ';tag=uas1');
     this.send(call.last, call.remote);
+    if (status < 300) return;
+    // A final response lost on the way must come again: after a provisional the INVITE is not
+    // retransmitted any more, so nothing else would bring it back (sec. 17.2.1, Timers G and H).
+    const started = Date.now();
+    const again = (interval: number): void => {
+      call.resend = setTimeout(() => {
+        if (!call.last || Date.now() - started >= 64 * T1) return;
+        this.send(call.last, call.remote);
+        again(Math.min(2 * interval, T2));
+      }, interval);
+    };
+    again(T1);
   }
 
   /** The final response's transaction ends with the ACK; keep it a while for retransmissions anyway. */
@@ -146,6 +177,7 @@ export class CountingUas {
     const call = this.pending.get(callId);
     if (!call) return;
     clearTimeout(call.timer);
+    clearTimeout(call.resend);
     setTimeout(() => this.pending.delete(callId), 32_000).unref();
   }
 

@@ -15,19 +15,23 @@ export interface PlatformProcess {
 export interface SpawnOptions {
   /**
    * Run the built `dist/bin/platform.js` with plain node, as `npm start` and the image do, with
-   * devDependencies and TypeScript made unresolvable (helpers/production-only); otherwise the
-   * TypeScript source runs under tsx.
+   * devDependencies and TypeScript made unresolvable (helpers/production-only); `'plain'`: the
+   * same file with node_modules as installed (benches measuring the compiled platform); otherwise
+   * the TypeScript source runs under tsx.
    */
-  readonly built?: boolean;
+  readonly built?: boolean | 'plain';
   /** Run as this user (the caller must be root): the image runs as an unprivileged one. */
   readonly uid?: number;
   readonly gid?: number;
 }
 
 export function spawnPlatform(env: Record<string, string>, args: string[] = [], options: SpawnOptions = {}): PlatformProcess {
-  const entry = options.built
-    ? ['--import', './test/helpers/production-only/register.mjs', 'dist/bin/platform.js']
-    : ['--import', 'tsx', 'bin/platform.ts'];
+  const entry =
+    options.built === 'plain'
+      ? ['dist/bin/platform.js']
+      : options.built
+        ? ['--import', './test/helpers/production-only/register.mjs', 'dist/bin/platform.js']
+        : ['--import', 'tsx', 'bin/platform.ts'];
   const child = spawn(process.execPath, [...entry, ...args], {
     cwd: repoRoot,
     env: { ...process.env, LOG_LEVEL: 'info', ...env },

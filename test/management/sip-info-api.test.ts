@@ -64,6 +64,20 @@ describe('sipInfoFromConfig', () => {
     ]);
   });
 
+  it("behind a SIP edge names the edge's public address and rtpengine's range, never the node", () => {
+    const env = { SIP_PUBLIC_ADDRESS: '10.0.0.11', SIP_EDGE_ADDRESSES: '10.0.0.10', SIP_EDGE_PUBLIC_ADDRESS: '203.0.113.10', SIP_EDGE_RTP_PORT_MIN: '30000', SIP_EDGE_RTP_PORT_MAX: '30999' };
+    assert.deepEqual(sipInfoFromConfig(loadConfig({ env })), {
+      signalingAddress: '203.0.113.10',
+      transports: [
+        { transport: 'udp', port: 5060, uri: 'sip:203.0.113.10:5060;transport=udp' },
+        { transport: 'tcp', port: 5060, uri: 'sip:203.0.113.10:5060;transport=tcp' },
+      ],
+      media: { address: '203.0.113.10', rtpPortMin: 30000, rtpPortMax: 30999 },
+    });
+    const { SIP_EDGE_PUBLIC_ADDRESS: _none, ...without } = env;
+    assert.throws(() => loadConfig({ env: without }), /sip\.edge\.publicAddress is required with sip\.edge\.addresses/);
+  });
+
   it('without sip.publicAddress falls back to an address of this host', () => {
     const info = sipInfoFromConfig(loadConfig({ env: {} }));
     assert.match(info.signalingAddress, /^\d{1,3}(\.\d{1,3}){3}$/);

@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { loadConfig } from '../../core/config/load-config.js';
 import {
@@ -12,6 +14,7 @@ import {
   parseDockerfile,
   parsePortMapping,
 } from '../helpers/container-files.js';
+import { edgeComposeFindings, type EdgeComposeDocument } from '../helpers/edge-compose.js';
 
 const repoRoot = path.resolve(import.meta.dirname, '../..');
 const dockerfileText = readFileSync(path.join(repoRoot, 'Dockerfile'), 'utf8');
@@ -112,5 +115,72 @@ describe('docker-compose.yml', () => {
     assert.match(variant((p) => (p.ports = p.ports.filter((x) => !x.startsWith('5062')))), /SIP WebSocket \(5062\/tcp\) is not published/);
     assert.match(variant((p) => p.ports.push('15060:5060/udp')), /15060:5060\/udp: host and container ports differ/);
     assert.match(variant((_p, doc) => delete doc.services['postgres']!.restart), /service postgres has no restart policy/);
+  });
+});
+
+describe('docker-compose.edge.yml (scale-out behind Kamailio and rtpengine)', () => {
+  const edgeFile = path.join(repoRoot, 'docker-compose.edge.yml');
+  const dispatcherList = readFileSync(path.join(repoRoot, 'edge-conf/dispatcher.list'), 'utf8');
+  const interpolated = (): EdgeComposeDocument => interpolateDocument(loadCompose(edgeFile), operatorEnv) as EdgeComposeDocument;
+
+  it('is valid against the Compose Specification schema, as written and once interpolated', () => {
+    const written = loadCompose(edgeFile);
+    assert.deepEqual(composeSchemaErrors(written), []);
+    assert.deepEqual(composeSchemaErrors(interpolated()), []);
+    assert.throws(() => interpolateDocument(written, { ...operatorEnv, SIP_PUBLIC_ADDRESS: '' }), /SIP_PUBLIC_ADDRESS/);
+  });
+
+  it('its parts agree: dispatcher list and nodes, trusted edge and outbound proxy, rtpengine socket, interfaces and range, shared store', () => {
+    assert.deepEqual(edgeComposeFindings(interpolated(), dispatcherList), []);
+    const wide = interpolateDocument(loadCompose(edgeFile), { ...operatorEnv, RTP_PORT_MIN: '40000', RTP_PORT_MAX: '40999' }) as EdgeComposeDocument;
+    assert.deepEqual(edgeComposeFindings(wide, dispatcherList), []);
+    assert.equal(loadConfig({ env: wide.services['node-2']!.environment! }).sip.edge.mediaPortMax, 40999);
+  });
+
+  it('the findings catch parts that disagree', () => {
+    const variant = (change: (doc: EdgeComposeDocument) => void, list = dispatcherList): string => {
+      const doc = copy(interpolated());
+      change(doc);
+      return edgeComposeFindings(doc, list).join('\n');
+    };
+    const env = (doc: EdgeComposeDocument, node: string): Record<string, string> => doc.services[node]!.environment!;
+    assert.match(variant(() => undefined, dispatcherList.replace('172.28.0.12', '172.28.0.13')), /node-2 \(172\.28\.0\.12:5060\) is not in the dispatcher list/);
+    assert.match(variant((d) => delete env(d, 'node-1')['SIP_OUTBOUND_PROXY']), /node-1 sends outbound calls to undefined/);
+    assert.match(variant((d) => (env(d, 'node-2')['SIP_EDGE_ADDRESSES'] = '172.28.0.9')), /node-2 does not take calls from the edge's internal address 172\.28\.0\.1/);
+    assert.match(variant((d) => (env(d, 'node-2')['RECORDINGS_STORE'] = 'directory')), /node-2 keeps recordings in its own directory/);
+    assert.match(variant((d) => (env(d, 'node-2')['SECRET_KEY'] = 'ab'.repeat(32))), /do not share one database, secret key and operator token/);
+    assert.match(variant((d) => (env(d, 'node-1')['SIP_EDGE_RTP_PORT_MAX'] = '30999')), /node-1 tells customers RTP 30000-30999, rtpengine uses 30000-39999/);
+    assert.match(variant((d) => (d.services['rtpengine']!.command = d.services['rtpengine']!.command!.map((a) => a.replace('127.0.0.1:22222', '127.0.0.1:2223')))), /Kamailio asks rtpengine at udp:127\.0\.0\.1:22222, rtpengine listens at 127\.0\.0\.1:2223/);
+    assert.match(variant((d) => delete d.services['edge']!.network_mode), /edge is not on the host network/);
+  });
+
+  it("runs Kamailio on edge-conf/kamailio.cfg with the compose file's sockets and settings: `kamailio -c` accepts them", () => {
+    const command = interpolated().services['edge']!.command!;
+    const dir = mkdtempSync(path.join(tmpdir(), 'vap-edge-compose-'));
+    try {
+      const list = path.join(dir, 'dispatcher.list');
+      writeFileSync(list, dispatcherList);
+      // The image's paths, mapped to this checkout: the config file and the dispatcher list.
+      const args = command.slice(1).map((a) => a.replace('/etc/vap-edge/kamailio.cfg', path.join(repoRoot, 'edge-conf/kamailio.cfg')).replace('/etc/vap-edge/dispatcher.list', list)).filter((a, i, all) => a !== '-u' && a !== '-g' && all[i - 1] !== '-u' && all[i - 1] !== '-g');
+      const check = spawnSync('kamailio', ['-c', ...args.filter((a) => a !== '-DD' && a !== '-E')], { encoding: 'utf8', timeout: 30_000 });
+      assert.equal(check.status, 0, `${check.stdout}${check.stderr}`);
+      assert.match(`${check.stdout}${check.stderr}`, /config file ok/i);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('builds Kamailio and rtpengine from the Debian packages the test suite runs, with the configuration where the command reads it', () => {
+    const packages = readFileSync(path.join(repoRoot, 'test/setup/system-packages.txt'), 'utf8');
+    for (const [file, pkg] of [['kamailio.Dockerfile', 'kamailio'], ['rtpengine.Dockerfile', 'rtpengine-daemon']] as const) {
+      const stages = parseDockerfile(readFileSync(path.join(repoRoot, 'edge-conf', file), 'utf8'));
+      assert.equal(stages.length, 1);
+      const stage = stages[0]!;
+      assert.equal(`${stage.image}:${stage.tag}`, 'debian:bookworm-slim', file);
+      assert.ok(stage.steps.some((s) => s.keyword === 'RUN' && new RegExp(`apt-get install .*\\b${pkg}\\b`).test(s.args)), `${file} installs ${pkg}`);
+      assert.match(packages, new RegExp(` ${pkg}$`, 'm'), `the suite installs and tests ${pkg}`);
+    }
+    const kamailio = parseDockerfile(readFileSync(path.join(repoRoot, 'edge-conf/kamailio.Dockerfile'), 'utf8'))[0]!;
+    assert.ok(kamailio.steps.some((s) => s.keyword === 'COPY' && s.args === 'kamailio.cfg dispatcher.list /etc/vap-edge/'));
   });
 });

@@ -754,6 +754,24 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/admin/drain": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Whether this process drains, and how many calls it still carries (operator token only) */
+        get: operations["getDrain"];
+        put?: never;
+        /** Drain this process and exit: new calls are refused with 503 + Retry-After, live calls may end within drainTimeoutMs, then get a BYE (operator token only) */
+        post: operations["startDrain"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/tenants/{clientId}/endpoints": {
         parameters: {
             query?: never;
@@ -3217,7 +3235,7 @@ export interface components {
             }[];
         };
         SipInfo: {
-            /** @description The SIP signalling address of the service (`sip.publicAddress`): allow it and send INVITEs to it */
+            /** @description The SIP signalling address of the service (`sip.publicAddress`, or `sip.edge.publicAddress` behind a SIP edge): allow it and send INVITEs to it */
             signalingAddress: string;
             /** @description Listening transports; UDP and TCP share sip.port (RFC 3261 sec. 18) */
             transports: {
@@ -3239,6 +3257,14 @@ export interface components {
                 rtpPortMin: number;
                 rtpPortMax: number;
             };
+        };
+        DrainStatus: {
+            /** @description true once a drain started (SIGTERM or POST /v1/admin/drain) */
+            draining: boolean;
+            /** @description calls up or being set up in this process's gateway */
+            liveCalls: number;
+            /** @description how long live calls may go on before they are ended with BYE (config `drainTimeoutMs`) */
+            drainTimeoutMs: number;
         };
         TenantEndpoints: {
             /** @description POST URL of the campaign SendMessage method for this tenant ({base_url}/api/v1/Campaign/SendMessage) */
@@ -8746,6 +8772,82 @@ export interface operations {
             };
             /** @description Not found, or not reachable with this credential */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getDrain: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The drain state */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DrainStatus"];
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The credential may not perform this action */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    startDrain: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The drain has started (or was already running) */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DrainStatus"];
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The credential may not perform this action */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
