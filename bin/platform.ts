@@ -67,7 +67,15 @@ export async function startPlatform(config: PlatformConfig, logger: Logger, opti
     },
     status,
   };
-  const ctx: PlatformContext = { config, logger, store, secrets, isDraining: () => draining, drain, countLiveCalls: (count) => void liveCallSources.push(count) };
+  // Until every role runs, /readyz says so: a HEALTHCHECK or load balancer that saw the control
+  // API answer first would otherwise send work (or a SIGTERM) to a half-started process.
+  let started = false;
+  const readinessChecks = {
+    startup: async (): Promise<void> => {
+      if (!started) throw new Error('starting');
+    },
+  };
+  const ctx: PlatformContext = { config, logger, store, secrets, isDraining: () => draining, readinessChecks, drain, countLiveCalls: (count) => void liveCallSources.push(count) };
   const roles: RunningRole[] = [];
   let ops: RunningServer | undefined;
   try {
@@ -80,6 +88,7 @@ export async function startPlatform(config: PlatformConfig, logger: Logger, opti
       );
     }
     ops = await startOps(config, ctx);
+    started = true;
   } catch (error) {
     await Promise.allSettled(roles.map((r) => r.stop(0)));
     await store.close();
@@ -128,7 +137,7 @@ async function startOps(config: PlatformConfig, ctx: PlatformContext): Promise<R
     }
     return undefined;
   }
-  const app = createOpsApp({ store: ctx.store, logger: ctx.logger.child({ role: 'ops' }), isDraining: ctx.isDraining });
+  const app = createOpsApp({ store: ctx.store, logger: ctx.logger.child({ role: 'ops' }), isDraining: ctx.isDraining, readinessChecks: ctx.readinessChecks });
   const running = await serve(app, config.ops.host, config.ops.port, { name: 'ops endpoint', http: config.http });
   ctx.logger.info({ url: running.url, port: running.port }, 'ops endpoint listening (/healthz, /readyz, /metrics)');
   return running;
@@ -165,6 +174,8 @@ async function main(): Promise<void> {
   let platform: Platform | undefined;
   let signals = 0;
   let exiting = false;
+  /** A signal that came while the roles were starting: acted on once they run. */
+  let signalledDuringStart: NodeJS.Signals | undefined;
   /** Drain, stop every role, exit: SIGTERM, SIGINT and POST /v1/admin/drain all end here. */
   const shutdown = (reason: string): void => {
     if (exiting || !platform) return;
@@ -186,6 +197,26 @@ async function main(): Promise<void> {
       },
     );
   };
+  const onSignal = (signal: NodeJS.Signals): void => {
+    signals += 1;
+    if (signals > 1) {
+      // The operator does not want to wait for the drain: live calls are cut without a BYE.
+      logger.warn({ signal }, 'second signal: exiting now');
+      logger.flush();
+      process.exit(130);
+    }
+    if (!platform) {
+      // `docker stop` right after `docker run`: stop cleanly once started rather than die
+      // half-way through a migration or a certificate write.
+      signalledDuringStart = signal;
+      logger.info({ signal }, 'signal while starting: stopping once started');
+      return;
+    }
+    shutdown(signal);
+  };
+  // Before the start, not after: a signal in between would take Node's default (exit 143).
+  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
   try {
     platform = await startPlatform(config, logger, { onShutdownRequested: shutdown });
   } catch (error) {
@@ -196,19 +227,7 @@ async function main(): Promise<void> {
     process.exit(listenExitCodes[error.code] ?? 69);
   }
   logger.info({ roles: platform.roles.map((r) => r.name) }, 'platform started');
-
-  const onSignal = (signal: NodeJS.Signals): void => {
-    signals += 1;
-    if (signals > 1) {
-      // The operator does not want to wait for the drain: live calls are cut without a BYE.
-      logger.warn({ signal }, 'second signal: exiting now');
-      logger.flush();
-      process.exit(130);
-    }
-    shutdown(signal);
-  };
-  process.on('SIGTERM', onSignal);
-  process.on('SIGINT', onSignal);
+  if (signalledDuringStart) shutdown(signalledDuringStart);
 }
 
 /**

@@ -31,6 +31,7 @@ export const startControlRole: RoleStarter = async (ctx) => {
     operatorToken: ctx.secrets.operatorToken,
     secretKey: ctx.secrets.secretKey,
     isDraining: ctx.isDraining,
+    readinessChecks: ctx.readinessChecks,
     drain: ctx.drain,
     simulations,
     ...(dashboardDir ? { dashboardDir } : {}),

@@ -3,6 +3,7 @@ import type { Logger } from '../../core/logger.js';
 import type { DrainControl } from '../../control-api/management/admin-drain.js';
 import type { Store } from '../../control-api/store/database.js';
 import type { LocalSecrets } from '../local-secrets.js';
+import type { ReadinessCheck } from '../../control-api/http/ops-routes.js';
 
 /** Everything a role needs from the composition root. */
 export interface PlatformContext {
@@ -12,6 +13,8 @@ export interface PlatformContext {
   readonly secrets: LocalSecrets;
   /** True once shutdown has begun: readiness turns false so load balancers stop sending work. */
   isDraining(): boolean;
+  /** /readyz checks every HTTP app adds: `startup` fails until every role has started. */
+  readonly readinessChecks: Readonly<Record<string, ReadinessCheck>>;
   /** The process's drain (SIGTERM, SIGINT or POST /v1/admin/drain start it). */
   readonly drain: DrainControl;
   /** A role that carries calls reports how many (the drain status shows their sum). */

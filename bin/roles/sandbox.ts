@@ -9,6 +9,7 @@ export const startSandboxRole: RoleStarter = async (ctx) => {
     logger: logger.child({ role: 'sandbox' }),
     staticTokens: config.sandbox.tokens,
     isDraining: ctx.isDraining,
+    readinessChecks: ctx.readinessChecks,
     drainLimitBytes: config.http.drainLimitBytes,
   });
   const running = await serve(app, config.sandbox.host, config.sandbox.port, { name: 'plant sandbox', http: config.http });

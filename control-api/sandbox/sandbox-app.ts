@@ -2,7 +2,7 @@ import Router from '@koa/router';
 import Koa from 'koa';
 import type { Logger } from '../../core/logger.js';
 import type { Store } from '../store/database.js';
-import { opsRouter } from '../http/ops-routes.js';
+import { opsRouter, type ReadinessCheck } from '../http/ops-routes.js';
 import { requestLog } from '../http/request-log.js';
 import { defaultHttpSettings } from '../http/serve.js';
 import { drainUnreadBody } from '../http/unread-body.js';
@@ -18,6 +18,8 @@ export interface SandboxAppDeps {
   /** Static bearer tokens from configuration, besides tokens issued through the management API. */
   readonly staticTokens: readonly string[];
   readonly isDraining?: () => boolean;
+  /** More /readyz checks from the composition root (the platform's own start). */
+  readonly readinessChecks?: Readonly<Record<string, ReadinessCheck>>;
   /** Config `http.drainLimitBytes`: how much of an upload refused unread is read away (unread-body.ts). */
   readonly drainLimitBytes?: number;
 }
@@ -27,7 +29,7 @@ export function createSandboxApp(deps: SandboxAppDeps): Koa {
   const app = new Koa();
   app.proxy = false;
   app.silent = true;
-  const ops = opsRouter({ database: async () => void (await deps.store.db.selectNoFrom((eb) => eb.lit(1).as('one')).execute()) }, deps.isDraining);
+  const ops = opsRouter({ ...deps.readinessChecks, database: async () => void (await deps.store.db.selectNoFrom((eb) => eb.lit(1).as('one')).execute()) }, deps.isDraining);
   const docs = new Router().get('/openapi.json', (ctx) => {
     ctx.body = plantStoreOpenApi;
   });

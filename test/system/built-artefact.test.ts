@@ -104,7 +104,7 @@ describe('the built artefact (dist/) that npm start and the image run', function
       });
       assert.equal(healthy, 0, 'HEALTHCHECK exit code');
       const ready = await fetch(`http://127.0.0.1:${controlPort}/readyz`);
-      assert.deepEqual(await ready.json(), { status: 'ready', checks: { database: 'ok' } });
+      assert.deepEqual(await ready.json(), { status: 'ready', checks: { startup: 'ok', database: 'ok' } });
 
       // Everything the platform made in its data directory belongs to its user.
       for (const made of ['secret.key', 'operator-token', 'pglite', path.join('sip-tls', 'sip-cert.pem')]) {

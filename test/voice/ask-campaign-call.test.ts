@@ -47,11 +47,13 @@ describe('Ask on an outbound campaign call: the question is spoken before an ans
   let token: string;
   let seq = 0;
   const clock = new FakeClock(campaignNow);
+  const warnings: string[] = [];
 
   before(async () => {
     dir = await mkdtemp(path.join(tmpdir(), 'vap-ask-campaign-'));
     code = new QuickJsCodeRunner({ workers: 1 });
-    const logger = pino({ level: process.env.GATEWAY_TEST_LOG ?? 'silent' });
+    // Warnings are kept for failure messages: a lost caller turn shows up here (STT failure, late start).
+    const logger = pino({ level: process.env.GATEWAY_TEST_LOG ?? 'warn' }, { write: (line: string) => void warnings.push(line.trim()) });
     let handler: RecipeCallHandler | undefined;
     fx = await startGatewayFixture({}, (store) => {
       const services = platformServices({ db: store.db, box, code, logger });
@@ -186,7 +188,7 @@ describe('Ask on an outbound campaign call: the question is spoken before an ans
     const { row, lines } = await campaignCall(concat(silence(500), await trimmedFlite(answer), silence(9_000)));
     console.log(`      transcript (speech over the Message):\n${shown(lines).replace(/^/gm, '        ')}`);
     const overMessage = lines.filter((l) => l.speaker === 'caller' && l.blockId === 'hello');
-    assert.ok(overMessage.length >= 1, `the words over the Message were not transcribed:\n${shown(lines)}`);
+    assert.ok(overMessage.length >= 1, `the words over the Message were not transcribed:\n${shown(lines)}\nwarnings:\n${warnings.slice(-20).join('\n')}`);
     for (const line of overMessage) assert.ok(line.ignored, `words over the Message were not marked ignored:\n${shown(lines)}`);
     assertMessageQuestionAnswerClose(row, lines);
   });
