@@ -109,16 +109,18 @@ interface Hearing {
   readonly text: string;
   readonly meaning: string;
   readonly confidence: number;
-  /** The reading without the winning meaning and its likelihood gap per 10 ms, if any. */
-  readonly rival?: { readonly text: string; readonly scoreGap?: number };
+  /**
+   * The competing readings, as the block gets them: the grammar's reading without the winning
+   * meaning (likelihood gap per 10 ms), and the other noise realisation's when it disagrees.
+   */
+  readonly rivals: readonly { readonly text: string; readonly confidence: number; readonly scoreGap?: number }[];
 }
 
 async function hear(stt: PocketsphinxStt, expectation: ListenExpectation, pcm8k: Int16Array): Promise<Hearing> {
-  let result: Hearing = { text: '', meaning: '', confidence: 0 };
+  let result: Hearing = { text: '', meaning: '', confidence: 0, rivals: [] };
   const stream = await stt.open({ language: 'en-US', keywords: [], expectation, signal: new AbortController().signal });
   stream.onTranscript((t) => {
-    const rival = t.alternatives?.[0];
-    result = { text: t.text, meaning: t.meaning ?? '', confidence: t.confidence ?? 1, ...(rival ? { rival: { text: rival.text, ...(rival.scoreGap !== undefined ? { scoreGap: rival.scoreGap } : {}) } } : {}) };
+    result = { text: t.text, meaning: t.meaning ?? '', confidence: t.confidence ?? 1, rivals: t.alternatives ?? [] };
   });
   // As on the line: a little lead-in and hangover silence, then mu-law both ways.
   const padded = new Int16Array(pcm8k.length + Math.round(8000 * (lead + 0.4)));
@@ -156,8 +158,7 @@ const amountBlock = smartAiSettingsSchema.parse({ prompt: 'amount', variables: [
 
 /** A hearing as the block gets it. */
 function turnOf(heard: Hearing): Heard {
-  const rival = heard.rival ? [{ text: heard.rival.text, confidence: 0, ...(heard.rival.scoreGap !== undefined ? { scoreGap: heard.rival.scoreGap } : {}) }] : undefined;
-  return { kind: 'utterance', text: heard.text, confidence: heard.confidence, meaning: heard.meaning, ...(rival ? { alternatives: rival } : {}) };
+  return { kind: 'utterance', text: heard.text, confidence: heard.confidence, meaning: heard.meaning, ...(heard.rivals.length > 0 ? { alternatives: heard.rivals } : {}) };
 }
 
 async function main(): Promise<void> {
@@ -181,7 +182,7 @@ async function main(): Promise<void> {
       const doubted = (heardVerdict === 'right' || heardVerdict === 'WRONG') && settings.intents && rivalReading(turnOf(heard), settings, decisionDay) !== undefined;
       const verdict: Verdict = doubted ? 'confirm' : heardVerdict;
       tally.set(verdict, (tally.get(verdict) ?? 0) + 1);
-      process.stdout.write(`${verdict.padEnd(7)} ${voice.padEnd(4)} ${blockId.padEnd(9)} "${say}" -> ${heard.meaning || '-'} ${heard.confidence.toFixed(2)} "${heard.text}"${heard.rival ? ` (without it: "${heard.rival.text}", ${heard.rival.scoreGap?.toFixed(1) ?? '?'} per 10 ms behind)` : ''}\n`);
+      process.stdout.write(`${verdict.padEnd(7)} ${voice.padEnd(4)} ${blockId.padEnd(9)} "${say}" -> ${heard.meaning || '-'} ${heard.confidence.toFixed(2)} "${heard.text}"${heard.rivals.map((r) => ` (rival: "${r.text}", ${r.scoreGap?.toFixed(1) ?? '?'} per 10 ms behind)`).join('')}\n`);
     }
   }
   process.stdout.write(`\n${[...tally.entries()].map(([k, n]) => `${k} ${n}`).join(', ')}\n`);

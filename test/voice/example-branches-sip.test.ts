@@ -18,8 +18,8 @@ const voice = process.env.BRANCHES_VOICE ?? 'slt';
  * calls run at a time. A Transfer block takes the scenario's scripted outcome (the REFER itself is
  * covered by test/gateway/transfer-sipp.test.ts). No wrong branch: a miss must end in a reprompt
  * or a fallback, never in another branch. Issue 13 asks for 90% of branches right; 19 of 22
- * (86%) are: the three misses are "haan ji" (flite's Hindi), "3000 on 5 December" heard as
- * "three am one fifty hundred" (the amount is called too low) and "Thanks, bye" heard as "can i"
+ * (86%) are: the misses are "the 3rd of December" (heard as the 8th, denied, heard so again),
+ * "3000 on 5 December" (the amount heard in pieces, asked again) and the plant care question
  * (docs/voice-pipeline.md). The same audio can be cut differently by the VAD, or end on one
  * concealed frame, from run to run, and a voice's count moves by one: the test asks for 80%.
  */
