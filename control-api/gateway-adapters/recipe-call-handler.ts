@@ -23,6 +23,7 @@ import { findNumberByE164, findRecipeById, findSpeechProfileByName } from '../re
 import type { Database } from '../store/schema.js';
 import { offlineSpeech, type TenantCallSpeech } from '../tenants/tenant-speech.js';
 import { recordedEnd } from './call-end-record.js';
+import { EarlyAudio } from '../../media/voice/early-audio.js';
 import { callSpeech, recipeListens, sayUnsupportedLanguage, type CallSpeech } from './call-speech.js';
 
 export interface RecipeCallHandlerOptions {
@@ -67,6 +68,8 @@ interface CallState {
   /** Every speech-to-text provider of the call was dropped (fallback.ts): the recipe is stopped. */
   sttLost: boolean;
   readonly stopRecipe: AbortController;
+  /** The caller's audio, read from answer until the conversation's ear takes it over. */
+  readonly early: EarlyAudio;
   /** What each Transfer block got from the gateway: a transfer never confirmed must not be recorded as completed. */
   readonly transfers: CallTransferOutcome[];
 }
@@ -88,6 +91,8 @@ export class RecipeCallHandler implements CallHandler {
    * onAnswered): then `info.caller` is our number and `info.dialled` the callee.
    */
   async handle(call: ActiveCall, outbound?: OriginateRequest): Promise<void> {
+    // First of all: what the callee says while the call is being set up is heard too.
+    const early = new EarlyAudio(call.media.input);
     const { info } = call;
     const log = this.o.logger.child({ callId: info.id, sipCallId: info.sipCallId, tenantId: info.tenantId });
     const answeredAt = new Date(info.startedAt);
@@ -114,7 +119,7 @@ export class RecipeCallHandler implements CallHandler {
     }
     call.on('dtmf', (e) => log.debug({ digit: e.digit, via: e.via }, 'DTMF received'));
 
-    const state: CallState = { sttLost: false, stopRecipe: new AbortController(), transfers: [] };
+    const state: CallState = { sttLost: false, stopRecipe: new AbortController(), transfers: [], early };
     let recordingRef: string | undefined;
     let failure: string | undefined;
     try {
@@ -144,6 +149,7 @@ export class RecipeCallHandler implements CallHandler {
       failure = errorText(error);
       log.error({ err: failure }, 'recipe call failed: ending the call');
     } finally {
+      early.stop();
       if (recordingRef) await this.finishRecording(call, recordingRef, log);
       const why = failure ? 'handler-error' : state.speechEnd ? state.speechEnd.reason.replace('_', '-') : 'recipe-ended';
       if (!call.signal.aborted) await call.hangup(why).catch(() => undefined);
@@ -201,7 +207,10 @@ export class RecipeCallHandler implements CallHandler {
   private async runRecipe(call: ActiveCall, outbound: OriginateRequest | undefined, setup: CallSetup, speech: CallSpeech, recordId: string | undefined, log: Logger, state: CallState): Promise<void> {
     const { info } = call;
     const { stopRecipe } = state;
-    const conversation = this.conversation(call, setup, speech, log, state.transfers);
+    const services = await this.o.services(info.tenantId);
+    // No await from here until the detector taps the audio: the ear starts on the frames kept
+    // since answer at once, and the detector must hear them too.
+    const conversation = this.conversation(call, setup, speech, log, state.transfers, state.early);
     const run = new RecipeRun({
       recipe: setup.recipe,
       conversation,
@@ -217,7 +226,7 @@ export class RecipeCallHandler implements CallHandler {
         campaignVariables: scalarVariables(outbound?.context.variables ?? {}),
         now: () => Date.now(),
       },
-      services: await this.o.services(info.tenantId),
+      services,
       blocks: defaultBlocks,
     });
     state.run = run;
@@ -323,11 +332,12 @@ export class RecipeCallHandler implements CallHandler {
     }
   }
 
-  private conversation(call: ActiveCall, setup: CallSetup, { tts, stt, voice, ttsLanguage }: CallSpeech, log: Logger, transfers: CallTransferOutcome[]): PhoneConversation {
+  private conversation(call: ActiveCall, setup: CallSetup, { tts, stt, voice, ttsLanguage }: CallSpeech, log: Logger, transfers: CallTransferOutcome[], early: EarlyAudio): PhoneConversation {
     const global = setup.recipe.globalSettings;
     const transfer = this.o.transfer;
     const conversation = new PhoneConversation({
       media: call.media,
+      input: early.reader(),
       stt,
       tts,
       speech: {

@@ -114,8 +114,16 @@ export interface Conversation {
    * reported through `onIgnored` with 'notListening' and dropped from the queue.
    */
   expect?(expectation: ListenExpectation): void;
-  /** Optional: where caller words that do not drive the flow go (the run records them in the transcript). */
-  onIgnored?(listener: (text: string, why: IgnoredWhy) => void): void;
+  /**
+   * Optional: where caller words that do not drive the flow go (the run records them in the
+   * transcript). `turn` numbers the caller turn they were said in (see `nextTurn`).
+   */
+  onIgnored?(listener: (text: string, why: IgnoredWhy, turn?: number) => void): void;
+  /**
+   * Optional: the number the caller's next turn will get. The run notes it as each block starts,
+   * so words recognised later are put under the block that was running when they were said.
+   */
+  readonly nextTurn?: number;
   /** Bridges the caller to a SIP URI or E.164 number after speaking the bridge message. */
   transfer(target: string, bridgeMessage: string, signal: AbortSignal): Promise<TransferResult>;
   /** The agent ends the call. Idempotent. */

@@ -55,6 +55,8 @@ export interface TurnDetection {
 
 export interface HearingOptions {
   readonly media: CallMediaSession;
+  /** The caller's audio when something already reads it from answer (EarlyAudio); else `media.input` from now. */
+  readonly input?: AsyncIterator<AudioFrame>;
   readonly stt: SttProvider;
   /** Phone number "Language" and "Boosted Keywords". */
   readonly language: string;
@@ -158,7 +160,7 @@ export class Hearing {
   }
 
   private async listenToCall(): Promise<void> {
-    const reader = this.o.media.input[Symbol.asyncIterator]();
+    const reader = this.o.input ?? this.o.media.input[Symbol.asyncIterator]();
     this.reader = reader;
     try {
       for (let next = await reader.next(); !next.done && !this.stopped; next = await reader.next()) this.onFrame(next.value.samples);

@@ -11,7 +11,7 @@ import {
   type SayResult,
   type TransferResult,
 } from '../../core/ports/conversation.js';
-import type { CallMediaSession } from '../../core/ports/media.js';
+import type { AudioFrame, CallMediaSession } from '../../core/ports/media.js';
 import type { PronunciationLexicon } from '../speech/pronunciation.js';
 import type { SttProvider, TtsProvider } from '../speech/speech-provider.js';
 import { Hearing, type CallerTurn, type HearingHooks, type Recognition, type TurnDetection } from './hearing.js';
@@ -29,6 +29,8 @@ export interface TurnSettings extends TurnDetection {
 
 export interface PhoneConversationOptions {
   readonly media: CallMediaSession;
+  /** The caller's audio kept since answer (EarlyAudio.reader()); else the ear hears from its creation. */
+  readonly input?: AsyncIterator<AudioFrame>;
   readonly stt: SttProvider;
   readonly tts: TtsProvider;
   readonly speech: SpeechSettings;
@@ -68,8 +70,9 @@ interface TurnNote {
  * backchannels, what reaches `listen()` and what is only transcribed.
  */
 export class PhoneConversation implements Conversation, HearingHooks {
-  private readonly heard: Heard[] = [];
-  private readonly ignoredListeners: ((text: string, why: IgnoredWhy) => void)[] = [];
+  /** Heard and not yet taken, with the caller turn each came from. */
+  private readonly heard: { readonly heard: Heard; readonly turn: number }[] = [];
+  private readonly ignoredListeners: ((text: string, why: IgnoredWhy, turn?: number) => void)[] = [];
   private readonly notes = new Map<number, TurnNote>();
   private wake: (() => void) | undefined;
   /** Caller turns from this id on began while the current block listened (see `expect`). */
@@ -98,6 +101,7 @@ export class PhoneConversation implements Conversation, HearingHooks {
     });
     this.hearing = new Hearing({
       media: o.media,
+      ...(o.input ? { input: o.input } : {}),
       stt: o.stt,
       language: o.speech.sttLanguage,
       keywords: o.speech.keywords,
@@ -133,12 +137,16 @@ export class PhoneConversation implements Conversation, HearingHooks {
   expect(expectation: ListenExpectation): void {
     // Words said before the block listened (during a Message, say) are no answer to it: those
     // already recognised, and those of a turn that began before now and is still being recognised.
-    for (const stale of this.heard.splice(0)) if (stale.kind === 'utterance' && stale.text) this.ignore(stale.text, 'notListening');
+    for (const { heard: stale, turn } of this.heard.splice(0)) if (stale.kind === 'utterance' && stale.text) this.ignore(stale.text, 'notListening', turn);
     this.listeningFrom = this.hearing.nextTurnId;
     this.hearing.expect(expectation);
   }
 
-  onIgnored(listener: (text: string, why: IgnoredWhy) => void): void {
+  get nextTurn(): number {
+    return this.hearing.nextTurnId;
+  }
+
+  onIgnored(listener: (text: string, why: IgnoredWhy, turn?: number) => void): void {
     this.ignoredListeners.push(listener);
   }
 
@@ -146,7 +154,7 @@ export class PhoneConversation implements Conversation, HearingHooks {
     this.throwIfEnded(signal);
     const deadline = performance.now() + timeoutMs;
     for (;;) {
-      const next = this.heard.shift();
+      const next = this.heard.shift()?.heard;
       if (next) return next;
       const left = deadline - performance.now();
       // At the deadline a turn or keypad entry already under way is still waited for.
@@ -233,14 +241,14 @@ export class PhoneConversation implements Conversation, HearingHooks {
     if (this.ended) return;
     const during = note?.during;
     if (turn.id < this.listeningFrom) {
-      if (text) this.ignore(text, 'notListening');
-    } else if (text && during && !during.bargeIn) this.ignore(text, 'bargeInDisabled');
-    else if (text && during && !note.interrupted && this.speaker.current === during) this.ignore(text, 'backchannel');
-    else if (text && during && !note.interrupted && BACKCHANNEL.test(text)) this.ignore(text, 'backchannel');
-    else if (text) this.deliver({ kind: 'utterance', text, ...(confidence !== undefined ? { confidence } : {}), ...(alternatives ? { alternatives } : {}), ...(meaning !== undefined ? { meaning } : {}) });
+      if (text) this.ignore(text, 'notListening', turn.id);
+    } else if (text && during && !during.bargeIn) this.ignore(text, 'bargeInDisabled', turn.id);
+    else if (text && during && !note.interrupted && this.speaker.current === during) this.ignore(text, 'backchannel', turn.id);
+    else if (text && during && !note.interrupted && BACKCHANNEL.test(text)) this.ignore(text, 'backchannel', turn.id);
+    else if (text) this.deliver({ kind: 'utterance', text, ...(confidence !== undefined ? { confidence } : {}), ...(alternatives ? { alternatives } : {}), ...(meaning !== undefined ? { meaning } : {}) }, turn.id);
     // Speech without words we could use: the caller said something (or cut the agent off), so the
     // block must answer now ("Sorry, ...") instead of waiting out the silence timeout.
-    else if (note?.interrupted || (!during && turn.voicedMs >= UNINTELLIGIBLE_MS)) this.deliver({ kind: 'utterance', text: '', confidence: 0 });
+    else if (note?.interrupted || (!during && turn.voicedMs >= UNINTELLIGIBLE_MS)) this.deliver({ kind: 'utterance', text: '', confidence: 0 }, turn.id);
     this.wake?.();
   }
 
@@ -255,15 +263,15 @@ export class PhoneConversation implements Conversation, HearingHooks {
 
   // ----
 
-  private deliver(heard: Heard): void {
+  private deliver(heard: Heard, turn = this.hearing.nextTurnId): void {
     if (this.ended) return;
-    this.heard.push(heard);
+    this.heard.push({ heard, turn });
     this.wake?.();
   }
 
-  private ignore(text: string, why: IgnoredWhy): void {
+  private ignore(text: string, why: IgnoredWhy, turn?: number): void {
     this.o.onIgnoredUtterance?.(text, why);
-    for (const listener of this.ignoredListeners) listener(text, why);
+    for (const listener of this.ignoredListeners) listener(text, why, turn);
   }
 
   private throwIfEnded(signal?: AbortSignal): void {

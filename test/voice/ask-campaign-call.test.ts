@@ -48,11 +48,13 @@ describe('Ask on an outbound campaign call: the question is spoken before an ans
   let seq = 0;
   const clock = new FakeClock(campaignNow);
   const warnings: string[] = [];
+  /** How long the call's setup takes before the conversation listens (the third case slows it). */
+  let setupDelayMs = 0;
 
   before(async () => {
     dir = await mkdtemp(path.join(tmpdir(), 'vap-ask-campaign-'));
     code = new QuickJsCodeRunner({ workers: 1 });
-    // Warnings are kept for failure messages: a lost caller turn shows up here (STT failure, late start).
+    // Warnings are kept for failure messages: a caller turn lost to a failing STT shows up here.
     const logger = pino({ level: process.env.GATEWAY_TEST_LOG ?? 'warn' }, { write: (line: string) => void warnings.push(line.trim()) });
     let handler: RecipeCallHandler | undefined;
     fx = await startGatewayFixture({}, (store) => {
@@ -60,7 +62,11 @@ describe('Ask on an outbound campaign call: the question is spoken before an ans
       handler = new RecipeCallHandler({
         db: store.db,
         recorder: new CallRecorder({ db: store.db }),
-        services,
+        // A node under load: the tenant's services can take seconds while the callee already talks.
+        services: async (tenantId) => {
+          await new Promise((r) => setTimeout(r, setupDelayMs));
+          return services(tenantId);
+        },
         logger,
         recordingsDir: path.join(dir, 'recordings'),
         turn: { endpointSilenceMs: 600 },
@@ -191,5 +197,21 @@ describe('Ask on an outbound campaign call: the question is spoken before an ans
     assert.ok(overMessage.length >= 1, `the words over the Message were not transcribed:\n${shown(lines)}\nwarnings:\n${warnings.slice(-20).join('\n')}`);
     for (const line of overMessage) assert.ok(line.ignored, `words over the Message were not marked ignored:\n${shown(lines)}`);
     assertMessageQuestionAnswerClose(row, lines);
+  });
+
+  it('the callee talks while the call is still being set up (3 s): the words are heard from answer, kept as ignored under the first block, and the answering-machine detector hears them', async () => {
+    setupDelayMs = 3_000;
+    try {
+      const { row, lines } = await campaignCall(concat(silence(500), await trimmedFlite(answer), silence(9_000)));
+      console.log(`      transcript (set-up takes 3 s):\n${shown(lines).replace(/^/gm, '        ')}`);
+      const early = lines.filter((l) => l.speaker === 'caller' && l.blockId === 'hello');
+      assert.ok(early.length >= 1, `the words said during set-up were lost:\n${shown(lines)}\nwarnings:\n${warnings.slice(-20).join('\n')}`);
+      for (const line of early) assert.ok(line.ignored, `words said before the question were not marked ignored:\n${shown(lines)}`);
+      // A person who speaks at once is a person: the detector heard the words said before the ear existed.
+      assert.equal(row.amd_verdict, 'human', `${row.amd_verdict} after ${row.amd_ms} ms`);
+      assertMessageQuestionAnswerClose(row, lines);
+    } finally {
+      setupDelayMs = 0;
+    }
   });
 });

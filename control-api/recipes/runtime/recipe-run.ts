@@ -49,6 +49,8 @@ export class RecipeRun extends TypedEmitter<RunEvents> {
   private readonly blocksById: ReadonlyMap<string, Block>;
   private readonly routes: ReadonlyMap<string, string>;
   private started = false;
+  /** Each block run, with the first caller turn said while it ran (Conversation.nextTurn). */
+  private readonly blockTurns: { readonly blockId: string; readonly fromTurn: number }[] = [];
 
   constructor(private readonly options: RecipeRunOptions) {
     super();
@@ -56,8 +58,11 @@ export class RecipeRun extends TypedEmitter<RunEvents> {
     this.routes = new Map(options.recipe.connections.map((c) => [`${c.from}\u0000${c.exit}`, c.to]));
     for (const [name, value] of Object.entries(options.context.campaignVariables)) this.vars.set(name, value);
     // Words that did not drive the flow still belong in the transcript (spec: barge-in disabled).
-    options.conversation.onIgnored?.((text, why) => {
-      const blockId = this.path[this.path.length - 1] ?? options.recipe.startBlockId;
+    // Under the block that was running when they were said: recognition takes a moment, and by
+    // then the next block may have begun; words said before the first block belong to it.
+    options.conversation.onIgnored?.((text, why, turn) => {
+      const saidDuring = turn === undefined ? undefined : this.blockTurns.findLast((b) => b.fromTurn <= turn);
+      const blockId = saidDuring?.blockId ?? (turn === undefined ? this.path[this.path.length - 1] : undefined) ?? options.recipe.startBlockId;
       this.record({ at: options.context.now(), speaker: 'caller', text, blockId, ignored: why });
     });
   }
@@ -96,6 +101,7 @@ export class RecipeRun extends TypedEmitter<RunEvents> {
       if (step >= maxSteps) return this.finish({ reason: 'stepLimit', lastBlockId: blockId }, blockId);
       if (this.signal.aborted) return { reason: 'callerHangup', lastBlockId: blockId };
       this.path.push(block.id);
+      this.blockTurns.push({ blockId: block.id, fromTurn: this.options.conversation.nextTurn ?? 0 });
       const visit: RunStep = { blockId: block.id, type: block.type, turns: [] };
       this.steps.push(visit);
       this.emit('blockEntered', { blockId: block.id, type: block.type });
