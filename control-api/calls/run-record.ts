@@ -57,6 +57,9 @@ const gatewayEnds: Readonly<Record<string, string>> = {
   // Calls carried by a cloud provider's media stream (control-api/providers/stream-call.ts):
   'stream-error': 'streamError', // the provider sent a frame its protocol does not allow
   'stream-lost': 'streamLost', // the stream dropped and was not reconnected in time
+  // Provider B: the transfer target did not answer and the provider's flow ended the call
+  // instead of bringing the caller back to the agent (providers/provider-b/transfers-b.ts).
+  'transfer-failed': 'transferFailed',
 };
 
 /** The record's end reason for a call the gateway reports as ended with `callEndReason`. */

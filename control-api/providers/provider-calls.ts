@@ -80,7 +80,9 @@ export class ProviderCalls {
   private readonly startTimers = new Map<string, TimerHandle>();
   private readonly controls = new Map<string, () => StreamCallControl>();
   /** Calls ended recently: the provider's late callbacks about them are still verified and answered. */
-  private readonly ended = new Map<string, { readonly number: ProviderNumber; readonly at: number }>();
+  private readonly ended = new Map<string, { readonly number: ProviderNumber; readonly at: number; readonly sidKey: string | undefined }>();
+  /** The same calls by the provider's call id (flow requests that carry no token of ours name the call by it). */
+  private readonly endedBySid = new Map<string, string>();
 
   /** Set by a drain: new inbound calls are refused, live ones go on. */
   private draining = false;
@@ -134,6 +136,21 @@ export class ProviderCalls {
 
   get(token: string): ProviderCallEntry | undefined {
     return this.entries.get(token);
+  }
+
+  /**
+   * The live call the provider knows by this id. A linear scan: only requests that carry no
+   * token of ours (provider B's flow applets) need it, once or twice per call.
+   */
+  byProviderCallSid(provider: CloudProviderType, callSid: string): ProviderCallEntry | undefined {
+    for (const entry of this.entries.values()) if (entry.provider === provider && entry.callSid === callSid) return entry;
+    return undefined;
+  }
+
+  /** The number of a call of this provider that ended within the last few minutes, by the provider's call id. */
+  recentlyEndedByCallSid(provider: CloudProviderType, callSid: string): ProviderNumber | undefined {
+    const token = this.endedBySid.get(`${provider}:${callSid}`);
+    return token === undefined ? undefined : this.ended.get(token)?.number;
   }
 
   /** The live call with this ActiveCall id (Transfer blocks address calls by it). */
@@ -218,10 +235,13 @@ export class ProviderCalls {
   release(entry: ProviderCallEntry): void {
     if (!this.entries.delete(entry.token)) return;
     const now = this.o.clock.now();
-    this.ended.set(entry.token, { number: entry.number, at: now });
+    const sidKey = entry.callSid === undefined ? undefined : `${entry.provider}:${entry.callSid}`;
+    this.ended.set(entry.token, { number: entry.number, at: now, sidKey });
+    if (sidKey) this.endedBySid.set(sidKey, entry.token);
     for (const [token, e] of this.ended) {
       if (now - e.at < ENDED_KEPT_MS && this.ended.size <= ENDED_KEPT_MAX) break;
       this.ended.delete(token);
+      if (e.sidKey && this.endedBySid.get(e.sidKey) === token) this.endedBySid.delete(e.sidKey);
     }
     this.controls.delete(entry.token);
     this.disarmStartTimer(entry.token);

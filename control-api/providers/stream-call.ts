@@ -70,7 +70,7 @@ export class StreamCall extends TypedEmitter<ActiveCallEvents> implements Active
       media.off('dtmf', onDtmf);
       media.off('timeout', onTimeout);
     });
-    this.after(limits.maxDurationMs, () => void this.hangup('max-duration'));
+    this.after(limits.maxDurationMs, () => this.limitReached('max-duration'));
     this.noteCallerSpeech();
   }
 
@@ -91,7 +91,17 @@ export class StreamCall extends TypedEmitter<ActiveCallEvents> implements Active
   noteCallerSpeech(): void {
     if (this.limits.silenceMs <= 0 || this.signal.aborted) return;
     if (this.silenceTimer) this.cancel(this.silenceTimer);
-    this.silenceTimer = this.after(this.limits.silenceMs, () => void this.hangup('caller-silence'));
+    this.silenceTimer = this.after(this.limits.silenceMs, () => this.limitReached('caller-silence'));
+  }
+
+  /**
+   * Max call duration and End Call on Silence are limits on the call *with AI* (spec: phone
+   * number settings): while the caller is with a transfer target they wait, and apply again if
+   * the caller comes back (endTransfer).
+   */
+  private limitReached(reason: 'max-duration' | 'caller-silence'): void {
+    if (this.state === 'transferring') return;
+    void this.hangup(reason);
   }
 
   /** A stream of this call started (the first, a reconnection, or the return from a failed transfer). */
@@ -139,7 +149,11 @@ export class StreamCall extends TypedEmitter<ActiveCallEvents> implements Active
     void this.hangup('stream-error');
   }
 
-  /** The provider reports the call over (a status callback, or the caller left during a transfer). */
+  /**
+   * The provider reports the call over (a status callback, the caller left during a transfer, or
+   * provider B's flow ended it after a transfer attempt). Ends at once: the call's signal aborts
+   * before this returns.
+   */
   providerEnded(reason = 'remote-bye'): void {
     this.detach();
     void this.finish(reason);
@@ -148,6 +162,17 @@ export class StreamCall extends TypedEmitter<ActiveCallEvents> implements Active
   /** The agent hands the caller to a transfer target: losing the stream no longer ends the call. */
   beginTransfer(): void {
     if (this.state === 'active') this.state = 'transferring';
+  }
+
+  /**
+   * A transfer that hands the caller over by leaving the provider's flow step (provider B: the
+   * Voicebot applet ends when our socket closes, and the flow's next applet dials the target):
+   * our stream closes, and the call stays ours, `transferring`, until the provider says how it went.
+   */
+  releaseStream(reason: string): void {
+    if (this.state !== 'transferring' || !this.stream) return;
+    this.stream.close(1000, reason);
+    this.detach();
   }
 
   /** The transfer failed and the caller comes back to the agent (on a new stream), or the target took the call. */
@@ -161,6 +186,9 @@ export class StreamCall extends TypedEmitter<ActiveCallEvents> implements Active
     if (!this.stream) {
       this.graceTimer = this.after(this.limits.reconnectGraceMs, () => void this.hangup('stream-lost'));
     }
+    // The limits waited during the transfer (limitReached): the one that passed meanwhile ends the call now.
+    if (this.clock.now() - this.info.startedAt >= this.limits.maxDurationMs) void this.hangup('max-duration');
+    else this.noteCallerSpeech();
   }
 
   async hangup(reason = 'local-bye'): Promise<void> {
@@ -185,7 +213,8 @@ export class StreamCall extends TypedEmitter<ActiveCallEvents> implements Active
     this.media.detach();
   }
 
-  private cancel(handle: TimerHandle): void {
+  /** Cancels a timer set with `after`. */
+  cancel(handle: TimerHandle): void {
     this.clock.clearTimeout(handle);
     this.timers.delete(handle);
   }

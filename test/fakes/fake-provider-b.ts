@@ -6,23 +6,37 @@ import { FakeCallA } from './fake-provider-a.js';
 import type { FakeStream, PlayoutItem } from './fake-provider-a-stream.js';
 
 /**
- * A loopback provider B, as its public AgentStream docs describe it: `POST
- * /v1/Accounts/{sid}/Calls/connect.json` with HTTP basic auth (API key : token), the number's
- * flow (Voicebot applet -> Hangup applet) whose applet asks our URL where to stream (GET with
- * CallSid, CallFrom, CallTo, Direction, CustomField, basic auth) and opens the WebSocket with
- * basic auth, the stream in snake_case frames with 16-bit PCM sent every 100 ms, DTMF with a
- * duration, marks and clear; status callbacks (answered, terminal) as forms. When our side closes
- * the stream the flow moves on to its Hangup applet and the call completes.
+ * A loopback provider B, as its public docs describe it: `POST /v1/Accounts/{sid}/Calls/connect.json`
+ * with HTTP basic auth (API key : token), status callbacks (answered, terminal) as forms, and the
+ * number's flow, executed applet by applet:
+ * - Voicebot: asks our URL where to stream (GET with CallSid, CallFrom, CallTo, Direction,
+ *   CustomField, basic auth) and opens the WebSocket with basic auth; the stream in snake_case
+ *   frames with 16-bit PCM sent every 100 ms, DTMF with a duration, marks and clear. When the
+ *   socket closes (not the caller's hang-up) the flow moves on to the next applet;
+ * - Connect with a dynamic URL: GET with CallSid etc., the JSON answer's `destination.numbers`
+ *   dialled (transfer targets ring and answer or not, `targets`); an empty list dials nobody;
+ * - one sync Passthru on both of the Connect applet's exits (GET with CallType completed /
+ *   incomplete, DialCallStatus, DialWhomNumber): its 200 leads to a second Voicebot applet when
+ *   `flow.backToBot` (else Hangup), its 302 to Hangup;
+ * - Hangup: the call completes (and the terminal status callback goes out).
+ * With `flow.connect` false the flow is Voicebot -> Hangup.
  */
 export interface FakeProviderBOptions {
   readonly accountSid: string;
   readonly apiKey: string;
   readonly apiToken: string;
-  /** The Voicebot applet's URL (our `/providers/b/voicebot`). */
-  voicebotUrl?: string;
+  /** Our `/providers/b` base: the Voicebot applet's URL is `<base>/voicebot`, the Connect applet's `<base>/connect`, the Passthru's `<base>/transfer-ended`. */
+  flowBaseUrl?: string;
 }
 
 export type CalleeB = { readonly kind: 'answer' } | { readonly kind: 'busy' | 'no-answer' | 'failed' };
+export type TransferTargetB = { readonly kind: 'answer'; readonly talkMs: number } | { readonly kind: 'busy' | 'no-answer' };
+export interface FakeFlowB {
+  /** A Connect applet (dynamic URL) and Passthrus follow the Voicebot applet. */
+  connect: boolean;
+  /** After a dial nobody answered, the Passthru's 200 leads back to a Voicebot applet. */
+  backToBot: boolean;
+}
 
 class FakeStreamB implements FakeStream {
   readonly streamSid = `MZ${randomBytes(16).toString('hex')}`;
@@ -112,8 +126,15 @@ class FakeStreamB implements FakeStream {
 export class FakeProviderB {
   readonly calls = new Map<string, FakeCallA>();
   readonly callees = new Map<string, CalleeB>();
+  /** How a transfer target behaves, by number (default: answers, talks 300 ms). */
+  readonly targets = new Map<string, TransferTargetB>();
+  readonly flow: FakeFlowB = { connect: true, backToBot: true };
   readonly requests: { path: string; form: URLSearchParams; status: number }[] = [];
+  /** The flow's Connect and Passthru requests, and what we answered. */
+  readonly flowRequests: { applet: 'connect' | 'passthru'; callSid: string; query: URLSearchParams; status: number; body: string; at: number }[] = [];
   readonly webhookFailures: { url: string; status: number }[] = [];
+  /** The CustomField each call's applets are given (campaign calls). */
+  private readonly customFields = new Map<string, string>();
   onOutboundCall: ((call: FakeCallA) => void) | undefined;
   apiBaseUrl = '';
   private server: Server | undefined;
@@ -149,7 +170,7 @@ export class FakeProviderB {
   async placeInbound(from: string, to: string): Promise<FakeCallA> {
     const call = new FakeCallA(randomBytes(16).toString('hex'), from, to, 'incoming');
     this.calls.set(call.sid, call);
-    await this.voicebot(call, {});
+    await this.voicebot(call);
     return call;
   }
 
@@ -159,10 +180,15 @@ export class FakeProviderB {
     this.complete(call, 'completed');
   }
 
-  /** The flow reaches the Voicebot applet: ask our URL where to stream, then stream. */
-  private async voicebot(call: FakeCallA, extra: Record<string, string>): Promise<void> {
-    const query = new URLSearchParams({ CallSid: call.sid, CallFrom: call.from, CallTo: call.to, Direction: call.direction, CallStatus: 'in-progress', ...extra });
-    const url = `${this.o.voicebotUrl}?${query}`;
+  /** The applets' query: the call's details (and its CustomField, for campaign calls). */
+  private query(call: FakeCallA, extra: Record<string, string> = {}): URLSearchParams {
+    const custom = this.customFields.get(call.sid);
+    return new URLSearchParams({ CallSid: call.sid, CallFrom: call.from, CallTo: call.to, Direction: call.direction, CallStatus: 'in-progress', ...(custom ? { CustomField: custom } : {}), ...extra });
+  }
+
+  /** The flow reaches a Voicebot applet: ask our URL where to stream, then stream; `second` is the one after a failed dial. */
+  private async voicebot(call: FakeCallA, second = false): Promise<void> {
+    const url = `${this.o.flowBaseUrl}/voicebot?${this.query(call)}`;
     const res = await fetch(url, { headers: { Authorization: this.auth } });
     if (!res.ok) {
       this.webhookFailures.push({ url, status: res.status });
@@ -172,9 +198,48 @@ export class FakeProviderB {
     const stream = new FakeStreamB(streamUrl, this.auth, { call_sid: call.sid, account_sid: this.o.accountSid, from: call.from, to: call.to, custom_parameters: {} }, { playout: call.playout, onClear: () => call.clears++ });
     call.stream = stream;
     call.streams.push(stream);
-    call.answeredAt = Date.now();
-    // Whatever ends the stream, the flow goes on to its Hangup applet.
-    void stream.closed.then(() => this.complete(call, 'completed'));
+    call.answeredAt ||= Date.now();
+    void stream.closed.then(() => this.afterVoicebot(call, stream, second));
+  }
+
+  /** The Voicebot applet ended: the caller's hang-up ends the call, otherwise the flow goes on. */
+  private async afterVoicebot(call: FakeCallA, stream: FakeStreamB, second: boolean): Promise<void> {
+    if (call.endedWith || stream.closedBy === 'stop') return;
+    call.stream = undefined;
+    if (!this.flow.connect || second) return this.complete(call, 'completed');
+    const connect = await this.flowGet(call, 'connect', this.query(call));
+    let answer: { destination?: { numbers?: string[] }; max_ringing_duration?: number } = {};
+    try {
+      answer = JSON.parse(connect.body) as typeof answer;
+    } catch {
+      this.webhookFailures.push({ url: `${this.o.flowBaseUrl}/connect`, status: connect.status });
+    }
+    const target = answer.destination?.numbers?.[0];
+    const behaviour = target ? (this.targets.get(target) ?? { kind: 'answer', talkMs: 300 }) : undefined;
+    let outcome: Record<string, string> = { CallType: 'incomplete' };
+    if (target && behaviour) {
+      call.dialled.push({ target, result: behaviour.kind === 'answer' ? 'answered' : behaviour.kind });
+      await sleep(150);
+      if (behaviour.kind === 'answer') {
+        // The caller talks with the target; the applet's answered exit is taken when they are done.
+        await sleep(behaviour.talkMs);
+        outcome = { CallType: 'completed', DialCallStatus: 'completed', DialWhomNumber: target, DialCallDuration: String(Math.round(behaviour.talkMs / 1000)) };
+      } else outcome = { CallType: 'incomplete', DialCallStatus: behaviour.kind, DialWhomNumber: target };
+    }
+    // Both of the Connect applet's exits lead to the same sync Passthru, whose answer picks the next applet.
+    const passthru = await this.flowGet(call, 'passthru', this.query(call, outcome));
+    if (passthru.status === 200 && this.flow.backToBot) return this.voicebot(call, true);
+    this.complete(call, 'completed');
+  }
+
+  private async flowGet(call: FakeCallA, applet: 'connect' | 'passthru', query: URLSearchParams): Promise<{ status: number; body: string }> {
+    const url = `${this.o.flowBaseUrl}/${applet === 'connect' ? 'connect' : 'transfer-ended'}?${query}`;
+    const at = Date.now();
+    const res = await fetch(url, { headers: { Authorization: this.auth }, redirect: 'manual' });
+    const body = await res.text();
+    this.flowRequests.push({ applet, callSid: call.sid, query, status: res.status, body, at });
+    if (res.status !== 200 && !(applet === 'passthru' && res.status === 302)) this.webhookFailures.push({ url, status: res.status });
+    return { status: res.status, body };
   }
 
   private complete(call: FakeCallA, status: string): void {
@@ -210,6 +275,10 @@ export class FakeProviderB {
     await new Promise((r) => setTimeout(r, 150));
     if (callee.kind !== 'answer') return this.complete(call, callee.kind);
     if (call.statusCallback) await this.callback(call, { Status: 'in-progress', EventType: 'answered' });
-    await this.voicebot(call, { CustomField: form.get('CustomField') ?? '' });
+    const custom = form.get('CustomField');
+    if (custom) this.customFields.set(call.sid, custom);
+    await this.voicebot(call);
   }
 }
+
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));

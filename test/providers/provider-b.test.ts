@@ -44,7 +44,7 @@ describe('provider B: Voicebot stream, basic auth, Calls/connect', function () {
   before(async () => {
     fake = await new FakeProviderB(account).start();
     platform = await startProviderPlatform({ providerA: 'http://127.0.0.1:9', providerB: fake.apiBaseUrl });
-    fake.o.voicebotUrl = `${platform.telephony.publicBaseUrl}/providers/b/voicebot`;
+    fake.o.flowBaseUrl = `${platform.telephony.publicBaseUrl}/providers/b`;
     await receiver.start();
     scheduler = new CampaignScheduler({ db: platform.store.db, originator: new RoutingOriginator(new LateBoundOriginator(), platform.telephony), clock, logger: platform.logger, workerId: 'provider-b-worker' });
     delivery = new CallbackDelivery({ db: platform.store.db, http: new SafeHttp({ allowlist: () => ['127.0.0.1'] }), clock, logger: platform.logger, secretFor: async () => 'provider-b-callback-secret-01' });
@@ -115,7 +115,8 @@ describe('provider B: Voicebot stream, basic auth, Calls/connect', function () {
       ws.on('error', () => undefined);
     });
     assert.equal(refused, 403);
-    assert.equal((await fetch(base.replace(encodeURIComponent(number), '%2B918000000000'), { headers: { Authorization: right } })).status, 404);
+    // Another call (CallSid) to a number not on B here.
+    assert.equal((await fetch(base.replace('CallSid=abc', 'CallSid=abd').replace(encodeURIComponent(number), '%2B918000000000'), { headers: { Authorization: right } })).status, 404);
   });
 
   it('a malformed frame (PCM with an odd byte count) closes the stream 1007 and the call is recorded streamError', async () => {
@@ -130,7 +131,7 @@ describe('provider B: Voicebot stream, basic auth, Calls/connect', function () {
     assert.equal(row.lines[0]?.text, 'Welcome to Acme.');
   });
 
-  it('a dropped stream (B reconnects nothing) ends the call after the reconnect grace; the record keeps what was said (streamLost)', async () => {
+  it('a dropped stream (B reconnects nothing) ends the call when B\'s flow moves on to the Connect applet, which dials nobody; the record keeps what was said (streamLost)', async () => {
     const call = await fake.placeInbound('+919811110004', number);
     await until(() => call.stream?.open === true, 'the stream to open');
     await agentFinished(() => call.heard, 0, 1_000);
@@ -138,6 +139,9 @@ describe('provider B: Voicebot stream, basic auth, Calls/connect', function () {
     const row = await endedCall(platform.store, '+919811110004', 15_000);
     assert.equal(row.end_reason, 'streamLost', shown(row.lines));
     assert.equal(row.lines[0]?.text, 'Welcome to Acme.');
+    assert.equal(await call.ended, 'completed');
+    const connect = fake.flowRequests.find((r) => r.callSid === call.sid && r.applet === 'connect');
+    assert.deepEqual(JSON.parse(connect?.body ?? '{}'), { fetch_after_attempt: false, destination: { numbers: [] } });
   });
 
   it('campaign calls: Calls/connect with the app flow and CustomField; answered over the stream, busy as 486, a REST 401 failed', async () => {

@@ -15,6 +15,7 @@ import type { StreamCallControl } from '../stream-call.js';
 import { accountB, validBasicAuthB } from './account.js';
 import { MediaStreamB } from './media-stream.js';
 import type { ProviderBRest } from './rest-client.js';
+import { TransfersB } from './transfers-b.js';
 
 export interface ProviderBOptions {
   readonly calls: ProviderCalls;
@@ -23,6 +24,8 @@ export interface ProviderBOptions {
   readonly urls: PublicUrls;
   readonly logger: Logger;
   readonly startTimeoutMs: number;
+  /** How long a Transfer block lets the target ring. */
+  readonly transferRingSeconds?: number;
 }
 
 const prefix = '/providers/b';
@@ -30,23 +33,28 @@ const terminal = new Set(['completed', 'busy', 'no-answer', 'failed', 'canceled'
 
 /**
  * Provider B (Account SID, API Key, API Token, Outbound App Id, Sub Domain; its public AgentStream
- * docs: Voicebot applet, WebSocket protocol, Calls/connect, status callbacks). The number's flow at
- * the provider is Voicebot applet -> Hangup applet, the applet's URL being our endpoint
- * `GET /providers/b/voicebot`, which answers with the stream URL of the call. Inbound calls are
- * found by `CallTo`, campaign calls by the `CustomField` we gave the REST call. The provider
- * authenticates with HTTP Basic auth (API key and token), not a body signature.
+ * docs: Voicebot applet, WebSocket protocol, Calls/connect, status callbacks; its flow applets:
+ * Connect with a dynamic URL, Passthru). The number's flow at the provider starts with a Voicebot
+ * applet whose URL is our endpoint `GET /providers/b/voicebot`, which answers with the stream URL
+ * of the call; the Connect and Passthru applets after it carry transfers (transfers-b.ts).
+ * Inbound calls are found by `CallTo`, campaign calls by the `CustomField` we gave the REST call.
+ * The provider authenticates with HTTP Basic auth (API key and token), not a body signature.
  */
 export class ProviderB implements ProviderEndpoint, ProviderAdapter {
   readonly type = 'providerB' as const;
   readonly prefix = prefix;
   readonly router = new Router({ prefix });
   private readonly media: MediaStreamB;
+  private readonly transfers: TransfersB;
   private readonly rang = new WeakSet<ProviderCallEntry>();
 
   constructor(private readonly o: ProviderBOptions) {
     this.media = new MediaStreamB({ calls: o.calls, logger: o.logger, startTimeoutMs: o.startTimeoutMs });
+    // B's flow moves on at once when a step ends; the stream-start deadline bounds each step.
+    this.transfers = new TransfersB({ calls: o.calls, logger: o.logger, flowStepMs: o.startTimeoutMs, ...(o.transferRingSeconds ? { ringSeconds: o.transferRingSeconds } : {}) });
     this.router.get('/voicebot', (ctx) => this.voicebot(ctx));
     this.router.post('/calls/:token/status', (ctx) => this.status(ctx));
+    this.transfers.routes(this.router);
   }
 
   url(token: string, what: 'status' | 'stream'): string {
@@ -64,29 +72,41 @@ export class ProviderB implements ProviderEndpoint, ProviderAdapter {
   }
 
   /**
-   * B's calls are ended by their flow: closing our stream moves the call to the flow's Hangup
-   * applet (the docs give no REST hang-up for a call in a Voicebot applet), so there is nothing to ask.
+   * B's calls are ended by their flow: closing our stream moves the call on to the Connect applet,
+   * which we tell to dial nobody, and so to the flow's Hangup applet (the docs give no REST
+   * hang-up for a call in a Voicebot applet), so there is nothing to ask.
    */
   control(): StreamCallControl {
     return { hangup: async () => undefined };
   }
 
-  /** The Voicebot applet asks where to stream this call (query: CallSid, CallFrom, CallTo, Direction, CustomField). */
+  /**
+   * The Voicebot applet asks where to stream this call (query: CallSid, CallFrom, CallTo,
+   * Direction, CustomField). A campaign call is found by the token in CustomField; a call we
+   * already hold by its CallSid (the flow's second Voicebot applet after a failed transfer).
+   */
   private async voicebot(ctx: Koa.Context): Promise<void> {
     const q = ctx.query;
     const one = (name: string): string | undefined => (typeof q[name] === 'string' && q[name] !== '' ? (q[name] as string) : undefined);
     const callSid = one('CallSid');
     if (!callSid) throw new AppError('invalid_argument', 'the request is missing CallSid', { issues: [{ path: 'CallSid', message: 'CallSid is required' }] });
     const token = one('CustomField');
-    const outbound = token ? this.o.calls.get(token) : undefined;
-    if (outbound) {
-      const account = accountB(outbound);
+    const known = (token ? this.o.calls.get(token) : undefined) ?? this.o.calls.byProviderCallSid('providerB', callSid);
+    if (known) {
+      const account = accountB(known);
       if (!account || !validBasicAuthB(account, ctx.get('Authorization') || undefined)) throw this.refused(ctx);
-      if (outbound.callSid && outbound.callSid !== callSid) throw new AppError('permission_denied', 'CallSid is not the call this token was given to');
-      outbound.callSid ??= callSid;
-      this.o.calls.markAnswered(outbound);
-      ctx.body = { url: this.url(outbound.token, 'stream') };
+      if (known.callSid && known.callSid !== callSid) throw new AppError('permission_denied', 'CallSid is not the call this token was given to');
+      known.callSid ??= callSid;
+      if (known.call) this.transfers.callerBack(known);
+      else this.o.calls.markAnswered(known);
+      ctx.body = { url: this.url(known.token, 'stream') };
       return;
+    }
+    const ended = accountB(this.o.calls.recentlyEndedByCallSid('providerB', callSid));
+    if (ended) {
+      // A call that ended here must not start over as a new one.
+      if (!validBasicAuthB(ended, ctx.get('Authorization') || undefined)) throw this.refused(ctx);
+      throw new AppError('not_found', 'the call has ended');
     }
     const to = one('CallTo') ?? one('To');
     const from = one('CallFrom') ?? one('From');
@@ -118,8 +138,9 @@ export class ProviderB implements ProviderEndpoint, ProviderAdapter {
       this.rang.add(entry);
     } else if (status === 'in-progress' || event === 'answered') this.o.calls.markAnswered(entry);
     else if (terminal.has(status)) {
-      if (entry.call) entry.call.providerEnded('remote-bye');
-      else this.unanswered(entry, status);
+      if (entry.call) {
+        if (!this.transfers.callEnded(entry)) entry.call.providerEnded('remote-bye');
+      } else this.unanswered(entry, status);
     }
   }
 
@@ -176,9 +197,9 @@ export class ProviderB implements ProviderEndpoint, ProviderAdapter {
     return result;
   }
 
-  /** The Voicebot applet has no instruction to transfer a streamed call: the block takes `failed`. */
-  async transfer(): Promise<CallTransferOutcome> {
-    return { ok: false, reason: 'provider B cannot transfer a call from its media stream (no transfer instruction in its Voicebot applet)' };
+  /** The Transfer block: our stream closes and the flow's Connect applet dials the target (transfers-b.ts). */
+  transfer(entry: ProviderCallEntry, target: string, signal: AbortSignal): Promise<CallTransferOutcome> {
+    return this.transfers.transfer(entry, target, signal);
   }
 }
 
