@@ -238,6 +238,8 @@ export class Hearing {
         this.pending--;
       }
       if (this.stopped) return;
+      // Lengths, not words: what a caller says stays out of the logs.
+      this.o.logger.debug({ turn: turn.id, voicedMs: turn.voicedMs, chars: text.length, confidence: turn.confidence }, 'caller turn recognised');
       this.o.hooks.onRecognition(turn, {
         text,
         ...(text && turn.confidence !== undefined ? { confidence: turn.confidence } : {}),

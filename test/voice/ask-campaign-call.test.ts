@@ -48,6 +48,8 @@ describe('Ask on an outbound campaign call: the question is spoken before an ans
   let seq = 0;
   const clock = new FakeClock(campaignNow);
   const warnings: string[] = [];
+  /** The debug lines (caller turns recognised, AMD verdicts, ...) of the calls, for failure messages. */
+  const turnsHeard: string[] = [];
   /** How long the call's setup takes before the conversation listens (the third case slows it). */
   let setupDelayMs = 0;
 
@@ -55,7 +57,7 @@ describe('Ask on an outbound campaign call: the question is spoken before an ans
     dir = await mkdtemp(path.join(tmpdir(), 'vap-ask-campaign-'));
     code = new QuickJsCodeRunner({ workers: 1 });
     // Warnings are kept for failure messages: a caller turn lost to a failing STT shows up here.
-    const logger = pino({ level: process.env.GATEWAY_TEST_LOG ?? 'warn' }, { write: (line: string) => void warnings.push(line.trim()) });
+    const logger = pino({ level: 'debug' }, { write: (line: string) => void (line.includes('"level":20') ? turnsHeard : /"level":[4-6]0/.test(line) ? warnings : []).push(line.trim()) });
     let handler: RecipeCallHandler | undefined;
     fx = await startGatewayFixture({}, (store) => {
       const services = platformServices({ db: store.db, box, code, logger });
@@ -194,7 +196,7 @@ describe('Ask on an outbound campaign call: the question is spoken before an ans
     const { row, lines } = await campaignCall(concat(silence(500), await trimmedFlite(answer), silence(9_000)));
     console.log(`      transcript (speech over the Message):\n${shown(lines).replace(/^/gm, '        ')}`);
     const overMessage = lines.filter((l) => l.speaker === 'caller' && l.blockId === 'hello');
-    assert.ok(overMessage.length >= 1, `the words over the Message were not transcribed:\n${shown(lines)}\nwarnings:\n${warnings.slice(-20).join('\n')}`);
+    assert.ok(overMessage.length >= 1, `the words over the Message were not transcribed:\n${shown(lines)}\nwarnings:\n${warnings.slice(-20).join('\n')}\ndebug:\n${turnsHeard.slice(-30).join('\n')}`);
     for (const line of overMessage) assert.ok(line.ignored, `words over the Message were not marked ignored:\n${shown(lines)}`);
     assertMessageQuestionAnswerClose(row, lines);
   });
