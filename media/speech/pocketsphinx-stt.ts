@@ -92,9 +92,17 @@ export class PocketsphinxStt implements SttProvider {
     const known = pronunciations.known;
     const run = (wav: string, grammar: string, extra: readonly string[] = [], logFile?: string): Promise<string> =>
       decode(this.options.binary, modelDir, pronunciations, wav, grammar, extra, options.signal, logFile);
+    // A grammar loop (`<word>+`, `<phrase>+`) can lose every path under the default beams: the same
+    // answer, shifted by a few samples, came back empty in 3 of 30 alignments (a caller heard as
+    // saying nothing, depending on where the VAD cut the turn). Only then, the text is decoded
+    // again with the wide beams (about 0.15 s more), which find a path.
+    const transcribe = async (wav: string, grammar: string): Promise<string> => {
+      const text = joinLines(await run(wav, grammar));
+      return text || !grammar ? text : joinLines(await run(wav, grammar, wideBeams));
+    };
     if (this.options.phrases) {
       const grammar = buildPhraseGrammar(this.options.phrases, known) ?? '';
-      return new PocketsphinxStream(this.options, options.signal, async ([wav]) => ({ text: joinLines(await run(wav!, grammar)) }));
+      return new PocketsphinxStream(this.options, options.signal, async ([wav]) => ({ text: await transcribe(wav!, grammar) }));
     }
     if (options.expectation) {
       // The block said what it can accept: its phrase groups and values against a filler model,
@@ -162,13 +170,7 @@ export class PocketsphinxStt implements SttProvider {
       );
     }
     const grammar = buildGrammar([...baseVocabulary, ...(this.options.vocabulary ?? []), ...options.keywords], known) ?? '';
-    return new PocketsphinxStream(this.options, options.signal, async ([wav]) => {
-      // The word loop can lose every path under the default beams: the same answer, shifted by a
-      // few ms, came back empty in 3 of 30 alignments (a caller heard as saying nothing). Only
-      // then, decode again with the wide beams (about 0.15 s more), which always find a path.
-      const text = joinLines(await run(wav!, grammar));
-      return { text: text || !grammar ? text : joinLines(await run(wav!, grammar, wideBeams)) };
-    });
+    return new PocketsphinxStream(this.options, options.signal, async ([wav]) => ({ text: await transcribe(wav!, grammar) }));
   }
 }
 
