@@ -3,6 +3,7 @@ import { ApiError, unwrap, type Schemas } from '../api/client';
 import { MessageTracker } from '../campaign/message-tracker';
 import { SendMessageSnippet } from '../campaign/send-snippet';
 import { ErrorBox } from '../components/error-box';
+import { useAttempt } from '../components/use-attempt';
 import { CheckField, SelectField, TextField, issueAt } from '../components/field';
 import { PageFooter, usePaged } from '../components/paged';
 import { useNames } from '../components/use-options';
@@ -21,14 +22,13 @@ export function CampaignsPage({ clientId }: { clientId: string }) {
   const [form, setForm] = useState({ name: '', phoneNumber: '', recipe: '', startLogic: 'immediately', waitSeconds: '2', ring: '30', retries: '0', interval: '30', dnd: 'reschedule' });
   const [retryOn, setRetryOn] = useState<Set<string>>(new Set(['busy', 'noAnswer', 'failed']));
   const [selected, setSelected] = useState<string>();
-  const [error, setError] = useState<unknown>();
-  const [rowError, setRowError] = useState<unknown>();
+  const [error, attempt] = useAttempt();
+  const [rowError, attemptRow] = useAttempt();
   const issues = error instanceof ApiError ? (error.body.issues ?? []) : [];
   const set = (key: keyof typeof form) => (e: { target: { value: string } }) => setForm({ ...form, [key]: e.target.value });
 
   const create = async (event: FormEvent) => {
     event.preventDefault();
-    setError(undefined);
     const startLogic: CampaignSpec['startLogic'] =
       form.startLogic === 'waitSeconds' ? { mode: 'waitSeconds', seconds: Number(form.waitSeconds) } : { mode: form.startLogic as 'immediately' | 'waitForGreeting' };
     const body: CampaignSpec = {
@@ -42,22 +42,17 @@ export function CampaignsPage({ clientId }: { clientId: string }) {
       retryIntervalMinutes: Number(form.interval),
       retryScenarios: [...retryOn] as CampaignSpec['retryScenarios'],
     };
-    try {
+    await attempt(async () => {
       const created = unwrap(await api.POST('/v1/tenants/{clientId}/campaigns', { params: { path }, body }));
       setSelected(created.id);
       list.reload();
-    } catch (failure) {
-      setError(failure);
-    }
+    });
   };
   const publish = async (id: string, published: boolean) => {
-    setRowError(undefined);
-    try {
+    await attemptRow(async () => {
       const updated = unwrap(await api.PATCH('/v1/tenants/{clientId}/campaigns/{id}', { params: { path: { clientId, id } }, body: { published } }));
       list.replace((c) => c.id === id, updated);
-    } catch (failure) {
-      setRowError(failure);
-    }
+    });
   };
   const chosen = list.items.find((c) => c.id === selected);
 

@@ -1,6 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import { ApiError, unwrap, type Schemas } from '../api/client';
 import { ErrorBox } from '../components/error-box';
+import { useAttempt } from '../components/use-attempt';
 import { CheckField, SelectField, TextField, issueAt } from '../components/field';
 import { PageFooter, usePaged } from '../components/paged';
 import { splitList, useNames } from '../components/use-options';
@@ -17,14 +18,13 @@ export function NumbersPage({ clientId }: { clientId: string }) {
   const trunks = useNames(clientId, 'sip-trunks');
   const voices = useNames(clientId, 'speech-profiles');
   const [form, setForm] = useState({ number: '', recipe: '', provider: 'nativeStack', trunk: '', language: 'en-IN', voice: '', boostedKeywords: '', silence: '2', maxDuration: '10' });
-  const [error, setError] = useState<unknown>();
-  const [rowError, setRowError] = useState<unknown>();
+  const [error, attempt] = useAttempt();
+  const [rowError, attemptRow] = useAttempt();
   const issues = error instanceof ApiError ? (error.body.issues ?? []) : [];
   const set = (key: keyof typeof form) => (e: { target: { value: string } }) => setForm({ ...form, [key]: e.target.value });
 
   const create = async (event: FormEvent) => {
     event.preventDefault();
-    setError(undefined);
     const provider: NumberSpec['provider'] = form.provider === 'customSipTrunk' ? { type: 'customSipTrunk', trunk: form.trunk } : { type: 'nativeStack' };
     const body: NumberSpec = {
       number: form.number.trim(),
@@ -36,22 +36,17 @@ export function NumbersPage({ clientId }: { clientId: string }) {
       endCallOnSilenceMinutes: Number(form.silence),
       maxCallDurationMinutes: Number(form.maxDuration),
     };
-    try {
+    await attempt(async () => {
       unwrap(await api.POST('/v1/tenants/{clientId}/phone-numbers', { params: { path }, body }));
       setForm({ ...form, number: '' });
       list.reload();
-    } catch (failure) {
-      setError(failure);
-    }
+    });
   };
   const toggle = async (id: string, enabled: boolean) => {
-    setRowError(undefined);
-    try {
+    await attemptRow(async () => {
       const updated = unwrap(await api.PATCH('/v1/tenants/{clientId}/phone-numbers/{id}', { params: { path: { clientId, id } }, body: { enabled } }));
       list.replace((n) => n.id === id, updated);
-    } catch (failure) {
-      setRowError(failure);
-    }
+    });
   };
 
   return (

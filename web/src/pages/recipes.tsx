@@ -1,6 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import { unwrap } from '../api/client';
 import { ErrorBox } from '../components/error-box';
+import { useAttempt } from '../components/use-attempt';
 import { TextField } from '../components/field';
 import { PageFooter, usePaged } from '../components/paged';
 import { starterRecipe } from '../recipe/model';
@@ -16,16 +17,13 @@ export function RecipesPage({ clientId }: { clientId: string }) {
     clientId,
   );
   const [name, setName] = useState('');
-  const [error, setError] = useState<unknown>();
+  const [error, attempt] = useAttempt();
   const create = async (event: FormEvent) => {
     event.preventDefault();
-    setError(undefined);
-    try {
+    await attempt(async () => {
       const created = unwrap(await api.POST('/v1/tenants/{clientId}/recipes', { params: { path: { clientId } }, body: starterRecipe(name.trim()) }));
       navigate(`${base}/${created.id}`);
-    } catch (failure) {
-      setError(failure);
-    }
+    });
   };
   return (
     <>

@@ -1,6 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import { ApiError, unwrap, type Schemas } from '../api/client';
 import { ErrorBox } from '../components/error-box';
+import { useAttempt } from '../components/use-attempt';
 import { CheckField, SelectField, TextField, issueAt } from '../components/field';
 import { PageFooter, usePaged } from '../components/paged';
 import { splitList } from '../components/use-options';
@@ -25,32 +26,25 @@ export function SpeechProfilesPage({ clientId }: { clientId: string }) {
     `${clientId}:${JSON.stringify(query)}`,
   );
   const [form, setForm] = useState({ name: '', language: 'en-IN', gender: 'female', provider: 'espeak-ng', voiceName: '', tags: '', description: '' });
-  const [error, setError] = useState<unknown>();
-  const [rowError, setRowError] = useState<unknown>();
+  const [error, attempt] = useAttempt();
+  const [rowError, attemptRow] = useAttempt();
   const issues = error instanceof ApiError ? (error.body.issues ?? []) : [];
   const set = (key: keyof typeof form) => (e: { target: { value: string } }) => setForm({ ...form, [key]: e.target.value });
 
   const star = async (id: string, favourite: boolean) => {
-    setRowError(undefined);
-    try {
+    await attemptRow(async () => {
       const updated = unwrap(await api.PATCH('/v1/tenants/{clientId}/speech-profiles/{id}', { params: { path: { clientId, id } }, body: { favourite } }));
       list.replace((p) => p.id === id, updated);
-    } catch (failure) {
-      setRowError(failure);
-    }
+    });
   };
   const remove = async (id: string) => {
-    setRowError(undefined);
-    try {
+    await attemptRow(async () => {
       unwrap(await api.DELETE('/v1/tenants/{clientId}/speech-profiles/{id}', { params: { path: { clientId, id } } }));
       list.reload();
-    } catch (failure) {
-      setRowError(failure);
-    }
+    });
   };
   const create = async (event: FormEvent) => {
     event.preventDefault();
-    setError(undefined);
     const body: ProfileSpec = {
       name: form.name.trim(),
       description: form.description,
@@ -60,13 +54,11 @@ export function SpeechProfilesPage({ clientId }: { clientId: string }) {
       voiceName: form.voiceName.trim(),
       tags: splitList(form.tags),
     };
-    try {
+    await attempt(async () => {
       unwrap(await api.POST('/v1/tenants/{clientId}/speech-profiles', { params: { path }, body }));
       setForm({ ...form, name: '', voiceName: '' });
       list.reload();
-    } catch (failure) {
-      setError(failure);
-    }
+    });
   };
 
   return (

@@ -1,6 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import { ApiError, unwrap } from '../api/client';
 import { ErrorBox } from '../components/error-box';
+import { useAttempt } from '../components/use-attempt';
 import { CheckField, TextField, issueAt } from '../components/field';
 import { PageFooter, usePaged } from '../components/paged';
 import { useSession } from '../session';
@@ -21,32 +22,26 @@ export function TokensPage({ clientId }: { clientId: string }) {
   const [chosen, setChosen] = useState<Set<Scope>>(new Set(['campaign']));
   const [expires, setExpires] = useState('');
   const [issued, setIssued] = useState<{ name: string; token: string }>();
-  const [error, setError] = useState<unknown>();
-  const [rowError, setRowError] = useState<unknown>();
+  const [error, attempt] = useAttempt();
+  const [rowError, attemptRow] = useAttempt();
   const issues = error instanceof ApiError ? (error.body.issues ?? []) : [];
 
   const issue = async (event: FormEvent) => {
     event.preventDefault();
-    setError(undefined);
     setIssued(undefined);
-    try {
+    await attempt(async () => {
       const body = { name: name.trim(), scopes: [...chosen], ...(expires ? { expiresAt: new Date(expires).toISOString() } : {}) };
       const created = unwrap(await api.POST('/v1/tenants/{clientId}/tokens', { params: { path }, body }));
       setIssued({ name: created.name, token: created.token });
       setName('');
       list.reload();
-    } catch (failure) {
-      setError(failure);
-    }
+    });
   };
   const revoke = async (id: string) => {
-    setRowError(undefined);
-    try {
+    await attemptRow(async () => {
       unwrap(await api.DELETE('/v1/tenants/{clientId}/tokens/{tokenId}', { params: { path: { clientId, tokenId: id } } }));
       list.reload();
-    } catch (failure) {
-      setRowError(failure);
-    }
+    });
   };
 
   return (

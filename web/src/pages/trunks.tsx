@@ -1,6 +1,7 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import { ApiError, unwrap, type Schemas } from '../api/client';
 import { ErrorBox } from '../components/error-box';
+import { useAttempt } from '../components/use-attempt';
 import { SelectField, TextField, issueAt } from '../components/field';
 import { PageFooter, usePaged } from '../components/paged';
 import { splitList } from '../components/use-options';
@@ -42,14 +43,13 @@ export function TrunksPage({ clientId }: { clientId: string }) {
   const path = { clientId };
   const list = usePaged(async (cursor) => unwrap(await api.GET('/v1/tenants/{clientId}/sip-trunks', { params: { path, query: { limit: 50, ...(cursor ? { cursor } : {}) } } })), clientId);
   const [form, setForm] = useState({ name: '', addresses: '', dids: '', extension: '', outAddress: '', outPort: '', transport: 'udp', username: '', password: '' });
-  const [error, setError] = useState<unknown>();
-  const [rowError, setRowError] = useState<unknown>();
+  const [error, attempt] = useAttempt();
+  const [rowError, attemptRow] = useAttempt();
   const issues = error instanceof ApiError ? (error.body.issues ?? []) : [];
   const set = (key: keyof typeof form) => (e: { target: { value: string } }) => setForm({ ...form, [key]: e.target.value });
 
   const create = async (event: FormEvent) => {
     event.preventDefault();
-    setError(undefined);
     const outbound: NonNullable<TrunkSpec['outbound']> = {
       ...(form.outAddress ? { address: form.outAddress.trim() } : {}),
       ...(form.outPort ? { port: Number(form.outPort) } : {}),
@@ -62,22 +62,17 @@ export function TrunksPage({ clientId }: { clientId: string }) {
       inbound: { terminationAddresses: splitList(form.addresses), dids: splitList(form.dids), ...(form.extension ? { extension: form.extension.trim() } : {}) },
       outbound,
     };
-    try {
+    await attempt(async () => {
       unwrap(await api.POST('/v1/tenants/{clientId}/sip-trunks', { params: { path }, body }));
       setForm({ ...form, name: '', password: '' });
       list.reload();
-    } catch (failure) {
-      setError(failure);
-    }
+    });
   };
   const remove = async (id: string) => {
-    setRowError(undefined);
-    try {
+    await attemptRow(async () => {
       unwrap(await api.DELETE('/v1/tenants/{clientId}/sip-trunks/{id}', { params: { path: { clientId, id } } }));
       list.reload();
-    } catch (failure) {
-      setRowError(failure);
-    }
+    });
   };
 
   return (

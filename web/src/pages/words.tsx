@@ -1,6 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import { ApiError, unwrap } from '../api/client';
 import { ErrorBox } from '../components/error-box';
+import { useAttempt } from '../components/use-attempt';
 import { CheckField, SelectField, TextField, issueAt } from '../components/field';
 import { PageFooter, usePaged } from '../components/paged';
 import { useNames } from '../components/use-options';
@@ -13,30 +14,24 @@ export function WordsPage({ clientId }: { clientId: string }) {
   const list = usePaged(async (cursor) => unwrap(await api.GET('/v1/tenants/{clientId}/pronunciation-entries', { params: { path, query: { limit: 50, ...(cursor ? { cursor } : {}) } } })), clientId);
   const profiles = useNames(clientId, 'speech-profiles');
   const [form, setForm] = useState({ word: '', pronunciation: '', caseSensitive: false, profile: '' });
-  const [error, setError] = useState<unknown>();
-  const [rowError, setRowError] = useState<unknown>();
+  const [error, attempt] = useAttempt();
+  const [rowError, attemptRow] = useAttempt();
   const issues = error instanceof ApiError ? (error.body.issues ?? []) : [];
 
   const create = async (event: FormEvent) => {
     event.preventDefault();
-    setError(undefined);
-    try {
+    await attempt(async () => {
       const body = { word: form.word, pronunciation: form.pronunciation, caseSensitive: form.caseSensitive, speechProfiles: form.profile ? [form.profile] : [] };
       unwrap(await api.POST('/v1/tenants/{clientId}/pronunciation-entries', { params: { path }, body }));
       setForm({ ...form, word: '', pronunciation: '' });
       list.reload();
-    } catch (failure) {
-      setError(failure);
-    }
+    });
   };
   const remove = async (id: string) => {
-    setRowError(undefined);
-    try {
+    await attemptRow(async () => {
       unwrap(await api.DELETE('/v1/tenants/{clientId}/pronunciation-entries/{id}', { params: { path: { clientId, id } } }));
       list.reload();
-    } catch (failure) {
-      setRowError(failure);
-    }
+    });
   };
 
   return (
