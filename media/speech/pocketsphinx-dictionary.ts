@@ -1,12 +1,12 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fillerDictionary } from './recognition-grammar.js';
+import { fillerDictionary, fillerPrefix } from './recognition-grammar.js';
 
 /** The model's pronunciations (CMU dictionary plus the filler pseudo-words), by word. */
 export interface Pronunciations {
   /** Dictionary lines per word, alternates ("word(2)") included. */
   readonly lines: ReadonlyMap<string, readonly string[]>;
-  /** Words of the model's own dictionary (what a grammar may use). */
+  /** Words a grammar may use: the model's own dictionary and the extra words (not the fillers). */
   readonly known: ReadonlySet<string>;
 }
 
@@ -18,17 +18,19 @@ export function loadPronunciations(modelDir: string): Promise<Pronunciations> {
     (text) => {
       const lines = new Map<string, string[]>();
       const known = new Set<string>();
-      const add = (line: string, own: boolean): void => {
+      const add = (line: string): void => {
         const space = line.indexOf(' ');
         if (space <= 0) return;
         const word = line.slice(0, space).replace(/\(\d+\)$/, '');
-        if (own && !line.slice(0, space).includes('(')) known.add(word);
+        // The extra words are words like any other ("nahi ji" is a no; without "nahi" a phrase
+        // group kept only "ji", and a bare "ji" was heard as no), the filler pseudo-words are not.
+        if (!word.startsWith(fillerPrefix)) known.add(word);
         const list = lines.get(word);
         if (list) list.push(line);
         else lines.set(word, [line]);
       };
-      for (const line of text.split('\n')) add(line, true);
-      for (const line of fillerDictionary().split('\n')) add(line, false);
+      for (const line of text.split('\n')) add(line);
+      for (const line of fillerDictionary().split('\n')) add(line);
       return { lines, known };
     },
     (error: unknown) => {
