@@ -15,7 +15,7 @@ import type { PhraseGroup, SpokenValue } from '../../core/ports/conversation.js'
 
 /** The CMU phone set of Debian's en-us model. */
 const phones = 'AA AE AH AO AW AY B CH D DH EH ER EY F G HH IH IY JH K L M N NG OW OY P R S SH T TH UH UW V W Y Z ZH'.split(' ');
-const fillerPrefix = 'ph_';
+export const fillerPrefix = 'ph_';
 
 /**
  * Words Indian callers use (amounts, "no") that the CMU dictionary lacks, and "yes" as it arrives
@@ -29,6 +29,15 @@ const extraWords = ['yes(2) Y EH HH', 'lakh L AA K', 'lakhs L AA K S', 'crore K 
 export function fillerDictionary(): string {
   return [...phones.map((p) => `${fillerPrefix}${p.toLowerCase()} ${p}`), ...extraWords].join('\n') + '\n';
 }
+
+/**
+ * Prior of a carrier word against an expected word (JSGF weight; expected words have 1). Carriers
+ * are short function words that fit any fragment of speech: at the same prior, "the third of
+ * december" was read "that there eight of december" and a question "thank can i'll am i'm". 0.01
+ * was measured on bench/hearing-accuracy.ts (116 cases): right 94 -> 96, wrong 0 -> 0 (0.1: 95);
+ * wider beams (1e-80) changed no verdict, so the misreading was the prior, not the search.
+ */
+const CARRIER_WEIGHT = 0.01;
 
 /** Seconds: longer than any one phone is spoken. */
 const LONG_PHONE_S = 0.25;
@@ -127,11 +136,15 @@ export function buildRecognitionGrammar(input: GrammarInput, known: ReadonlySet<
     rules.push(`<g${i}> = ${g.phrases.map((p) => `( ${p.join(' ')} )`).join(' | ')};`);
   });
   for (const value of new Set(input.values)) items.push(`<${value}>`);
-  // With nothing to expect, nothing may be heard (not even the frame of an answer).
-  if (groups.length > 0 || input.values.length > 0) words.push(...[...carriersOf(input)].filter((w) => known.has(w) && !words.includes(w)));
   if (words.length > 0) {
     items.push('<keyword>');
     rules.push(`<keyword> = ${words.sort().join(' | ')};`);
+  }
+  // With nothing to expect, nothing may be heard (not even the frame of an answer).
+  const carriers = groups.length > 0 || input.values.length > 0 ? [...carriersOf(input)].filter((w) => known.has(w) && !words.includes(w)) : [];
+  if (carriers.length > 0) {
+    items.push('<carrier>');
+    rules.push(`<carrier> = ${carriers.sort().map((w) => `/${CARRIER_WEIGHT}/ ${w}`).join(' | ')};`);
   }
   items.push('<filler>');
   rules.push(`<filler> = ${phones.map((p) => fillerPrefix + p.toLowerCase()).join(' | ')};`);
