@@ -140,7 +140,12 @@ export class PocketsphinxStt implements SttProvider {
             input.questionWords.length > 0 ? scored(wav!, input) : undefined,
             otherNoise ? scored(otherNoise, answers) : undefined,
           ]);
-          const question = asked && perFrame(asked) - perFrame(answer) > QUESTION_SCORE_GAP;
+          // The margin protects answers from being bent into question words; when neither noise
+          // realisation heard any answer in the audio there is none to protect, and the likelier
+          // reading wins (slt's "how often should I water my snake plant?": 1.47 ahead of an
+          // answer reading of carrier words and fillers, "Sorry, I did not catch that" each time).
+          const answerHeard = Boolean(answer.dominant || answerAgain?.dominant);
+          const question = asked && perFrame(asked) - perFrame(answer) > (answerHeard ? QUESTION_SCORE_GAP : 0);
           // The same audio under the other noise realisation: a decoding that flips with the noise
           // is no hearing to act on at once. The realisation that heard a meaning (the more
           // confident one when both did) is the reading; the other stands beside it as a rival,
