@@ -1,6 +1,7 @@
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { CallMediaSession } from '../../core/ports/media.js';
+import { extractDate } from '../../control-api/llm/extract.js';
 import { OfflineEngine } from '../../control-api/llm/offline-engine.js';
 import { QuickJsCodeRunner } from '../../control-api/recipes/code-sandbox/quickjs-code-runner.js';
 import type { Recipe } from '../../control-api/recipes/recipe-schema.js';
@@ -8,6 +9,7 @@ import type { Scenario } from '../../control-api/recipes/simulator/scenario-sche
 import { loadScenarioFile, runScenario, type ScenarioOutcome } from '../../control-api/recipes/simulator/simulation.js';
 import { simulationKnowledge } from '../../control-api/recipes/simulator/simulation-services.js';
 import type { PhoneConversation } from '../../media/voice/phone-conversation.js';
+import { normaliseForSpeech } from '../../media/speech/normalise.js';
 import { frameLevelDb } from '../../media/voice/vad.js';
 import { FarEnd, fliteSpeech, offlineConversation } from './voice-harness.js';
 
@@ -28,7 +30,8 @@ import { FarEnd, fliteSpeech, offlineConversation } from './voice-harness.js';
  * that" (or the question again after a "no") it says the same turn again, at most twice (unless
  * the recipe does not take that turn as an answer even as text: "hmm", "what?"), and it answers
  * "Sorry, did you say: X?" with "Yes" when X is what it said (X's words are among its turn's
- * words), else "No". Scenarios right only thanks to a repair are counted apart.
+ * words, as written or as spoken: "3rd" is said "third"), else "No". Scenarios right only thanks
+ * to a repair are counted apart.
  */
 
 /** One call's two ends: the caller's and the agent's media, and how the call ends. */
@@ -149,6 +152,8 @@ function missDispositions(recipe: Recipe): Set<string> {
 const listening = (step: { readonly type: string }): boolean => step.type === 'smartAi' || step.type === 'ask';
 
 /** The words of a text, lower case. */
+/** Relative dates in a turn and in its echo are read from the same day. */
+const anyDay = '2026-11-20';
 const wordsOf = (text: string): string[] => text.toLowerCase().split(/[^a-z0-9']+/).filter(Boolean);
 const normalised = (text: string): string => wordsOf(text).join(' ');
 
@@ -157,8 +162,13 @@ function repairFor(turn: string, agentLines: readonly string[], nonAnswers: Read
   for (const line of agentLines) {
     const asked = /did you say:?\s*(.*?)\?/i.exec(line);
     if (asked) {
-      const own = new Set(wordsOf(turn));
-      return wordsOf(asked[1] ?? '').every((w) => own.has(w)) ? 'Yes' : 'No';
+      // The turn as written and as said ("3rd" is said "third", "3000" "three thousand"); a date
+      // echoed must be the date said ("three december" is not what "3000 on 5 December" says).
+      const echo = asked[1] ?? '';
+      const own = new Set([...wordsOf(turn), ...wordsOf(normaliseForSpeech(turn, 'en-US'))]);
+      const echoedDate = extractDate(echo, anyDay);
+      const sameDate = echoedDate === undefined || echoedDate === extractDate(turn, anyDay);
+      return sameDate && wordsOf(echo).every((w) => own.has(w)) ? 'Yes' : 'No';
     }
     if (/^sorry, i did not catch that/i.test(line) && !nonAnswers.has(normalised(turn))) return turn;
   }
