@@ -104,7 +104,7 @@ export async function speakExampleScenarios(connect: () => Promise<CallLeg>, opt
     const { outcome, repaired } = await byVoice(
       await connect(),
       scenario,
-      nonAnswers,
+      { nonAnswers, paraphrases: paraphrasesOf(recipe, asText.result) },
       (conversation) => runScenario(recipe, file, scenario, { engine, engineKind: 'offline', code, knowledge, conversation }),
       options,
     );
@@ -158,9 +158,10 @@ const wordsOf = (text: string): string[] => text.toLowerCase().split(/[^a-z0-9']
 const normalised = (text: string): string => wordsOf(text).join(' ');
 
 /** What a caller in repair mode answers to what the agent said after its turn; undefined: carry on. */
-function repairFor(turn: string, agentLines: readonly string[], nonAnswers: ReadonlySet<string>): string | undefined {
+function repairFor(turn: string, agentLines: readonly string[], { nonAnswers, paraphrases }: TextRun): string | undefined {
   for (const line of agentLines) {
     const asked = /did you say:?\s*(.*?)\?/i.exec(line);
+    if (asked && paraphrases.get(normalised(turn))?.has(normalised(asked[1] ?? ''))) return 'Yes';
     if (asked) {
       // The turn as written and as said ("3rd" is said "third", "3000" "three thousand"); a date
       // echoed must be the date said ("three december" is not what "3000 on 5 December" says).
@@ -192,11 +193,42 @@ function trailingSilenceMs(pcm: Int16Array): number {
   return (pcm.length - end) / 8;
 }
 
+/** What the scenario's run as text (perfect hearing) tells the caller about its own turns. */
+interface TextRun {
+  /** Turns the recipe does not take as an answer even as text ("hmm", "what?"). */
+  readonly nonAnswers: ReadonlySet<string>;
+  /** Per turn: the examples of the intent it was taken as ("goodbye" for "thanks, bye"). */
+  readonly paraphrases: ReadonlyMap<string, ReadonlySet<string>>;
+}
+
+/**
+ * A person asked "did you say goodbye?" after "Thanks, bye" says yes: the agent put what it
+ * understood in its own words. For each caller turn that made its block leave through an intent
+ * in the text run (the block's last turn before that exit), the intent's examples: the recipe's
+ * wording of that meaning. Earlier turns in the same block get none ("goodbye" is no paraphrase
+ * of the refund question asked before it).
+ */
+function paraphrasesOf(recipe: Recipe, run: ScenarioOutcome['result']): Map<string, Set<string>> {
+  const out = new Map<string, Set<string>>();
+  const turns = run.transcript.filter((t) => t.speaker === 'caller' && !t.ignored);
+  let next = 0;
+  for (const step of run.steps) {
+    let last: (typeof turns)[number] | undefined;
+    while (next < turns.length && turns[next]!.blockId === step.blockId) last = turns[next++];
+    const block = recipe.blocks.find((b) => b.id === step.blockId);
+    const intent = block && 'intents' in block.settings ? block.settings.intents.find((i) => i.name === step.exit) : undefined;
+    if (!last || !intent) continue;
+    const key = normalised(last.text);
+    out.set(key, new Set([...(out.get(key) ?? []), ...intent.examples.map(normalised)]));
+  }
+  return out;
+}
+
 /** Runs one scenario with the caller speaking it on `leg`; collects the turn latencies. */
 async function byVoice(
   leg: CallLeg,
   scenario: Scenario,
-  nonAnswers: ReadonlySet<string>,
+  textRun: TextRun,
   run: (conversation: (s: Scenario) => { conversation: PhoneConversation; signal: AbortSignal }) => Promise<ScenarioOutcome>,
   options: CallerOptions,
 ): Promise<{ outcome: ScenarioOutcome; repaired: boolean }> {
@@ -253,7 +285,7 @@ async function byVoice(
       for (let repeats = 0; options.repairs; ) {
         if (!(await agentReplied(far, since, ended.signal))) return;
         waited = true;
-        const answer = repairFor(text, said.filter((l) => l.at > since).map((l) => l.text), nonAnswers);
+        const answer = repairFor(text, said.filter((l) => l.at > since).map((l) => l.text), textRun);
         if (answer === undefined || (answer === text && ++repeats > maxRepeats)) break;
         repaired = true;
         since = await speak(answer);
