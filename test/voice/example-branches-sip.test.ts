@@ -17,11 +17,11 @@ const voice = process.env.BRANCHES_VOICE ?? 'slt';
  * flite and repairing misunderstandings as a person would (test/voice/scripted-caller.ts). Three
  * calls run at a time. A Transfer block takes the scenario's scripted outcome (the REFER itself is
  * covered by test/gateway/transfer-sipp.test.ts). No wrong branch: a miss must end in a reprompt
- * or a fallback, never in another branch. Issue 13 asks for 90% of branches right; 19 of 22
- * (86%) are: the misses are "the 3rd of December" (heard as the 8th, denied, heard so again),
- * "3000 on 5 December" (the amount heard in pieces, asked again) and the plant care question
- * (docs/voice-pipeline.md). The same audio can be cut differently by the VAD, or end on one
- * concealed frame, from run to run, and a voice's count moves by one: the test asks for 80%.
+ * or a fallback, never in another branch. Issue 13 asks for 90% of branches right, and so does
+ * the test: 21 of 22 are over RTP (bench/voice-branches.ts), the miss is "3000 on 5 December"
+ * (the amount heard in pieces, asked again; docs/voice-pipeline.md). The same audio can be cut
+ * differently by the VAD, or end on one concealed frame, from run to run, and a voice's count
+ * moves by one: 20 of 22 still passes.
  */
 describe('example recipe branches spoken over real SIP calls (flite caller, offline voice pipeline)', function () {
   this.timeout(900_000);
@@ -84,7 +84,7 @@ describe('example recipe branches spoken over real SIP calls (flite caller, offl
     };
   }
 
-  it(`no wrong branch, and at least 80% right (flite ${voice}, repairing caller)`, async () => {
+  it(`no wrong branch, and at least 90% right (flite ${voice}, repairing caller)`, async () => {
     let calls = 0;
     await speakExampleScenarios(() => placeCall(`+914440010${String(++calls).padStart(3, '0')}`), {
       voice,
@@ -99,6 +99,6 @@ describe('example recipe branches spoken over real SIP calls (flite caller, offl
     assert.ok(verdicts.length >= 20, `every example branch ran:\n${summary}`);
     assert.deepEqual(verdicts.filter((v) => v.verdict === 'WRONG'), [], summary);
     const right = verdicts.filter((v) => v.verdict === 'right').length;
-    assert.ok(right >= 0.8 * verdicts.length, `${right} of ${verdicts.length} right:\n${summary}`);
+    assert.ok(right >= 0.9 * verdicts.length, `${right} of ${verdicts.length} right:\n${summary}`);
   });
 });
