@@ -30,8 +30,10 @@ import { FarEnd, fliteSpeech, offlineConversation } from './voice-harness.js';
  * that" (or the question again after a "no") it says the same turn again, at most twice (unless
  * the recipe does not take that turn as an answer even as text: "hmm", "what?"), and it answers
  * "Sorry, did you say: X?" with "Yes" when X is what it said (X's words are among its turn's
- * words, as written or as spoken: "3rd" is said "third"), else "No". Scenarios right only thanks
- * to a repair are counted apart.
+ * words, as written or as spoken: "3rd" is said "third"; a date in X is the date it said) or what
+ * it meant in the recipe's words (X an example of the intent its turn was taken as when heard
+ * perfectly: "goodbye" for "Thanks, bye"), else "No". Scenarios right only thanks to a repair are
+ * counted apart.
  */
 
 /** One call's two ends: the caller's and the agent's media, and how the call ends. */
@@ -151,9 +153,9 @@ function missDispositions(recipe: Recipe): Set<string> {
 /** Blocks that listen to the caller and branch on what they hear. */
 const listening = (step: { readonly type: string }): boolean => step.type === 'smartAi' || step.type === 'ask';
 
-/** The words of a text, lower case. */
 /** Relative dates in a turn and in its echo are read from the same day. */
 const anyDay = '2026-11-20';
+/** The words of a text, lower case. */
 const wordsOf = (text: string): string[] => text.toLowerCase().split(/[^a-z0-9']+/).filter(Boolean);
 const normalised = (text: string): string => wordsOf(text).join(' ');
 
