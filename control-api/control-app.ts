@@ -10,7 +10,7 @@ import { systemClock } from '../core/clock.js';
 import { dashboard } from './http/dashboard.js';
 import { callTokenKey } from './webcalls/call-token.js';
 import { jsonErrors } from './http/error-response.js';
-import { opsRouter, type ReadinessCheck } from './http/ops-routes.js';
+import { opsRouter, storeReadinessChecks, type ReadinessCheck } from './http/ops-routes.js';
 import { requestLog } from './http/request-log.js';
 import { storableQuery } from './http/storable-params.js';
 import { drainUnreadBody } from './http/unread-body.js';
@@ -68,7 +68,7 @@ export function createControlApp(deps: ControlAppDeps): Koa {
   app.use(requestLog('control', deps.logger));
   app.use(drainUnreadBody(deps.config.http.drainLimitBytes));
   app.use(jsonErrors(deps.logger));
-  const ops = opsRouter({ ...deps.readinessChecks, database: async () => void (await deps.store.db.selectNoFrom((eb) => eb.lit(1).as('one')).execute()) }, deps.isDraining);
+  const ops = opsRouter(storeReadinessChecks(deps.store, deps.readinessChecks), deps.isDraining);
   app.use(ops.routes()).use(ops.allowedMethods());
   // Twirp campaign service: owns everything under /api/ (Twirp error bodies, tenant from the Host).
   app.use(campaignService({ db: deps.store.db, logger: deps.logger, baseDomain: deps.config.control.baseDomain, bodyLimitBytes: deps.config.control.bodyLimitBytes, ...deps.campaigns }));

@@ -1,7 +1,7 @@
 import Koa from 'koa';
 import type { Logger } from '../../core/logger.js';
 import type { Store } from '../store/database.js';
-import { opsRouter, type ReadinessCheck } from './ops-routes.js';
+import { opsRouter, storeReadinessChecks, type ReadinessCheck } from './ops-routes.js';
 import { requestLog } from './request-log.js';
 
 export interface OpsAppDeps {
@@ -21,7 +21,7 @@ export function createOpsApp(deps: OpsAppDeps): Koa {
   app.proxy = false;
   app.silent = true;
   app.use(requestLog('ops', deps.logger));
-  const ops = opsRouter({ ...deps.readinessChecks, database: async () => void (await deps.store.db.selectNoFrom((eb) => eb.lit(1).as('one')).execute()) }, deps.isDraining);
+  const ops = opsRouter(storeReadinessChecks(deps.store, deps.readinessChecks), deps.isDraining);
   app.use(ops.routes()).use(ops.allowedMethods());
   return app;
 }

@@ -1,7 +1,13 @@
 import Router from '@koa/router';
 import { collectProcessMetrics, metricsRegistry } from '../../core/metrics.js';
+import type { Store } from '../store/database.js';
 
 export type ReadinessCheck = () => Promise<void>;
+
+/** The readiness every app with the store has: the composition root's checks, then the database answering. */
+export function storeReadinessChecks(store: Store, extra: Readonly<Record<string, ReadinessCheck>> = {}): Record<string, ReadinessCheck> {
+  return { ...extra, database: async () => void (await store.db.selectNoFrom((eb) => eb.lit(1).as('one')).execute()) };
+}
 
 /**
  * Liveness, readiness and Prometheus metrics, mounted on every HTTP app the platform serves.

@@ -2,7 +2,7 @@ import Router from '@koa/router';
 import Koa from 'koa';
 import type { Logger } from '../../core/logger.js';
 import type { Store } from '../store/database.js';
-import { opsRouter, type ReadinessCheck } from '../http/ops-routes.js';
+import { opsRouter, storeReadinessChecks, type ReadinessCheck } from '../http/ops-routes.js';
 import { requestLog } from '../http/request-log.js';
 import { defaultHttpSettings } from '../http/serve.js';
 import { drainUnreadBody } from '../http/unread-body.js';
@@ -29,7 +29,7 @@ export function createSandboxApp(deps: SandboxAppDeps): Koa {
   const app = new Koa();
   app.proxy = false;
   app.silent = true;
-  const ops = opsRouter({ ...deps.readinessChecks, database: async () => void (await deps.store.db.selectNoFrom((eb) => eb.lit(1).as('one')).execute()) }, deps.isDraining);
+  const ops = opsRouter(storeReadinessChecks(deps.store, deps.readinessChecks), deps.isDraining);
   const docs = new Router().get('/openapi.json', (ctx) => {
     ctx.body = plantStoreOpenApi;
   });
