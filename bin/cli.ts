@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { packageVersion } from '../core/package-version.js';
 import { commands } from './commands/index.js';
 
 /**
@@ -6,7 +6,7 @@ import { commands } from './commands/index.js';
  * (apply, token) against a running platform with --server. Exit codes follow sysexits.h: 0 done,
  * 64 usage, 65 invalid input, 69 unreachable, 75 store busy, 77 not allowed, 78 configuration.
  */
-const version = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+const version = packageVersion();
 
 function usage(): string {
   const list = Object.entries(commands)
