@@ -29,6 +29,12 @@ export const protoTargets: readonly ProtoTarget[] = [
   { out: 'test/campaigns/generated', options: ['optimize_code_size', 'eslint_disable', 'ts_nocheck'] },
 ];
 
+/**
+ * Debian's compiler by absolute path: inside `npm run`, node_modules/.bin is first on the PATH and
+ * its `protoc` (@protobuf-ts/protoc) downloads a compiler from the internet.
+ */
+const systemProtoc = '/usr/bin/protoc';
+
 const wellKnownTypes = ['/usr/include', '/usr/local/include'].find((dir) => existsSync(path.join(dir, 'google/protobuf/struct.proto')));
 
 function filesUnder(dir: string): string[] {
@@ -50,11 +56,12 @@ export function withJsExtensions(source: string): string {
 /** Runs protoc for one target into a fresh directory and returns it: file path -> content. */
 export function generate(target: ProtoTarget): Map<string, string> {
   if (!wellKnownTypes) throw new Error('google/protobuf/struct.proto not found: apt-get install protobuf-compiler libprotobuf-dev');
+  if (!existsSync(systemProtoc)) throw new Error(`${systemProtoc} not found: apt-get install protobuf-compiler`);
   const protoDir = path.join(repoRoot, 'proto');
   const protos = readdirSync(protoDir).filter((f) => f.endsWith('.proto')).sort();
   const scratch = mkdtempSync(path.join(tmpdir(), 'vap-proto-'));
   try {
-    execFileSync('protoc', [
+    execFileSync(systemProtoc, [
       `--plugin=protoc-gen-ts=${path.join(repoRoot, 'node_modules/.bin/protoc-gen-ts')}`,
       `--ts_out=${scratch}`,
       `--ts_opt=${target.options.join(',')}`,

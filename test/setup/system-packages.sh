@@ -4,18 +4,26 @@
 # must run against the real thing.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+# --print-missing: name the missing packages and install nothing. SYSTEM_PACKAGES_ROOT prefixes
+# every path (a test points it at an empty directory to see what a bare machine would be asked for).
+root="${SYSTEM_PACKAGES_ROOT:-}"
 missing=()
 while read -r check package; do
   [[ -z "${check}" || "${check}" == \#* ]] && continue
-  if [[ "${check}" == /* ]]; then
-    # shellcheck disable=SC2086
-    compgen -G ${check} >/dev/null && continue
-  else
-    command -v "${check}" >/dev/null 2>&1 && continue
+  if [[ "${check}" != /* ]]; then
+    # A bare name would be looked up on the PATH, where npm puts node_modules/.bin first.
+    echo "error: system-packages.txt: \"${check}\" must be an absolute path (package ${package})" >&2
+    exit 1
   fi
+  # shellcheck disable=SC2086
+  compgen -G "${root}"${check} >/dev/null && continue
   missing+=("${package}")
-done < "${here}/system-packages.txt"
+done < "${SYSTEM_PACKAGES_LIST:-${here}/system-packages.txt}"
 
+if [[ "${1:-}" == "--print-missing" ]]; then
+  echo "${missing[*]}"
+  exit 0
+fi
 if [[ ${#missing[@]} -eq 0 ]]; then
   echo "system packages: all present"
   exit 0
