@@ -20,9 +20,15 @@ export interface SpawnOptions {
    * the TypeScript source runs under tsx.
    */
   readonly built?: boolean | 'plain';
-  /** Run as this user (the caller must be root): the image runs as an unprivileged one. */
+  /**
+   * Run as this user (the caller must be root): the image runs as an unprivileged one. That user
+   * may not be able to read the checkout (a clone under root's 0700 home): pass `root`, a copy
+   * made by `stageForUser()`; coverage is not collected from such a process (c8's folder is ours).
+   */
   readonly uid?: number;
   readonly gid?: number;
+  /** The folder to run from instead of the repository (a `stageForUser()` copy). */
+  readonly root?: string;
 }
 
 export function spawnPlatform(env: Record<string, string>, args: string[] = [], options: SpawnOptions = {}): PlatformProcess {
@@ -32,9 +38,11 @@ export function spawnPlatform(env: Record<string, string>, args: string[] = [], 
       : options.built
         ? ['--import', './test/helpers/production-only/register.mjs', 'dist/bin/platform.js']
         : ['--import', 'tsx', 'bin/platform.ts'];
+  const inherited = { ...process.env };
+  if (options.uid !== undefined) delete inherited['NODE_V8_COVERAGE'];
   const child = spawn(process.execPath, [...entry, ...args], {
-    cwd: repoRoot,
-    env: { ...process.env, LOG_LEVEL: 'info', ...env },
+    cwd: options.root ?? repoRoot,
+    env: { ...inherited, LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
     ...(options.uid !== undefined ? { uid: options.uid } : {}),
     ...(options.gid !== undefined ? { gid: options.gid } : {}),

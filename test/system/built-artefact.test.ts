@@ -2,12 +2,13 @@ import assert from 'node:assert/strict';
 import { execFile, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { execForm, parseDockerfile } from '../helpers/container-files.js';
+import { freeTcpPort } from '../helpers/free-port.js';
 import { spawnPlatform, waitForLine, type PlatformProcess } from '../helpers/platform-process.js';
+import { stageForUser, type StagedCopy } from '../helpers/stage-for-user.js';
 
 const repoRoot = path.resolve(import.meta.dirname, '../..');
 const isRoot = process.getuid?.() === 0;
@@ -15,13 +16,6 @@ const isRoot = process.getuid?.() === 0;
 const runAs = isRoot ? { uid: 65534, gid: 65534 } : {};
 const runUid = runAs.uid ?? process.getuid?.() ?? -1;
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((r) => server.close(() => r()));
-  return port;
-}
 
 /** A fresh data directory the platform's user owns, as the image's /data is. */
 function dataDirForRunUser(): string {
@@ -40,6 +34,13 @@ function loopbackEnv(dataDir: string, controlPort: number): Record<string, strin
   };
 }
 
+/** Our environment less c8's coverage folder, which the unprivileged user cannot write. */
+function withoutCoverage(): NodeJS.ProcessEnv {
+  const env = { ...process.env };
+  if (isRoot) delete env['NODE_V8_COVERAGE'];
+  return env;
+}
+
 async function stop(started: PlatformProcess): Promise<number | null> {
   if (started.child.exitCode !== null) return started.child.exitCode;
   started.child.kill('SIGTERM');
@@ -50,12 +51,20 @@ async function stop(started: PlatformProcess): Promise<number | null> {
 /** `npm start` and the image run dist/ with plain node; the rest of the suite runs the sources under tsx. */
 describe('the built artefact (dist/) that npm start and the image run', function () {
   this.timeout(180_000);
+  /** Where the unprivileged user runs it from: a readable copy when we are root (the checkout may sit under a 0700 folder). */
+  let staged: StagedCopy | undefined;
+  let runRoot = repoRoot;
 
   before(() => {
     // `npm test` has just built it (npm run build); alone, this file builds it when stale.
     const build = spawnSync(process.execPath, ['scripts/build-dist.mjs', '--if-stale'], { cwd: repoRoot, encoding: 'utf8', timeout: 170_000 });
     assert.equal(build.status, 0, build.stderr);
+    if (isRoot) {
+      staged = stageForUser();
+      runRoot = staged.root;
+    }
   });
+  after(() => staged?.remove());
 
   it('is compiled JavaScript for every production source; npm start runs it with plain node and tsx is a devDependency only', () => {
     const pkg = JSON.parse(readFileSync(path.join(repoRoot, 'package.json'), 'utf8')) as {
@@ -86,8 +95,8 @@ describe('the built artefact (dist/) that npm start and the image run', function
 
   it(`starts from dist/ as an unprivileged user (uid ${runUid}) on a fresh data directory, needing no devDependency, and passes the image's HEALTHCHECK`, async () => {
     const dataDir = dataDirForRunUser();
-    const controlPort = await freePort();
-    const started = spawnPlatform(loopbackEnv(dataDir, controlPort), [], { built: true, ...runAs });
+    const controlPort = await freeTcpPort();
+    const started = spawnPlatform(loopbackEnv(dataDir, controlPort), [], { built: true, root: runRoot, ...runAs });
     try {
       await waitForLine(started, 'platform started', 90_000);
       assert.ok(started.lines.some((l) => String(l['msg']).startsWith('SIP gateway listening')));
@@ -98,7 +107,7 @@ describe('the built artefact (dist/) that npm start and the image run', function
       const probe = execForm(final.steps.find((s) => s.keyword === 'HEALTHCHECK')!)!;
       assert.equal(probe[0], 'node');
       const healthy = await new Promise<number>((resolve) => {
-        execFile(process.execPath, probe.slice(1), { env: { ...process.env, CONTROL_PORT: String(controlPort) }, ...runAs, timeout: 10_000 }, (error) =>
+        execFile(process.execPath, probe.slice(1), { env: { ...withoutCoverage(), CONTROL_PORT: String(controlPort) }, ...runAs, timeout: 10_000 }, (error) =>
           resolve(error ? Number((error as { code?: number }).code ?? 1) : 0),
         );
       });
@@ -123,7 +132,7 @@ describe('the built artefact (dist/) that npm start and the image run', function
     const tlsDir = path.join(dataDir, 'sip-tls');
     mkdirSync(tlsDir, { mode: 0o755 });
     if (!isRoot) chmodSync(tlsDir, 0o555);
-    const started = spawnPlatform({ ...loopbackEnv(dataDir, await freePort()), ROLES: 'gateway' }, [], { built: true, ...runAs });
+    const started = spawnPlatform({ ...loopbackEnv(dataDir, await freeTcpPort()), ROLES: 'gateway' }, [], { built: true, root: runRoot, ...runAs });
     try {
       await waitForLine(started, 'platform started', 90_000);
       const listening = started.lines.find((l) => String(l['msg']).startsWith('SIP gateway listening'));
@@ -149,7 +158,7 @@ describe('the built artefact (dist/) that npm start and the image run', function
     const scriptDir = mkdtempSync(path.join(tmpdir(), 'vap-built-code-'));
     const scriptFile = path.join(scriptDir, 'run-code.mjs');
     chmodSync(scriptDir, 0o755);
-    const runner = pathToFileURL(path.join(repoRoot, 'dist/control-api/recipes/code-sandbox/quickjs-code-runner.js')).href;
+    const runner = pathToFileURL(path.join(runRoot, 'dist/control-api/recipes/code-sandbox/quickjs-code-runner.js')).href;
     const script = `
       const { QuickJsCodeRunner } = await import(${JSON.stringify(runner)});
       const runner = new QuickJsCodeRunner({ workers: 1 });
@@ -159,7 +168,7 @@ describe('the built artefact (dist/) that npm start and the image run', function
       process.stdout.write(JSON.stringify(result));`;
     writeFileSync(scriptFile, script, { mode: 0o644 });
     const output = await new Promise<string>((resolve, reject) => {
-      execFile(process.execPath, ['--import', './test/helpers/production-only/register.mjs', scriptFile], { cwd: repoRoot, ...runAs, timeout: 60_000 }, (error, stdout, stderr) =>
+      execFile(process.execPath, ['--import', './test/helpers/production-only/register.mjs', scriptFile], { cwd: runRoot, env: withoutCoverage(), ...runAs, timeout: 60_000 }, (error, stdout, stderr) =>
         error ? reject(new Error(`${error.message}\n${stderr}`)) : resolve(stdout),
       );
     }).finally(() => rmSync(scriptDir, { recursive: true, force: true }));
