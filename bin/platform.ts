@@ -4,12 +4,13 @@ import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, parseRoles } from '../core/config/load-config.js';
 import type { PlatformConfig } from '../core/config/schema.js';
-import { ListenError } from '../core/errors.js';
+import { ListenError, StartupError } from '../core/errors.js';
 import { createLogger, type Logger } from '../core/logger.js';
 import { collectProcessMetrics } from '../core/metrics.js';
 import type { DrainControl, DrainStatus } from '../control-api/management/admin-drain.js';
 import { openStore, type Store } from '../control-api/store/database.js';
 import { migrateToLatest } from '../control-api/store/migrate.js';
+import { storeStartupError } from '../control-api/store/startup-errors.js';
 import { createOpsApp } from '../control-api/http/ops-app.js';
 import { serve, type RunningServer } from '../control-api/http/serve.js';
 import { resolveLocalSecrets } from './local-secrets.js';
@@ -37,6 +38,23 @@ export interface StartOptions {
   readonly onShutdownRequested?: (reason: string) => void;
 }
 
+/** The store, migrated; a failure the operator can fix (directory in use, no such database) is a StartupError. */
+async function openMigratedStore(config: PlatformConfig): Promise<{ store: Store; applied: readonly string[] }> {
+  let store: Store | undefined;
+  try {
+    store = await openStore({
+      ...(config.database.url ? { url: config.database.url } : {}),
+      pgliteDir: path.join(config.dataDir, 'pglite'),
+      poolSize: config.database.poolSize,
+    });
+    const { applied } = await migrateToLatest(store.db);
+    return { store, applied };
+  } catch (error) {
+    await store?.close().catch(() => undefined);
+    throw storeStartupError(error, config.database.url) ?? error;
+  }
+}
+
 /** Builds the whole platform from a validated config: store, migrations, then each role. */
 export async function startPlatform(config: PlatformConfig, logger: Logger, options: StartOptions = {}): Promise<Platform> {
   collectProcessMetrics();
@@ -44,12 +62,7 @@ export async function startPlatform(config: PlatformConfig, logger: Logger, opti
   if (secrets.operatorTokenFile) {
     logger.info({ file: secrets.operatorTokenFile }, 'management API operator token generated for local use (read it from this file)');
   }
-  const store = await openStore({
-    ...(config.database.url ? { url: config.database.url } : {}),
-    pgliteDir: path.join(config.dataDir, 'pglite'),
-    poolSize: config.database.poolSize,
-  });
-  const { applied } = await migrateToLatest(store.db);
+  const { store, applied } = await openMigratedStore(config);
   logger.info({ store: store.kind, migrationsApplied: applied.length }, 'database ready');
 
   let draining = false;
@@ -220,11 +233,18 @@ async function main(): Promise<void> {
   try {
     platform = await startPlatform(config, logger, { onShutdownRequested: shutdown });
   } catch (error) {
-    if (!(error instanceof ListenError)) throw error;
-    // An operational failure, not a bug: one line naming the listener, role and port, no stack.
-    logger.fatal({ listener: error.listener, host: error.host, port: error.port, code: error.code }, error.message);
-    logger.flush();
-    process.exit(listenExitCodes[error.code] ?? 69);
+    // Operational failures, not bugs: one line naming what failed, a sysexits status, no stack.
+    if (error instanceof ListenError) {
+      logger.fatal({ listener: error.listener, host: error.host, port: error.port, code: error.code }, error.message);
+      logger.flush();
+      process.exit(listenExitCodes[error.code] ?? 69);
+    }
+    if (error instanceof StartupError) {
+      logger.fatal(error.details, error.message);
+      logger.flush();
+      process.exit(error.exitCode);
+    }
+    throw error;
   }
   logger.info({ roles: platform.roles.map((r) => r.name) }, 'platform started');
   if (signalledDuringStart) shutdown(signalledDuringStart);

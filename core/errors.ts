@@ -112,3 +112,21 @@ export async function listening<T>(listener: string, host: string, port: number,
     throw new ListenError(listener, host, port, error);
   }
 }
+
+/**
+ * A start-up failure that is the operator's to fix, not a bug (the data directory in use by
+ * another process, a database that does not exist or refuses us): reported as one fatal line with
+ * a sysexits status, never a stack trace (bin/platform.ts).
+ */
+export class StartupError extends Error {
+  constructor(
+    message: string,
+    /** sysexits.h: 69 unavailable, 75 temporary failure (try again), 77 no permission, 78 configuration. */
+    readonly exitCode: number,
+    readonly details: Readonly<Record<string, string | number>> = {},
+    cause?: unknown,
+  ) {
+    super(message, { cause });
+    this.name = 'StartupError';
+  }
+}

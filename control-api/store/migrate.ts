@@ -24,7 +24,8 @@ export async function migrateToLatest<T>(db: Kysely<T>): Promise<MigrationReport
   const applied = (results ?? []).filter((r: MigrationResult) => r.status === 'Success').map((r) => r.migrationName);
   if (error) {
     const failed = (results ?? []).find((r) => r.status === 'Error');
-    throw new Error(`database migration ${failed?.migrationName ?? ''} failed: ${(error as Error).message ?? String(error)}`, {
+    const what = failed ? `database migration ${failed.migrationName} failed` : 'database migrations could not run';
+    throw new Error(`${what}: ${(error as Error).message ?? String(error)}`, {
       cause: error,
     });
   }

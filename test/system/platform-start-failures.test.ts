@@ -4,7 +4,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { exitCode, spawnPlatform, type PlatformProcess } from '../helpers/platform-process.js';
+import { exitCode, spawnPlatform, waitForLine, type PlatformProcess } from '../helpers/platform-process.js';
 import { testPostgres } from '../helpers/postgres-cluster.js';
 
 /** A TCP port held by this test, so the platform finds it in use. */
@@ -111,5 +111,35 @@ describe('platform start-up failures', function () {
     assert.equal(await exitCode(p), 78, p.stderr);
     assert.match(p.stderr, /^ {2}- control\.prot: unknown setting \(did you mean control\.port\?\)$/m);
     assert.equal(p.lines.length, 0, 'nothing started');
+  });
+
+  it('a DATABASE_URL naming a database that does not exist: one line naming it (no password), exit 78, no stack trace', async () => {
+    const cluster = await testPostgres();
+    const url = new URL(cluster.adminUrl);
+    url.password = 'not-to-be-logged';
+    url.pathname = '/no_such_database';
+    const p = spawnPlatform({ ...(await baseEnv()), ROLES: 'control', DATABASE_URL: url.href });
+    assert.equal(await exitCode(p), 78, p.stderr);
+    const line = fatalLine(p);
+    assert.equal(line['msg'], `PostgreSQL database "no_such_database" on 127.0.0.1:${cluster.port}: the database does not exist: create it (createdb) or fix the name in DATABASE_URL (3D000)`);
+    assert.equal(line['database'], 'no_such_database');
+    noStackTrace(p);
+    assert.doesNotMatch(`${p.stderr}${JSON.stringify(p.lines)}`, /not-to-be-logged/);
+  });
+
+  it('a second platform on a data directory in use: one line naming the process that holds it, exit 75, no stack trace', async () => {
+    const env = { ...(await baseEnv()), DATABASE_URL: '', ROLES: 'sandbox' };
+    const first = spawnPlatform(env);
+    try {
+      await waitForLine(first, 'platform started', 90_000);
+      const second = spawnPlatform(env);
+      assert.equal(await exitCode(second), 75, second.stderr);
+      const line = fatalLine(second);
+      assert.match(String(line['msg']), new RegExp(`is in use by process ${first.child.pid} \\(a running platform\\?\\)`));
+      noStackTrace(second);
+    } finally {
+      first.child.kill('SIGTERM');
+      await exitCode(first);
+    }
   });
 });
