@@ -31,10 +31,10 @@ COPY examples ./examples
 RUN mkdir -p /data && chown node:node /data
 VOLUME ["/data"]
 # 8080 control API, 8081 sandbox, SIP 5060 UDP/TCP, 5061 TLS, 5062 WebSocket, 5063 secure
-# WebSocket (web calls). RTP uses the UDP
-# range RTP_PORT_MIN..RTP_PORT_MAX: docker-compose.yml sets it and publishes that same range (not
-# listed here, so `docker run -P` does not publish ten thousand ports).
-EXPOSE 8080 8081 5060/udp 5060/tcp 5061/tcp 5062/tcp 5063/tcp
+# WebSocket (web calls), 8082 cloud telephony providers' webhooks and media streams. RTP uses the
+# UDP range RTP_PORT_MIN..RTP_PORT_MAX: docker-compose.yml sets it and publishes that same range
+# (not listed here, so `docker run -P` does not publish ten thousand ports).
+EXPOSE 8080 8081 8082 5060/udp 5060/tcp 5061/tcp 5062/tcp 5063/tcp
 USER node
 # Ready = the control role answers /readyz (database reachable, not draining). Slim images have no
 # curl, so node's own fetch asks; CONTROL_PORT is the same variable the platform reads.

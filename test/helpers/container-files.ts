@@ -4,6 +4,7 @@ import path from 'node:path';
 import { Ajv, type ErrorObject } from 'ajv';
 import { DockerfileParser, type Instruction } from 'dockerfile-ast';
 import { parse as parseYaml } from 'yaml';
+import { loadConfig } from '../../core/config/load-config.js';
 
 /**
  * Checks of the Dockerfile and docker-compose.yml that need no Docker engine (none runs on our
@@ -114,6 +115,11 @@ export function dockerfileFindings(stages: readonly DockerStage[]): string[] {
   if (!health) findings.push('no HEALTHCHECK');
   else if (!probe || !probe.join(' ').includes('/readyz')) findings.push('HEALTHCHECK does not ask /readyz in exec form');
 
+  const exposed = final.steps.filter((s) => s.keyword === 'EXPOSE').flatMap((s) => s.args.split(/\s+/));
+  for (const { port, protocol, what } of platformListeners(loadConfig({ env: {} }))) {
+    if (!exposed.includes(`${port}/${protocol}`) && !(protocol === 'tcp' && exposed.includes(String(port)))) findings.push(`${what} (${port}/${protocol}) is not in EXPOSE`);
+  }
+
   const cmd = final.steps.filter((s) => s.keyword === 'CMD').at(-1);
   const argv = cmd ? execForm(cmd) : undefined;
   if (!argv) findings.push('no CMD in exec form');
@@ -123,6 +129,24 @@ export function dockerfileFindings(stages: readonly DockerStage[]): string[] {
   }
   if (final.steps.some((s) => s.keyword === 'ENTRYPOINT')) findings.push('ENTRYPOINT set: CMD alone keeps node as PID 1 receiving SIGTERM');
   return findings;
+}
+
+/**
+ * Every port the platform listens on with this configuration (all roles): what the image must
+ * EXPOSE and compose must publish. Read from the configuration, so a new listener cannot be
+ * forgotten in the container files (the provider port 8082 once was).
+ */
+export function platformListeners(config: ReturnType<typeof loadConfig>): Array<{ port: number; protocol: 'tcp' | 'udp'; what: string }> {
+  return [
+    { port: config.control.port, protocol: 'tcp', what: 'control API' },
+    { port: config.sandbox.port, protocol: 'tcp', what: 'plant sandbox' },
+    { port: config.sip.port, protocol: 'udp', what: 'SIP UDP' },
+    { port: config.sip.port, protocol: 'tcp', what: 'SIP TCP' },
+    { port: config.sip.tlsPort, protocol: 'tcp', what: 'SIP TLS' },
+    { port: config.sip.wsPort, protocol: 'tcp', what: 'SIP WebSocket' },
+    { port: config.sip.wssPort, protocol: 'tcp', what: 'SIP secure WebSocket' },
+    { port: config.providers.port, protocol: 'tcp', what: 'cloud telephony providers (webhooks, media streams)' },
+  ];
 }
 
 /** The Compose Specification JSON schema, as shipped by the `dclint` package (devDependency). */
@@ -218,7 +242,7 @@ export function composeFindings(document: unknown, platform = 'platform'): strin
   }
   const published = (port: number, protocol: 'tcp' | 'udp'): boolean =>
     ports.some((p) => p.parsed && p.parsed.protocol === protocol && p.parsed.container[0] <= port && port <= p.parsed.container[1]);
-  for (const [port, protocol, what] of [[5060, 'udp', 'SIP UDP'], [5060, 'tcp', 'SIP TCP'], [5061, 'tcp', 'SIP TLS'], [5062, 'tcp', 'SIP WebSocket'], [8080, 'tcp', 'control API']] as const) {
+  for (const { port, protocol, what } of platformListeners(loadConfig({ env }))) {
     if (!published(port, protocol)) findings.push(`${what} (${port}/${protocol}) is not published`);
   }
   const rtpMin = Number(env['RTP_PORT_MIN']);

@@ -55,6 +55,8 @@ describe('Dockerfile, checked without a Docker engine', () => {
     assert.match(findingsOf(swap(/"--enable-source-maps", "dist\/bin\/platform.js"/, '"--import", "tsx", "bin/platform.ts"')), /CMD loads tsx/);
     assert.match(findingsOf(swap(/--omit=dev /, '')), /does not install with `npm ci --omit=dev`/);
     assert.match(findingsOf(swap(/^COPY --from=build .*$/m, '')), /does not copy dist\/ from the build stage/);
+    assert.match(findingsOf(swap(/^(EXPOSE .*) 8082 /m, '$1 ')), /cloud telephony providers \(webhooks, media streams\) \(8082\/tcp\) is not in EXPOSE/);
+    assert.match(findingsOf(swap(/^(EXPOSE .*) 5063\/tcp/m, '$1')), /SIP secure WebSocket \(5063\/tcp\) is not in EXPOSE/);
   });
 });
 
@@ -113,6 +115,7 @@ describe('docker-compose.yml', () => {
     assert.match(variant((p) => delete p.environment['RTP_PORT_MIN']), /RTP_PORT_MIN \/ RTP_PORT_MAX are not set/);
     assert.match(variant((p) => delete p.environment['SIP_PUBLIC_ADDRESS']), /SIP_PUBLIC_ADDRESS is not set/);
     assert.match(variant((p) => (p.ports = p.ports.filter((x) => !x.startsWith('5062')))), /SIP WebSocket \(5062\/tcp\) is not published/);
+    assert.match(variant((p) => (p.ports = p.ports.filter((x) => !x.startsWith('8082')))), /cloud telephony providers \(webhooks, media streams\) \(8082\/tcp\) is not published/);
     assert.match(variant((p) => p.ports.push('15060:5060/udp')), /15060:5060\/udp: host and container ports differ/);
     assert.match(variant((_p, doc) => delete doc.services['postgres']!.restart), /service postgres has no restart policy/);
   });
