@@ -72,7 +72,7 @@ export async function startPostgresCluster(): Promise<PostgresCluster> {
   const port = await freePort();
   const [cmd, args] = asPostgres(path.join(bin, 'postgres'), [
     '-D', dataDir, '-p', String(port), '-k', root, '-c', 'listen_addresses=127.0.0.1',
-    '-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off', '-c', 'max_connections=200',
+    '-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off', '-c', 'max_connections=400',
   ]);
   let output = '';
   const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'] });
@@ -80,21 +80,8 @@ export async function startPostgresCluster(): Promise<PostgresCluster> {
   child.stderr?.on('data', (d: Buffer) => (output += d.toString()));
   const adminUrl = `postgresql://postgres@127.0.0.1:${port}/postgres`;
   await waitReady(adminUrl, child, () => output);
-  let counter = 0;
   return {
-    port,
-    adminUrl,
-    async createDatabase(name) {
-      const db = name ?? `test_${process.pid}_${++counter}`;
-      const client = new pg.Client({ connectionString: adminUrl });
-      await client.connect();
-      try {
-        await client.query(`CREATE DATABASE "${db.replace(/"/g, '')}"`);
-      } finally {
-        await client.end();
-      }
-      return `postgresql://postgres@127.0.0.1:${port}/${db}`;
-    },
+    ...attachedCluster(adminUrl),
     async stop() {
       if (child.exitCode === null) {
         const exited = new Promise((r) => child.once('exit', r));
@@ -107,11 +94,42 @@ export async function startPostgresCluster(): Promise<PostgresCluster> {
   };
 }
 
+let counter = 0;
+
+/** A cluster another process started (its admin URL): databases are created in it, stopping it is that process's job. */
+function attachedCluster(adminUrl: string): PostgresCluster {
+  const url = new URL(adminUrl);
+  return {
+    port: Number(url.port),
+    adminUrl,
+    async createDatabase(name) {
+      // The pid keeps the names of parallel test workers apart.
+      const db = name ?? `test_${process.pid}_${++counter}`;
+      const client = new pg.Client({ connectionString: adminUrl });
+      await client.connect();
+      try {
+        await client.query(`CREATE DATABASE "${db.replace(/"/g, '')}"`);
+      } finally {
+        await client.end();
+      }
+      return `postgresql://postgres@127.0.0.1:${url.port}/${db}`;
+    },
+    async stop() {},
+  };
+}
+
+/**
+ * Set by the global setup of a parallel run (test/setup/mocha-hooks.ts): the workers share the
+ * one cluster the main process started instead of each starting its own.
+ */
+export const sharedClusterVariable = 'VAP_TEST_POSTGRES_ADMIN_URL';
+
 let shared: Promise<PostgresCluster> | undefined;
 
-/** The run's cluster, started on first use and stopped by the global teardown. */
+/** The run's cluster, started on first use (or shared from the main process) and stopped by the global teardown. */
 export function testPostgres(): Promise<PostgresCluster> {
-  shared ??= startPostgresCluster();
+  const sharedUrl = process.env[sharedClusterVariable];
+  shared ??= sharedUrl ? Promise.resolve(attachedCluster(sharedUrl)) : startPostgresCluster();
   return shared;
 }
 
