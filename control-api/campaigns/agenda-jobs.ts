@@ -1,4 +1,4 @@
-import { PostgresBackend } from '@agendajs/postgres-backend';
+import { PostgresBackend, PostgresJobRepository } from '@agendajs/postgres-backend';
 import { Agenda, type JobWithId } from 'agenda';
 import type { Logger } from '../../core/logger.js';
 import { ensureAgendaSchema } from './agenda-schema.js';
@@ -140,6 +140,23 @@ export class AgendaJobs {
       if (!finished) this.options.logger.warn({ running: this.running }, 'campaign jobs still running when stopping; their locks expire');
     }
     await Promise.allSettled([...this.removals]);
+    if (this.running === 0) await this.releaseStrayLocks();
+  }
+
+  /**
+   * Agenda's stop() unlocks the jobs it holds in its queue, but a lock query already on its way
+   * when stop() ran lands afterwards: that job stays locked by this instance for the lock's whole
+   * lifetime (60 s) although nothing runs it (seen with both cores busy). With no run of ours in
+   * progress, every lock under our name is such a stray: give it back so another instance takes
+   * the job now. A job is never run twice for it: the scheduler re-reads the message under a row lock.
+   */
+  private async releaseStrayLocks(): Promise<void> {
+    const repository = this.backend.repository;
+    if (!(repository instanceof PostgresJobRepository)) return;
+    await repository
+      .getPool()
+      .query(`UPDATE "${this.tableName}" SET locked_at = NULL WHERE locked_at IS NOT NULL AND last_modified_by = $1 AND name = $2`, [this.options.name, campaignJobName])
+      .catch((error: unknown) => this.options.logger.warn({ err: error }, 'could not release the campaign job locks of a stopped worker; they expire'));
   }
 
   async enqueue(messageId: string, dueAt: number): Promise<void> {
