@@ -31,6 +31,18 @@ export interface SpawnOptions {
   readonly root?: string;
 }
 
+/**
+ * Every listener on loopback at a port of the kernel's choosing unless the test says otherwise:
+ * test files run in parallel, and two platforms on a default port (8082, 5060 on 0.0.0.0) would
+ * meet, one exiting 69. Tests read the ports they use from the "... listening" log lines.
+ */
+export const isolatedListeners: Readonly<Record<string, string>> = {
+  CONTROL_HOST: '127.0.0.1', CONTROL_PORT: '0',
+  SANDBOX_HOST: '127.0.0.1', SANDBOX_PORT: '0',
+  PROVIDERS_HOST: '127.0.0.1', PROVIDERS_PORT: '0',
+  SIP_HOST: '127.0.0.1', SIP_PORT: '0', SIP_TLS_PORT: '0', SIP_WS_PORT: '0', SIP_WSS_PORT: '0',
+};
+
 export function spawnPlatform(env: Record<string, string>, args: string[] = [], options: SpawnOptions = {}): PlatformProcess {
   const entry =
     options.built === 'plain'
@@ -42,7 +54,7 @@ export function spawnPlatform(env: Record<string, string>, args: string[] = [], 
   if (options.uid !== undefined) delete inherited['NODE_V8_COVERAGE'];
   const child = spawn(process.execPath, [...entry, ...args], {
     cwd: options.root ?? repoRoot,
-    env: { ...inherited, LOG_LEVEL: 'info', ...env },
+    env: { ...inherited, LOG_LEVEL: 'info', ...isolatedListeners, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
     ...(options.uid !== undefined ? { uid: options.uid } : {}),
     ...(options.gid !== undefined ? { gid: options.gid } : {}),
@@ -67,7 +79,7 @@ export function spawnPlatform(env: Record<string, string>, args: string[] = [], 
 }
 
 /** The first log line with this message; fails when the process exits or the deadline passes. */
-export async function waitForLine(started: PlatformProcess, msg: string, timeoutMs = 30_000): Promise<Record<string, unknown>> {
+export async function waitForLine(started: PlatformProcess, msg: string, timeoutMs = 120_000): Promise<Record<string, unknown>> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const hit = started.lines.find((l) => l['msg'] === msg);
@@ -79,7 +91,7 @@ export async function waitForLine(started: PlatformProcess, msg: string, timeout
 }
 
 /** The exit code, or a failure when the process is still running after `timeoutMs`. */
-export async function exitCode(started: PlatformProcess, timeoutMs = 60_000): Promise<number | null> {
+export async function exitCode(started: PlatformProcess, timeoutMs = 120_000): Promise<number | null> {
   const deadline = Date.now() + timeoutMs;
   while (started.child.exitCode === null && started.child.signalCode === null) {
     if (Date.now() > deadline) {

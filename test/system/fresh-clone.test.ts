@@ -90,13 +90,13 @@ class Background {
 }
 
 /** Ports of every listener on loopback, chosen free, so the clone's platform meets no other test. */
-async function loopbackPorts(): Promise<Record<string, string>> {
+async function loopbackPorts(): Promise<Record<'CONTROL_PORT' | 'SANDBOX_PORT' | 'SIP_PORT', string> & Record<string, string>> {
   return {
     CONTROL_HOST: '127.0.0.1', CONTROL_PORT: String(await freeTcpPort()),
     SANDBOX_HOST: '127.0.0.1', SANDBOX_PORT: String(await freeTcpPort()),
     PROVIDERS_HOST: '127.0.0.1', PROVIDERS_PORT: String(await freeTcpPort()),
     SIP_HOST: '127.0.0.1', SIP_PORT: String(await freeUdpPort('127.0.0.1')), SIP_TLS_PORT: '0', SIP_WS_PORT: '0', SIP_WSS_PORT: '0',
-    RTP_BIND_ADDRESS: '127.0.0.1', RTP_PORT_MIN: '47600', RTP_PORT_MAX: '47699',
+    RTP_BIND_ADDRESS: '127.0.0.1', RTP_PORT_MIN: '48600', RTP_PORT_MAX: '48699',
     DRAIN_TIMEOUT_MS: '0', LOG_LEVEL: 'info',
   };
 }

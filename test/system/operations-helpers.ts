@@ -75,9 +75,9 @@ export async function startOperationsPlatform(dataDir: string, env: Record<strin
     ...env,
   });
   try {
-    const control = await waitForLine(started, 'control API listening', 60_000);
+    const control = await waitForLine(started, 'control API listening', 120_000);
     const sip = started.lines.find((l) => String(l['msg']).startsWith('SIP gateway listening')) ?? (await waitForSipLine(started));
-    await waitForLine(started, 'platform started', 60_000);
+    await waitForLine(started, 'platform started', 120_000);
     return {
       process: started,
       sipPort: (sip['ports'] as Record<string, number>)['UDP'] as number,
@@ -91,11 +91,14 @@ export async function startOperationsPlatform(dataDir: string, env: Record<strin
 }
 
 async function waitForSipLine(started: PlatformProcess): Promise<Record<string, unknown>> {
-  const deadline = Date.now() + 60_000;
+  const deadline = Date.now() + 120_000;
   for (;;) {
     const hit = started.lines.find((l) => String(l['msg']).startsWith('SIP gateway listening'));
     if (hit) return hit;
-    if (started.child.exitCode !== null || Date.now() > deadline) throw new Error(`gateway did not start: ${started.stderr}`);
+    if (started.child.exitCode !== null || Date.now() > deadline) {
+      const fatal = started.lines.filter((l) => l['level'] === 'fatal').map((l) => String(l['msg']));
+      throw new Error(`gateway did not start (exit ${started.child.exitCode}): ${fatal.join('; ')} ${started.stderr}`);
+    }
     await new Promise((r) => setTimeout(r, 50));
   }
 }

@@ -44,12 +44,12 @@ async function eventually<T>(check: () => Promise<T | undefined>, ms: number, wh
  * /readyz 503, the live call ends normally, then the process exits).
  */
 describe('platform process: metrics, correlation and drain on SIGTERM (SIPp, promtool)', function () {
-  this.timeout(180_000);
+  this.timeout(300_000);
   let dataDir: string;
   let p: RunningPlatform;
 
   before(async function () {
-    this.timeout(120_000);
+    this.timeout(300_000);
     dataDir = mkdtempSync(path.join(tmpdir(), 'vap-ops-'));
     await applyDocuments(dataDir, operationsTenant());
     p = await startOperationsPlatform(dataDir, { DRAIN_TIMEOUT_MS: '60000' });
@@ -151,12 +151,12 @@ describe('platform process: metrics, correlation and drain on SIGTERM (SIPp, pro
 
 /** POST /v1/admin/drain with a short drain timeout: the call still up gets a BYE, its record says why. */
 describe('platform process: drain requested over the API, with a call outlasting the drain timeout', function () {
-  this.timeout(180_000);
+  this.timeout(300_000);
   let dataDir: string;
   let p: RunningPlatform;
 
   before(async function () {
-    this.timeout(120_000);
+    this.timeout(300_000);
     dataDir = mkdtempSync(path.join(tmpdir(), 'vap-ops-'));
     await applyDocuments(dataDir, operationsTenant());
     p = await startOperationsPlatform(dataDir, { DRAIN_TIMEOUT_MS: '2000' });
@@ -208,7 +208,7 @@ describe('platform process: drain requested over the API, with a call outlasting
 
 /** A gateway on its own (no control or sandbox role) serves its metrics and readiness on ops.port. */
 describe('platform process: the gateway alone, with an ops endpoint', function () {
-  this.timeout(120_000);
+  this.timeout(300_000);
 
   it('serves /healthz, /readyz and promtool-clean /metrics with the gateway\'s series on OPS_PORT, and says so when there is none', async () => {
     const dataDir = mkdtempSync(path.join(tmpdir(), 'vap-ops-gw-'));
@@ -216,7 +216,7 @@ describe('platform process: the gateway alone, with an ops endpoint', function (
     const started = spawnPlatform({ ...gatewayOnly, OPS_HOST: '127.0.0.1', OPS_PORT: '0' });
     try {
       const ops = await waitForLine(started, 'ops endpoint listening (/healthz, /readyz, /metrics)', 60_000);
-      const sip = await waitForLine(started, 'platform started', 60_000).then(() => started.lines.find((l) => String(l['msg']).startsWith('SIP gateway listening')));
+      const sip = await waitForLine(started, 'platform started', 120_000).then(() => started.lines.find((l) => String(l['msg']).startsWith('SIP gateway listening')));
       const url = `http://127.0.0.1:${String(ops['port'])}`;
       assert.match(await options((sip?.['ports'] as Record<string, number>)['UDP'] as number, '127.0.0.1'), /^SIP\/2\.0 200 /);
       assert.equal((await fetch(`${url}/healthz`)).status, 200);
@@ -234,7 +234,7 @@ describe('platform process: the gateway alone, with an ops endpoint', function (
     // Without OPS_PORT such a process has no HTTP at all, and its log says how to get one.
     const bare = spawnPlatform(gatewayOnly);
     try {
-      await waitForLine(bare, 'platform started', 60_000);
+      await waitForLine(bare, 'platform started', 120_000);
       const warning = bare.lines.find((l) => l['msg'] === 'no /metrics, /readyz or /healthz in this process: set ops.port (OPS_PORT) to serve them');
       assert.equal(warning?.['level'], 'warn');
       bare.child.kill('SIGTERM');

@@ -6,7 +6,7 @@ import { once } from 'node:events';
 import { spawnPlatform as startPlatform, waitForLine as waitFor } from '../helpers/platform-process.js';
 
 describe('platform process', function () {
-  this.timeout(90_000);
+  this.timeout(300_000);
 
   it('starts on embedded PGlite with nothing configured, serves health and metrics, and stops on SIGTERM', async () => {
     const dataDir = mkdtempSync(path.join(tmpdir(), 'vap-data-'));
