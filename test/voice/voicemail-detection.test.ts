@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
-import { amdCorpus, amdCorpusSpec, classify, confusionLines, summarise, type AmdSample } from './amd-corpus.js';
+import { classify, confusionLines, summarise, type AmdSample } from './amd-corpus.js';
+import { amdTuningSpec as amdCorpusSpec } from './amd-tuning-set.js';
+import { amdSplit } from './amd-splits.js';
 
 /**
  * Answering-machine detection over a varied set of call openings (test/voice/amd-corpus.ts:
@@ -13,7 +15,7 @@ describe('answering-machine detection over a varied set of greetings', function 
   let samples: AmdSample[];
 
   before(async () => {
-    samples = await amdCorpus();
+    samples = await amdSplit('tuning');
   });
 
   it('has the variety it claims: at least 10 of each, flite and espeak-ng voices, beep-only machines, repeated hellos, noise', () => {
