@@ -58,6 +58,9 @@ interface Segment {
   endMs: number;
 }
 
+/** A tonal run shorter than this inside speech is a held vowel, still speech (BeepDetector). */
+const SPEECH_TONE_MS = 160;
+
 /** Below this the detector's VAD hears no voice (see HighPassFilter). */
 const VOICE_LOW_HZ = 250;
 
@@ -88,7 +91,8 @@ export class AnsweringMachineDetector {
     this.beep.feed(samples);
     if (this.beep.toneMs >= this.o.beepMs) return this.decide('machine', 'beep');
     // A tone is not speech: it must not stretch the greeting span while it is being confirmed.
-    const voiced = this.vad.classify(this.highPass.process(samples)).voiced && this.beep.toneMs === 0;
+    // Held vowels make tonal runs of up to ~140 ms inside speech: those stay speech.
+    const voiced = this.vad.classify(this.highPass.process(samples)).voiced && this.beep.toneMs < SPEECH_TONE_MS;
     this.track(voiced);
     return this.rules();
   }

@@ -54,4 +54,15 @@ export const amdTuningSpec: readonly AmdItemSpec[] = [
   { name: 'h13-awb-hello-anyone-there', truth: 'human', parts: [pause(300), say('Hello?', awb), pause(1800), say('Hello? Anyone there?', awb)] },
   { name: 'h14-espeak-us-very-late-hello', truth: 'human', parts: [pause(1200), say('Hello.', usMale)] },
   { name: 'h15-slt-good-afternoon-residence', truth: 'human', parts: [pause(300), say('Good afternoon, Sharma residence.', slt)] },
+  // Added for issue 26 (the outside check's failure classes, in the tuned voices with new texts):
+  // live answers that end in a question, noise 20 dB below the speech, beeps under that noise.
+  { name: 'h16-slt-priya-accounts-team-question', truth: 'human', parts: [pause(300), say('Hi, this is Priya from the accounts team. How can I help you?', slt)] },
+  { name: 'h17-espeak-us-whos-speaking-white-snr20', truth: 'human', noise: { kind: 'whitenoise', snrDb: 20 }, parts: [pause(500), say("Hello, who's speaking?", usMale)] },
+  { name: 'h18-kal-hi-pause-who-is-this', truth: 'human', parts: [pause(300), say('Hi.', kal), pause(600), say('Who is this?', kal)] },
+  { name: 'h19-awb-can-i-help-you-pink-snr20', truth: 'human', noise: { kind: 'pinknoise', snrDb: 20 }, parts: [pause(400), say('Yes, hello, can I help you?', awb)] },
+  { name: 'h20-rms-good-morning-how-can-i-help', truth: 'human', parts: [pause(300), say('Good morning, Sunil speaking, how can I help?', rms)] },
+  { name: 'm18-rms-greeting-beep-1400-white-snr20', truth: 'machine', noise: { kind: 'whitenoise', snrDb: 20 }, parts: [pause(300), say('Hello, you have reached Vikram. Please leave a message after the tone.', rms), pause(300), beep(1400, 400, -16)] },
+  { name: 'm19-beep-only-1700-pink-snr20', truth: 'machine', noise: { kind: 'pinknoise', snrDb: 20 }, parts: [pause(900), beep(1700, 300, -20)] },
+  { name: 'm20-slt-fast-greeting-beep-500-brown-snr20', truth: 'machine', tempo: 1.15, noise: { kind: 'brownnoise', snrDb: 20 }, parts: [pause(300), say('Hi, Anita here. Leave your message after the beep please.', slt), pause(300), beep(500, 500)] },
+  { name: 'm21-espeak-gb-late-hello-pause-pink-snr20', truth: 'machine', noise: { kind: 'pinknoise', snrDb: 20 }, parts: [pause(1200), say('Hello,', gbMale), pause(600), say('you have reached the Iyer family. Leave a message.', gbMale), pause(300), beep(1100, 400)] },
 ];
