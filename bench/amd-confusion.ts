@@ -55,7 +55,7 @@ async function cueWords(samples: readonly AmdSample[], ms: number): Promise<void
 }
 
 function sweep(samples: readonly AmdSample[]): void {
-  const spans = [1600, 1800, 2000, 2200, 2400];
+  const spans = [2200, 3000, 3800, 4200, 4500, 5000];
   console.log('\nsweep: correct within 3 s / people taken for machines (fm) / machines taken for people (mh)');
   console.log(`  humanPauseMs \\ machineSpanMs ${spans.map((s) => String(s).padStart(16)).join('')}`);
   for (const humanPauseMs of [800, 900, 1000, 1100, 1200]) {
