@@ -155,7 +155,9 @@ async function speech(work: string, name: string, text: string, voice: Voice, le
   else {
     const textFile = path.join(work, `${name}.txt`);
     await writeFile(textFile, text);
-    await run('text2wave', ['-eval', `(voice_${voice.festival})`, textFile, '-o', raw]);
+    await run('text2wave', ['-eval', `(voice_${voice.festival})`, textFile, '-o', raw]).catch((error: unknown) => {
+      throw new Error(`Festival voice ${voice.festival} failed: install Debian festival festvox-kallpc16k festvox-kdlpc16k festvox-us-slt-hts (bench/README.md)`, { cause: error });
+    });
   }
   const trim = ['silence', '1', '0.02', '0.5%', 'reverse', 'silence', '1', '0.02', '0.5%', 'reverse'];
   const faster = tempo !== undefined && tempo !== 1 ? ['tempo', '-s', String(tempo)] : [];
