@@ -7,7 +7,7 @@ import type { CallTransfer, CallTransferOutcome } from '../../core/ports/call-tr
 import type { TransferResult } from '../../core/ports/conversation.js';
 import type { OriginateRequest } from '../../core/ports/originator.js';
 import { PronunciationLexicon, type PronunciationRule } from '../../media/speech/pronunciation.js';
-import { applyStartLogic, screenForVoicemail, type ScreeningOutcome, type StartLogic } from '../../media/voice/call-start.js';
+import { AgentStartGate, applyStartLogic, screenForVoicemail, type ScreeningOutcome, type StartLogic } from '../../media/voice/call-start.js';
 import { PhoneConversation, type TurnSettings } from '../../media/voice/phone-conversation.js';
 import type { CallRecorder } from '../calls/call-recorder.js';
 import type { AnsweringMachineResult, CallEnd, TranscriptLine } from '../calls/call-types.js';
@@ -231,11 +231,14 @@ export class RecipeCallHandler implements CallHandler {
     });
     state.run = run;
     run.on('error', (e) => log.warn({ blockId: e.blockId, err: e.message }, 'recipe run error'));
-    // Outbound: the answering-machine detector listens beside the recipe and, on a machine,
-    // stops it and applies the recipe's voicemail handling (spec: recipe global settings).
+    // Outbound: the answering-machine detector listens from answer; the agent's first words wait
+    // for its verdict (the gate), and on a machine the recipe is stopped and the recipe's
+    // voicemail handling applies (spec: recipe global settings).
     const recipeSignal = AbortSignal.any([call.signal, stopRecipe.signal]);
+    const gate = outbound ? new AgentStartGate() : undefined;
     const screening = outbound
       ? screenForVoicemail(conversation, setup.recipe.globalSettings.voicemail, setup.language, call.signal, () => stopRecipe.abort(), {
+          ...(gate ? { gate } : {}),
           onVerdict: (d) => {
             state.answeringMachine = { verdict: d.verdict, afterMs: d.afterMs };
             log.info({ verdict: d.verdict, reason: d.reason, afterMs: d.afterMs }, 'answering-machine verdict');
@@ -243,7 +246,7 @@ export class RecipeCallHandler implements CallHandler {
         })
       : undefined;
     screening?.catch(() => undefined);
-    if (outbound) await applyStartLogic(conversation, startLogicOf(outbound), recipeSignal).catch(ignoreIfStopped(stopRecipe.signal));
+    if (outbound) await applyStartLogic(conversation, startLogicOf(outbound), recipeSignal, gate).catch(ignoreIfStopped(stopRecipe.signal));
     const result = await run.run(recipeSignal);
     state.result = result;
     if (stopRecipe.signal.aborted && screening && !state.sttLost) {

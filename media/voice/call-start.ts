@@ -21,13 +21,56 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
   });
 }
 
-/** Holds the agent's first words per the campaign's start logic. */
-export async function applyStartLogic(conversation: PhoneConversation, logic: StartLogic, signal: AbortSignal): Promise<void> {
-  if (logic.kind === 'immediately') return;
-  if (logic.kind === 'waitSeconds') {
-    if (logic.seconds < 1 || logic.seconds > 5) throw new RangeError('start logic wait must be 1 to 5 seconds');
-    return sleep(logic.seconds * 1000, signal);
+/**
+ * Holds the agent's first words on a screened (outbound) call until the answering-machine
+ * screening lets it speak: the callee was judged a person (or `unknown`), or has said nothing at
+ * all by the verdict deadline (a silent callee waits for us). While the callee talks the gate
+ * stays shut: a person is not talked over, a machine's greeting is not talked into. On a machine
+ * it never opens: the recipe is stopped instead.
+ */
+export class AgentStartGate {
+  private release: () => void = () => undefined;
+  private readonly opened = new Promise<void>((resolve) => (this.release = resolve));
+  private openedAt: 'verdict' | 'quiet' | undefined;
+
+  /** Why it opened, if it has. */
+  get state(): 'verdict' | 'quiet' | undefined {
+    return this.openedAt;
   }
+
+  open(why: 'verdict' | 'quiet'): void {
+    if (this.openedAt) return;
+    this.openedAt = why;
+    this.release();
+  }
+
+  /** Resolves once open; rejects with CallEndedError if `signal` aborts first (call over, or a machine stopped the recipe). */
+  wait(signal: AbortSignal): Promise<void> {
+    if (this.openedAt) return Promise.resolve();
+    if (signal.aborted) return Promise.reject(new CallEndedError());
+    return new Promise((resolve, reject) => {
+      const onAbort = (): void => reject(new CallEndedError());
+      signal.addEventListener('abort', onAbort, { once: true });
+      void this.opened.then(() => {
+        signal.removeEventListener('abort', onAbort);
+        resolve();
+      });
+    });
+  }
+}
+
+/**
+ * Holds the agent's first words per the campaign's start logic and, on a screened call, until the
+ * screening's gate opens: the agent speaks at the later of the two.
+ */
+export async function applyStartLogic(conversation: PhoneConversation, logic: StartLogic, signal: AbortSignal, gate?: AgentStartGate): Promise<void> {
+  if (logic.kind === 'waitSeconds' && (logic.seconds < 1 || logic.seconds > 5)) throw new RangeError('start logic wait must be 1 to 5 seconds');
+  await Promise.all([startLogicDelay(conversation, logic, signal), gate?.wait(signal)]);
+}
+
+async function startLogicDelay(conversation: PhoneConversation, logic: StartLogic, signal: AbortSignal): Promise<void> {
+  if (logic.kind === 'immediately') return;
+  if (logic.kind === 'waitSeconds') return sleep(logic.seconds * 1000, signal);
   // Wait for the caller's greeting ("Hello?"); a caller who says nothing gets the agent anyway.
   await conversation.waitForGreeting(logic.maxWaitMs ?? 5000, signal);
 }
@@ -66,12 +109,32 @@ function listenUntil<T>(audio: CallerAudio, signal: AbortSignal, onFrame: (sampl
   });
 }
 
+export interface DetectionOptions extends AmdOptions {
+  /** Opened when the callee has said nothing for `quietMs` (of audio, or of wall time without any audio). */
+  readonly gate?: AgentStartGate;
+  /** The verdict deadline for a silent callee: the agent may start. Default 3000 ms. */
+  readonly quietMs?: number;
+}
+
 /** Runs the answering-machine detector on the call's audio until it decides (see voicemail-detector.ts). */
-export function detectAnsweringMachine(audio: CallerAudio, signal: AbortSignal, options: AmdOptions = {}): Promise<AmdDecision> {
+export function detectAnsweringMachine(audio: CallerAudio, signal: AbortSignal, options: DetectionOptions = {}): Promise<AmdDecision> {
   const amd = new AnsweringMachineDetector(options);
-  // No frame at all (a callee that sends no RTP) never reaches the detector's silence rule.
+  const { gate } = options;
+  const quietMs = options.quietMs ?? 3000;
+  // A callee that sends no RTP at all never reaches the detector's rules: wall-clock timers.
+  const quiet = gate ? setTimeout(() => amd.heardMs === 0 && gate.open('quiet'), quietMs) : undefined;
   const noAudio = { ms: options.silenceMs ?? 5000, onTimeout: (): AmdDecision | undefined => (amd.heardMs === 0 ? { verdict: 'unknown', reason: 'silence', afterMs: 0 } : undefined) };
-  return listenUntil(audio, signal, (samples) => amd.feed(samples), noAudio);
+  const deciding = listenUntil(
+    audio,
+    signal,
+    (samples) => {
+      const decision = amd.feed(samples);
+      if (gate && !decision && !amd.heardSpeech && amd.heardMs >= quietMs) gate.open('quiet');
+      return decision;
+    },
+    noAudio,
+  );
+  return deciding.finally(() => clearTimeout(quiet));
 }
 
 export interface GreetingWaitOptions extends GreetingEndOptions {
@@ -147,7 +210,7 @@ export async function handleVoicemail(
 
 export type ScreeningOutcome = 'human' | 'unknown' | 'disconnected' | 'messageLeft';
 
-export interface ScreeningOptions extends AmdOptions {
+export interface ScreeningOptions extends DetectionOptions {
   /** How the message waits for the machine to record. */
   readonly greeting?: Omit<GreetingWaitOptions, 'watch'>;
   /** Told the verdict once (also `unknown`/`call-ended` when the call ends first), for the call record. */
@@ -158,13 +221,13 @@ const verdicts = counter('amd_verdicts_total', 'Answering-machine detection verd
 const decisionTime = histogram('amd_decision_seconds', 'Caller audio heard from answer until the answering-machine verdict', ['verdict'], [0.5, 1, 1.5, 2, 2.5, 3, 3.5, 4, 5, 6]);
 
 /**
- * Outbound answering-machine screening beside the recipe (a 200 OK looks the same for a person
- * and a machine). The detector listens to the first seconds of the call while the start logic
- * and the recipe go on, so a person waits for nothing; on `machine` it calls `stopRecipe` (the
- * agent stops talking over the greeting) and applies the recipe's voicemail handling: hang up, or
- * wait for the beep (or the greeting's end) and leave the message. Resolves `human` or `unknown`
- * (treated as a person) as soon as the detector says so. Rejects with CallEndedError when the
- * call ends first.
+ * Outbound answering-machine screening (a 200 OK looks the same for a person and a machine). The
+ * detector listens to the first seconds of the call; with `gate` the recipe's first words wait
+ * for it (AgentStartGate: opened on `human` or `unknown`, or by a callee silent until the
+ * deadline). On `machine` it calls `stopRecipe` (a recipe that had begun stops talking) and
+ * applies the recipe's voicemail handling: hang up, or wait for the beep (or the greeting's end)
+ * and leave the message. Resolves `human` or `unknown` (treated as a person) as soon as the
+ * detector says so. Rejects with CallEndedError when the call ends first.
  */
 export async function screenForVoicemail(
   conversation: PhoneConversation,
@@ -188,10 +251,15 @@ export async function screenForVoicemail(
       decision = await detectAnsweringMachine(conversation, signal, options);
     } catch (error) {
       if (error instanceof CallEndedError) report({ verdict: 'unknown', reason: 'call-ended', afterMs: watch.heardMs });
+      // Fail open: an agent kept mute for the rest of the call is worse than one that speaks.
+      else options.gate?.open('verdict');
       throw error;
     }
     report(decision);
-    if (decision.verdict !== 'machine') return decision.verdict;
+    if (decision.verdict !== 'machine') {
+      options.gate?.open('verdict');
+      return decision.verdict;
+    }
     stopRecipe();
     return await handleVoicemail(conversation, handling, language, signal, { ...options.greeting, watch });
   } finally {

@@ -11,11 +11,15 @@ export { BeepDetector } from './beep-detector.js';
  * [pause] I can't ...") look exactly like a person's "Hello?" until the pause ends. So the
  * detector keeps listening through the first pause and decides on what follows it:
  *
- * - a beep (a steady tone held `beepMs`) anywhere: machine (this also catches beep-only machines);
+ * - a beep (a steady tone held `beepMs`, BeepDetector) anywhere: machine (this also catches
+ *   beep-only machines);
  * - silence of `humanPauseMs` after speech: a person who answered and now waits for us (a
  *   machine's pauses between phrases are shorter: it resumes);
  * - speech whose span from its first onset, pauses shorter than `humanPauseMs` included, reaches
- *   `machineSpanMs`: a greeting being read on (a person says a short phrase, or two, and waits);
+ *   `machineSpanMs`: a greeting being read on. The span is longer than the longest way people
+ *   answer ("Hi, this is Priya from the accounts team. How can I help you?" runs 3.8-4.2 s and
+ *   then waits): until it is reached, a long opening can still end in a question and a wait, and
+ *   nothing in the audio tells it from a greeting (docs/voice-pipeline.md, Voicemail);
  * - nothing heard (no speech, no tone) for `silenceMs`: `unknown` (a silent listener, or a line
  *   without audio).
  *
@@ -27,7 +31,7 @@ export { BeepDetector } from './beep-detector.js';
 export interface AmdOptions {
   /** Silence this long after speech means a person waiting for us. Default 1000 ms. */
   readonly humanPauseMs?: number;
-  /** Speech spanning this long from its onset (shorter pauses included) is a greeting. Default 2200 ms. */
+  /** Speech spanning this long from its onset (shorter pauses included) is a greeting. Default 4500 ms. */
   readonly machineSpanMs?: number;
   /** A tone held this long is a voicemail beep. Default 200 ms. */
   readonly beepMs?: number;
@@ -58,6 +62,9 @@ interface Segment {
   endMs: number;
 }
 
+/** A tonal run shorter than this inside speech is a held vowel, still speech (BeepDetector). */
+const SPEECH_TONE_MS = 160;
+
 /** Below this the detector's VAD hears no voice (see HighPassFilter). */
 const VOICE_LOW_HZ = 250;
 
@@ -73,12 +80,17 @@ export class AnsweringMachineDetector {
   private decided: AmdDecision | undefined;
 
   constructor(options: AmdOptions = {}) {
-    this.o = { humanPauseMs: 1000, machineSpanMs: 2200, beepMs: 200, wordGapMs: 300, silenceMs: 5000, ...options };
+    this.o = { humanPauseMs: 1000, machineSpanMs: 4500, beepMs: 200, wordGapMs: 300, silenceMs: 5000, ...options };
   }
 
   /** Caller audio heard so far. */
   get heardMs(): number {
     return this.elapsed;
+  }
+
+  /** Whether the callee has said anything yet (a speech segment opened). */
+  get heardSpeech(): boolean {
+    return this.segments.length > 0;
   }
 
   /** Feeds one 20 ms frame; returns the decision once it is made (and the same one after). */
@@ -88,7 +100,8 @@ export class AnsweringMachineDetector {
     this.beep.feed(samples);
     if (this.beep.toneMs >= this.o.beepMs) return this.decide('machine', 'beep');
     // A tone is not speech: it must not stretch the greeting span while it is being confirmed.
-    const voiced = this.vad.classify(this.highPass.process(samples)).voiced && this.beep.toneMs === 0;
+    // Held vowels make tonal runs of up to ~140 ms inside speech: those stay speech.
+    const voiced = this.vad.classify(this.highPass.process(samples)).voiced && this.beep.toneMs < SPEECH_TONE_MS;
     this.track(voiced);
     return this.rules();
   }

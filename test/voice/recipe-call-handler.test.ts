@@ -286,20 +286,20 @@ describe('RecipeCallHandler: an inbound SIP call runs the number\'s recipe and i
     return ended(e164);
   }
 
-  it('an answering machine ("Hello, [pause] you have reached ...", beep) on a campaign call: verdict machine within 3 s, the recipe stops, the message is left after the beep', async () => {
+  it('an answering machine ("Hello, [pause] you have reached ...", beep) on a campaign call: verdict machine, the agent says nothing before the beep, the message follows it', async () => {
     const message = 'Please call the clinic back about your appointment.';
     const machinesBefore = await verdictCount('machine');
     const row = await dialCallee('+914440000081', { action: 'leaveMessage', messages: { hi: 'कृपया क्लिनिक को वापस कॉल करें', en: message } }, await calleeScenario(dir, 'machine-pause', await machineAudio()));
     assert.equal(row.amd_verdict, 'machine');
-    assert.ok(row.amd_ms !== null && row.amd_ms <= 3000, `verdict after ${row.amd_ms} ms`);
     assert.equal(await verdictCount('machine'), machinesBefore + 1, 'counted in vap_amd_verdicts_total');
     assert.equal(row.end_reason, 'voicemail');
     assert.equal(row.disposition, 'voicemail_message_left');
     const transcript = await fx.store.db.selectFrom('call_transcripts').select('entries').where('call_id', '=', row.id).executeTakeFirstOrThrow();
     const agent = (transcript.entries as TranscriptLine[]).filter((l) => l.speaker === 'agent').map((l) => l.text);
-    assert.ok(!agent.includes('Goodbye.'), `the recipe went on: ${agent.join(' | ')}`);
-    // The recording starts at answer. The agent's opening line is cut at the verdict; from then
-    // on the agent channel is silent through the greeting and the beep, and the message follows.
+    assert.ok(!agent.some((line) => /reminder|Goodbye/.test(line)), `the recipe spoke: ${agent.join(' | ')}`);
+    // The recording starts at answer. The agent's first words waited for the verdict, and the
+    // verdict was machine: the agent channel is silent through the greeting and the beep, and the
+    // message follows the beep.
     assert.ok(row.recording_ref, 'recorded');
     const file = path.join(dir, 'recordings', row.recording_ref);
     const agentPcm = await agentChannel(file);
@@ -308,9 +308,10 @@ describe('RecipeCallHandler: an inbound SIP call runs the number\'s recipe and i
     // the sent audio's times are not the recording's).
     const beepEndsAtMs = beepEnd(await callerChannel(file));
     assert.ok(beepEndsAtMs > 0, 'the beep is on the caller channel of the recording');
+    assert.ok(row.amd_ms !== null && row.amd_ms < beepEndsAtMs, `verdict after ${row.amd_ms} ms, the beep ended at ${beepEndsAtMs} ms`);
     const runs = voicedRuns(agentPcm);
-    const overGreeting = runs.filter(([from, to]) => to > row.amd_ms! + 600 && from < beepEndsAtMs - 100);
-    assert.deepEqual(overGreeting, [], `agent audio over the greeting after the verdict at ${row.amd_ms} ms (beep ends ${beepEndsAtMs} ms): ${JSON.stringify(runs)}`);
+    const beforeBeep = runs.filter(([from]) => from < beepEndsAtMs - 100);
+    assert.deepEqual(beforeBeep, [], `agent audio before the beep ended (${beepEndsAtMs} ms; verdict at ${row.amd_ms} ms): ${JSON.stringify(runs)}`);
     const messageRun = runs.find(([from]) => from >= beepEndsAtMs - 100);
     assert.ok(messageRun && messageRun[0] <= beepEndsAtMs + 1500, `message starts at ${messageRun?.[0]} ms, beep ends at ${beepEndsAtMs} ms: ${JSON.stringify(runs)}`);
     const heard = await transcribe(agentPcm.subarray(Math.round(beepEndsAtMs * 8)), ['please call the clinic back about your appointment', 'hello this is a reminder from the clinic', 'goodbye']);
@@ -318,25 +319,51 @@ describe('RecipeCallHandler: an inbound SIP call runs the number\'s recipe and i
     assert.doesNotMatch(heard, /goodbye/);
   });
 
-  it('an answering machine on a campaign call with voicemail handling "disconnect": we hang up without speaking on', async () => {
-    const row = await dialCallee('+914440000082', { action: 'disconnect' }, await calleeScenario(dir, 'machine-disconnect', await machineAudio()));
+  it('an answering machine on a campaign call with voicemail handling "disconnect": we hang up before its beep, having said nothing', async () => {
+    const greeting = await machineAudio();
+    const row = await dialCallee('+914440000082', { action: 'disconnect' }, await calleeScenario(dir, 'machine-disconnect', greeting));
     assert.equal(row.amd_verdict, 'machine');
     assert.equal(row.end_reason, 'voicemail');
     assert.equal(row.disposition, 'voicemail_disconnected');
     assert.ok(row.duration_ms !== null, 'duration recorded');
-    // Machine detected within 3 s: we hang up long before the beep (~9 s).
-    assert.ok(row.duration_ms < 6_000, `hung up ${row.duration_ms} ms after answer`);
+    assert.ok(row.duration_ms < beepEnd(greeting), `hung up ${row.duration_ms} ms after answer, the beep ends at ${beepEnd(greeting)} ms`);
+    const transcript = await fx.store.db.selectFrom('call_transcripts').select('entries').where('call_id', '=', row.id).executeTakeFirstOrThrow();
+    assert.deepEqual((transcript.entries as TranscriptLine[]).filter((l) => l.speaker === 'agent'), [], 'the agent said nothing to the machine');
+    assert.ok(row.recording_ref, 'recorded');
+    assert.deepEqual(voicedRuns(await agentChannel(path.join(dir, 'recordings', row.recording_ref))), [], 'no agent audio on the recording');
   });
 
-  it('a person answering "Hello?" on a campaign call: verdict human, the recipe runs to its end', async () => {
+  it('a person answering "Hello?" on a campaign call: verdict human, the agent speaks only after it, the recipe runs to its end', async () => {
     const hello = await trimmedFlite('Hello?');
     const row = await dialCallee('+914440000083', { action: 'leaveMessage', messages: { en: 'Please call the clinic back.' } }, await calleeScenario(dir, 'person-hello', concat(silence(400), hello, silence(15_000))));
     assert.equal(row.amd_verdict, 'human');
-    assert.ok(row.amd_ms !== null && row.amd_ms <= 3000, `verdict after ${row.amd_ms} ms`);
+    // Generous: the bench measures time to verdict; this only says it came while they waited.
+    assert.ok(row.amd_ms !== null && row.amd_ms <= 5000, `verdict after ${row.amd_ms} ms`);
     assert.equal(row.end_reason, 'closed');
     assert.equal(row.disposition, 'reminded');
     const transcript = await fx.store.db.selectFrom('call_transcripts').select('entries').where('call_id', '=', row.id).executeTakeFirstOrThrow();
     const agent = (transcript.entries as TranscriptLine[]).filter((l) => l.speaker === 'agent').map((l) => l.text);
     assert.deepEqual(agent, ['Hello, this is a reminder from the clinic about your appointment tomorrow morning at ten.', 'Goodbye.']);
+    assert.ok(row.recording_ref, 'recorded');
+    const file = path.join(dir, 'recordings', row.recording_ref);
+    const firstAgentAudio = voicedRuns(await agentChannel(file))[0];
+    const helloEnds = voicedRuns(await callerChannel(file)).at(-1)?.[1] ?? 0;
+    assert.ok(firstAgentAudio && firstAgentAudio[0] >= helloEnds, `the agent started at ${firstAgentAudio?.[0]} ms, over the callee's hello (ended ${helloEnds} ms)`);
+    // The recording's timeline and the detector's audio time may differ by a few frames.
+    assert.ok(firstAgentAudio[0] >= row.amd_ms - 100, `the agent started at ${firstAgentAudio[0]} ms, before the verdict at ${row.amd_ms} ms`);
+  });
+
+  it('a person whose live answer ends in a question ("Hi, this is Priya ... How can I help you?") on a campaign call: verdict human, not hung up on, the agent waits until she has asked', async () => {
+    const answer = await trimmedFlite('Hi, this is Priya from the accounts team. How can I help you?');
+    const row = await dialCallee('+914440000084', { action: 'disconnect' }, await calleeScenario(dir, 'person-priya', concat(silence(300), answer, silence(15_000))));
+    assert.equal(row.amd_verdict, 'human');
+    assert.equal(row.end_reason, 'closed');
+    assert.equal(row.disposition, 'reminded');
+    assert.ok(row.recording_ref, 'recorded');
+    const file = path.join(dir, 'recordings', row.recording_ref);
+    const firstAgentAudio = voicedRuns(await agentChannel(file))[0];
+    const questionEnds = voicedRuns(await callerChannel(file)).at(-1)?.[1] ?? 0;
+    assert.ok(questionEnds >= 300 + answer.length / 8 - 300, `her answer on the recording ends at ${questionEnds} ms`);
+    assert.ok(firstAgentAudio && firstAgentAudio[0] >= questionEnds, `the agent started at ${firstAgentAudio?.[0]} ms, before her question ended at ${questionEnds} ms`);
   });
 });
