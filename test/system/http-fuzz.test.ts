@@ -26,6 +26,6 @@ describe('HTTP fuzz slice (fixed seed)', function () {
     assert.ok(report.operations.length >= 80, `operations: ${report.operations.length}`);
     assert.deepEqual(report.failures, []);
     assert.deepEqual(target.errorLogs, [], 'nothing was logged as a server fault');
-    assert.ok((report.histogram.get('400') ?? 0) > 0 && (report.histogram.get('413') ?? 0) > 0, 'mutations reached the validators');
+    assert.ok((report.histogram.get('400') ?? 0) > 0 && (report.histogram.get('413') ?? 0) > 0, `mutations reached the validators: ${JSON.stringify([...report.histogram])}`);
   });
 });
