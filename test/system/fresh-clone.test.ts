@@ -138,6 +138,13 @@ describe('a fresh clone, as a newcomer meets it (git clone + npm ci under a priv
     assert.match(help.stdout, /^usage: npm run cli -- <command>/);
   });
 
+  it("docs/recipes.md's scripted simulation runs the built CLI: npm run cli -- simulate --script ...", async () => {
+    const simulated = await run('npm', ['run', '-s', 'cli', '--', 'simulate', '--script', 'examples/recipes/loan-collection.scenarios.yaml'], clone, clean);
+    assert.equal(simulated.code, 0, `${simulated.stdout}\n${simulated.stderr}`);
+    assert.match(simulated.stdout, /PASS/);
+    assert.doesNotMatch(simulated.stdout, /FAIL/);
+  });
+
   it("README's Try a call: apply the example tenant, npm start, call +914440001001 with SIPp, then apply --server to the running platform", async () => {
     const apply = await run('npm', ['run', '-s', 'cli', '--', 'apply', '-f', 'examples/tenant'], clone, clean);
     assert.equal(apply.code, 0, `${apply.stdout}\n${apply.stderr}`);

@@ -42,7 +42,7 @@ describe('voice pipeline over RTP (offline providers)', function () {
 
   it('greets, asks, and takes the yes branch of the Condition: the caller hears the confirmation', async () => {
     const { heardAfterAnswer, result } = await call('yes I will come');
-    assert.deepEqual(result.path, ['greet', 'question', 'decide', 'bye_yes']);
+    assert.deepEqual(result.path, ['greet', 'question', 'decide', 'bye_yes'], JSON.stringify(result.transcript));
     assert.equal(result.disposition, 'confirmed');
     const callerTurn = result.transcript.find((t) => t.speaker === 'caller');
     assert.match(callerTurn?.text ?? '', /\b(yes|yep|yeah)\b/);
