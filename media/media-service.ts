@@ -1,7 +1,7 @@
 import { silentLogger, type Logger } from '../core/logger.js';
 import { counter, gauge } from '../core/metrics.js';
 import type { MediaAnswer, MediaPort, MediaSessionOptions, MediaTimeouts } from '../core/ports/media.js';
-import type { G711Law } from './codecs/g711.js';
+import type { CodecName } from './codecs/audio-codec.js';
 import { sessionClosed, trackSession } from './media-metrics.js';
 import { MediaSession } from './media-session.js';
 import { PacingScheduler } from './rtp/pacing-scheduler.js';
@@ -16,7 +16,7 @@ export interface MediaServiceOptions {
   readonly advertisedAddress?: string;
   readonly portMin: number;
   readonly portMax: number;
-  readonly codecs?: readonly G711Law[];
+  readonly codecs?: readonly CodecName[];
   readonly telephoneEventPayloadType?: number | false;
   readonly preferLocalCodecOrder?: boolean;
   /** Jitter buffer depth in 20 ms packets. */

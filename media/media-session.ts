@@ -12,7 +12,9 @@ import type {
   SdpResult,
 } from '../core/ports/media.js';
 import { TypedEmitter } from '../core/typed-emitter.js';
-import { codecByName, FRAME_SAMPLES, type G711Codec } from './codecs/g711.js';
+import { createCodec, type RtpAudioCodec } from './codecs/audio-codec.js';
+import { FRAME_SAMPLES } from './codecs/g711.js';
+import { Downsampler, Upsampler } from './codecs/half-band.js';
 import { DtmfReceiver, isDtmfDigit, planDigit, writeTelephoneEvent, type EventPacketPlan } from './dtmf/rfc4733.js';
 import { AdaptiveDelay } from './rtp/adaptive-delay.js';
 import { JitterBuffer } from './rtp/jitter-buffer.js';
@@ -57,6 +59,11 @@ export interface MediaSessionStats {
 
 const CN_PAYLOAD_TYPE = 13;
 const FRAME_MS = 20;
+/** 20 ms of 8 kHz silence: what an idle wideband session upsamples and encodes. */
+const SILENCE = new Int16Array(FRAME_SAMPLES);
+
+/** 8 kHz audio for a 16 kHz recording when the codec became narrowband after it started (a re-INVITE). */
+const widen = (s: Int16Array): Int16Array => Int16Array.from({ length: s.length * 2 }, (_, i) => s[i >> 1] as number);
 
 const sends = (audio: NegotiatedAudio): boolean => audio.direction === 'sendrecv' || audio.direction === 'sendonly';
 
@@ -76,7 +83,7 @@ export class MediaSession extends TypedEmitter<MediaSessionEvents> implements Ca
   private readonly inputQueue: FrameQueue;
   private readonly jitter: JitterBuffer;
   private readonly delay: AdaptiveDelay;
-  private readonly player: Playout;
+  private player: Playout;
   private readonly onHeard = (frame: AudioFrame): void => this.heard(frame);
   private readonly sources = new SourceSelector();
   private readonly dtmfIn: DtmfReceiver;
@@ -95,7 +102,11 @@ export class MediaSession extends TypedEmitter<MediaSessionEvents> implements Ca
   private sentForRecording: (Int16Array | undefined)[] = [];
   private talkspurt = false;
   private audio: NegotiatedAudio | undefined;
-  private g711: G711Codec | undefined;
+  /** Codec state per direction (G.722 is ADPCM), and the 16 <-> 8 kHz filters of a wideband call. */
+  private rx: RtpAudioCodec | undefined;
+  private tx: RtpAudioCodec | undefined;
+  private down: Downsampler | undefined;
+  private up: Upsampler | undefined;
   private latch: SymmetricRtpLatch | undefined;
   private sdp = '';
   private sdpVersion = 1;
@@ -139,9 +150,9 @@ export class MediaSession extends TypedEmitter<MediaSessionEvents> implements Ca
     return this.audio;
   }
 
-  /** Negotiated codec name (PCMU/PCMA), undefined before negotiation. */
+  /** Negotiated codec name (PCMU/PCMA/G722), undefined before negotiation. */
   get codec(): string | undefined {
-    return this.g711?.name;
+    return this.tx?.name;
   }
 
   get input(): AsyncIterable<AudioFrame> {
@@ -240,7 +251,8 @@ export class MediaSession extends TypedEmitter<MediaSessionEvents> implements Ca
   async startRecording(path: string): Promise<void> {
     if (this.recorder) throw failedPrecondition('already recording');
     if (this.closed) throw failedPrecondition('media session is closed');
-    const recorder = await CallRecorder.create(path);
+    // A wideband call is recorded at 16 kHz (docs/media.md, G.722).
+    const recorder = await CallRecorder.create(path, this.tx?.sampleRate ?? 8000);
     if (this.closed || this.recorder) {
       await recorder.stop();
       throw failedPrecondition(this.closed ? 'media session closed while the recording opened' : 'already recording');
@@ -270,7 +282,7 @@ export class MediaSession extends TypedEmitter<MediaSessionEvents> implements Ca
     const previous = this.audio;
     this.audio = audio;
     if (!sends(audio)) this.rejectDtmf(failedPrecondition(`media direction became ${audio.direction}`));
-    this.g711 = codecByName(audio.codec);
+    if (audio.codec !== previous?.codec) this.useCodec(audio.codec);
     if (!this.latch) this.latch = new SymmetricRtpLatch(audio.remoteAddress, audio.remotePort, this.config.latch);
     else if (previous && (previous.remoteAddress !== audio.remoteAddress || previous.remotePort !== audio.remotePort)) {
       this.latch.reset(audio.remoteAddress, audio.remotePort);
@@ -318,20 +330,21 @@ export class MediaSession extends TypedEmitter<MediaSessionEvents> implements Ca
     else if (pushed === 'resync') this.delay.restart();
     // Event packets repeat their start timestamp (RFC 4733 sec. 2.5.1.2): no jitter sample.
     if (!isEvent && pushed !== 'duplicate') this.delay.onArrival(now, packet.timestamp);
-    const codec = this.g711;
+    const codec = this.rx;
     // Eager playout: in-order audio goes to VAD/STT now, not at the next tick.
     if (codec) this.player.drain(codec, now, this.wantsFrames(), this.onHeard);
   }
 
   onTick(tick: number, now: number): void {
     const audio = this.audio;
-    const codec = this.g711;
-    if (!audio || !codec || this.closed) return;
+    const codec = this.tx;
+    const rx = this.rx;
+    if (!audio || !codec || !rx || this.closed) return;
     this.lastTick = tick;
     // A catch-up tick after our own stall: the peer's packets of that time may still be in the
     // socket (a peer in this process has not even sent them yet), so its silence is not yet known.
     const catchingUp = now - this.scheduler.dueAt(tick) > FRAME_MS;
-    this.player.tick(codec, now, this.wantsFrames(), this.onHeard, !catchingUp);
+    this.player.tick(rx, now, this.wantsFrames(), this.onHeard, !catchingUp);
     this.send(audio, codec, tick);
     this.record();
     this.dtmfIn.poll(now);
@@ -342,10 +355,16 @@ export class MediaSession extends TypedEmitter<MediaSessionEvents> implements Ca
     return this.inputQueue.active || this.recorder !== undefined;
   }
 
-  private heard(frame: AudioFrame): void {
+  private heard(decoded: AudioFrame): void {
+    // A wideband frame reaches readers at 8 kHz with its 16 kHz original beside it.
+    const frame: AudioFrame = this.down && decoded.samples.length > FRAME_SAMPLES
+      ? { samples: this.down.process(decoded.samples), concealed: decoded.concealed, wideband: decoded.samples }
+      : decoded;
     this.inputQueue.push(frame);
-    if (!this.recorder) return;
-    this.heardForRecording.push(frame.samples);
+    const recorder = this.recorder;
+    if (!recorder) return;
+    const wide = frame.wideband ?? (recorder.sampleRate === 16000 ? widen(frame.samples) : undefined);
+    this.heardForRecording.push(recorder.sampleRate === 16000 ? (wide as Int16Array) : frame.samples);
     // Frames arrive with the network's timing; the file is written on the tick. A few may wait,
     // more means the peer's clock runs fast: drop the oldest to stay aligned with our side.
     if (this.heardForRecording.length > 3) this.heardForRecording.shift();
@@ -371,7 +390,7 @@ export class MediaSession extends TypedEmitter<MediaSessionEvents> implements Ca
    */
   private sendEarly(): void {
     const audio = this.audio;
-    const codec = this.g711;
+    const codec = this.tx;
     const latch = this.latch;
     if (!audio || !codec || !latch || this.closed || !sends(audio)) return;
     if (this.lead > 0 || !this.idle || this.dtmfJobs.length > 0 || this.dtmfGapTicks > 0) return;
@@ -386,7 +405,7 @@ export class MediaSession extends TypedEmitter<MediaSessionEvents> implements Ca
     this.sendAudio(audio, codec, latch, this.lastTick + 1, frame);
   }
 
-  private send(audio: NegotiatedAudio, codec: G711Codec, tick: number): void {
+  private send(audio: NegotiatedAudio, codec: RtpAudioCodec, tick: number): void {
     const latch = this.latch;
     if (!latch || !sends(audio)) {
       this.lead = 0;
@@ -429,18 +448,35 @@ export class MediaSession extends TypedEmitter<MediaSessionEvents> implements Ca
     this.sendAudio(audio, codec, latch, slot, frame);
   }
 
-  private sendAudio(audio: NegotiatedAudio, codec: G711Codec, latch: SymmetricRtpLatch, slot: number, frame: Int16Array | undefined): void {
+  private sendAudio(audio: NegotiatedAudio, codec: RtpAudioCodec, latch: SymmetricRtpLatch, slot: number, frame: Int16Array | undefined): void {
+    // RFC 3551 sec. 4.5.2: G.722 too advances the timestamp by 160 per 20 ms (an 8000 clock).
     const timestamp = (this.timestampBase + (slot - this.startTick) * FRAME_SAMPLES) >>> 0;
+    // 160 octets per 20 ms for G.711 and G.722 alike.
     const packet = Buffer.allocUnsafe(RTP_HEADER_BYTES + FRAME_SAMPLES);
     // RFC 3551 sec. 4.1: marker on the first packet of a talkspurt (the stream's first packet, or
     // the first after a pause when idle silence is not sent).
     writeRtpHeader(packet, audio.payloadType, !this.talkspurt, this.nextSeq(), timestamp, this.ssrc);
-    if (frame) codec.encode(frame, packet, RTP_HEADER_BYTES);
-    else packet.fill(codec.silenceByte, RTP_HEADER_BYTES);
+    // The agent's audio is 8 kHz; a wideband codec gets it upsampled (silence too: the ADPCM
+    // state and the filter's history run on without a gap).
+    const wide = this.up?.process(frame ?? SILENCE);
+    codec.encode(wide ?? frame ?? SILENCE, packet, RTP_HEADER_BYTES);
     this.talkspurt = true;
     this.transmit(packet, latch);
+    const recorder = this.recorder;
+    if (!recorder) return;
     // `frame` is the output queue's reused buffer: the recording needs its own copy.
-    if (this.recorder) this.sentForRecording.push(frame?.slice());
+    if (recorder.sampleRate === 16000) this.sentForRecording.push(frame ? (wide ?? widen(frame)) : undefined);
+    else this.sentForRecording.push(frame?.slice());
+  }
+
+  /** A newly negotiated codec: fresh state for both directions, playout at its frame size. */
+  private useCodec(name: NegotiatedAudio['codec']): void {
+    this.tx = createCodec(name);
+    this.rx = createCodec(name);
+    const wideband = this.rx.sampleRate === 16000;
+    this.down = wideband ? new Downsampler() : undefined;
+    this.up = wideband ? new Upsampler() : undefined;
+    this.player = new Playout(this.jitter, this.delay, this.config.jitterDepth * 20, this.rx.frameSamples);
   }
 
   private rejectDtmf(error: AppError): void {

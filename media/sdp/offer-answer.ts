@@ -1,6 +1,6 @@
 import { isIPv4 } from 'node:net';
 import type { MediaDescription, SessionDescription } from 'sdp-transform';
-import type { G711Law } from '../codecs/g711.js';
+import { staticPayloadType, type CodecName } from '../codecs/audio-codec.js';
 import {
   answerDirection,
   effectiveRemoteDirection,
@@ -13,12 +13,12 @@ import {
   type SdpMedia,
 } from './sdp.js';
 
-/** What this side can do; one audio stream, G.711 and RFC 4733 events. */
+/** What this side can do; one audio stream, G.711 and G.722, and RFC 4733 events. */
 export interface MediaCapabilities {
   /** IPv4 address advertised in o= and c=. */
   readonly address: string;
   /** Codecs in local preference order. */
-  readonly codecs: readonly G711Law[];
+  readonly codecs: readonly CodecName[];
   /** Dynamic payload type for telephone-event in our offers; `false` disables RFC 4733. */
   readonly telephoneEventPayloadType: number | false;
   readonly ptime: number;
@@ -27,7 +27,9 @@ export interface MediaCapabilities {
 }
 
 export const defaultCapabilities: Omit<MediaCapabilities, 'address'> = {
-  codecs: ['PCMU', 'PCMA'],
+  // G.722 last: our own offers keep narrowband first (what every trunk takes), and an offer that
+  // puts G.722 first gets it (the answer follows the offerer's order, RFC 3264 sec. 6.1).
+  codecs: ['PCMU', 'PCMA', 'G722'],
   telephoneEventPayloadType: 101,
   ptime: 20,
 };
@@ -42,8 +44,8 @@ export interface NegotiatedAudio {
   readonly mediaIndex: number;
   readonly remoteAddress: string;
   readonly remotePort: number;
-  readonly codec: G711Law;
-  /** Payload type of the codec on the wire (static 0/8 unless the peer remapped it). */
+  readonly codec: CodecName;
+  /** Payload type of the codec on the wire (static 0/8/9 unless the peer remapped it). */
   readonly payloadType: number;
   readonly telephoneEventPayloadType: number | undefined;
   readonly ptime: number;
@@ -66,22 +68,23 @@ export type NegotiationResult =
     };
 
 const isTelephoneEvent = (f: SdpFormat): boolean => f.encoding === 'TELEPHONE-EVENT' && f.clockRate === 8000;
-const isG711 = (f: SdpFormat, law: G711Law): boolean => f.encoding === law && f.clockRate === 8000 && f.channels === 1;
+// RFC 3551 sec. 4.5.2: G.722's RTP clock rate is 8000 although it samples at 16 kHz.
+const isCodec = (f: SdpFormat, name: CodecName): boolean => f.encoding === name && f.clockRate === 8000 && f.channels === 1;
 const isPlainRtp = (m: SdpMedia): boolean => m.protocol.toUpperCase() === 'RTP/AVP';
 // Our sockets are IPv4; an FQDN in c= (allowed by RFC 8866 sec. 5.7, never seen from carriers)
 // would cost a DNS lookup per packet, so only IPv4 literals are usable.
 const reachable = (m: SdpMedia): m is SdpMedia & { address: string } => m.address !== undefined && isIPv4(m.address);
 
-function pickCodec(offered: readonly SdpFormat[], local: MediaCapabilities): { law: G711Law; format: SdpFormat } | undefined {
+function pickCodec(offered: readonly SdpFormat[], local: MediaCapabilities): { law: CodecName; format: SdpFormat } | undefined {
   if (local.preferLocalCodecOrder) {
     for (const law of local.codecs) {
-      const format = offered.find((f) => isG711(f, law));
+      const format = offered.find((f) => isCodec(f, law));
       if (format) return { law, format };
     }
     return undefined;
   }
   for (const format of offered) {
-    const law = local.codecs.find((l) => isG711(format, l));
+    const law = local.codecs.find((l) => isCodec(format, l));
     if (law) return { law, format };
   }
   return undefined;
@@ -111,7 +114,7 @@ function sessionShell(local: MediaCapabilities, origin: SdpOrigin, media: MediaD
 
 function audioDescription(
   port: number,
-  codec: { law: G711Law; payloadType: number },
+  codec: { law: CodecName; payloadType: number },
   telephoneEvent: { payloadType: number; events: string } | undefined,
   ptime: number,
   direction: Direction,
@@ -186,7 +189,7 @@ export function negotiate(
   });
   if (!accepted) {
     return sawAudio
-      ? failure('no_common_codec', 'no common audio codec (we accept PCMU, PCMA over RTP/AVP)')
+      ? failure('no_common_codec', `no common audio codec (we accept ${local.codecs.join(', ')} over RTP/AVP)`)
       : failure('no_audio_stream', 'offer has no usable RTP/AVP audio stream on an IPv4 address');
   }
   return { ok: true, sdp: serializeSdp(sessionShell(local, origin, media)), audio: accepted };
@@ -194,7 +197,7 @@ export function negotiate(
 
 /** An offer for an outbound call: one audio stream, our codecs in preference order. */
 export function createOffer(local: MediaCapabilities, localPort: number, origin: SdpOrigin, direction: Direction = 'sendrecv'): string {
-  const rtp: MediaDescription['rtp'] = local.codecs.map((law) => ({ payload: law === 'PCMU' ? 0 : 8, codec: law, rate: 8000 }));
+  const rtp: MediaDescription['rtp'] = local.codecs.map((law) => ({ payload: staticPayloadType[law], codec: law, rate: 8000 }));
   const fmtp: MediaDescription['fmtp'] = [];
   if (local.telephoneEventPayloadType !== false) {
     rtp.push({ payload: local.telephoneEventPayloadType, codec: 'telephone-event', rate: 8000 });
