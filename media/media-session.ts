@@ -501,7 +501,7 @@ export class MediaSession extends TypedEmitter<MediaSessionEvents> implements Ca
   }
 
   private transmit(packet: Buffer, latch: SymmetricRtpLatch): void {
-    if (latch.address === '0.0.0.0' || latch.port === 0) return;
+    if (latch.address === '0.0.0.0' || latch.address === '::' || latch.port === 0) return;
     this.stats.packetsSent++;
     this.lease.socket.send(packet, latch.port, latch.address);
   }

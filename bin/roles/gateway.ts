@@ -83,6 +83,8 @@ export const startGatewayRole: RoleStarter = async (ctx) => {
   const media = new MediaService({
     bindAddress: config.media.bindAddress,
     advertisedAddress: publicAddress,
+    ...(config.media.bindAddressIpv6 ? { bindAddress6: config.media.bindAddressIpv6 } : {}),
+    ...(config.media.publicAddressIpv6 ? { advertisedAddress6: config.media.publicAddressIpv6 } : {}),
     portMin: config.media.portMin,
     portMax: config.media.portMax,
     jitterDepth: config.media.jitterDepth,

@@ -1,4 +1,4 @@
-import { isIPv4 } from 'node:net';
+import { isIPv4, isIPv6 } from 'node:net';
 import type { MediaDescription, SessionDescription } from 'sdp-transform';
 import { staticPayloadType, type CodecName } from '../codecs/audio-codec.js';
 import {
@@ -15,8 +15,16 @@ import {
 
 /** What this side can do; one audio stream, G.711 and G.722, and RFC 4733 events. */
 export interface MediaCapabilities {
-  /** IPv4 address advertised in o= and c=. */
+  /**
+   * Address advertised in o= and c= (IPv4, or IPv6 for a session on an IPv6 socket): streams on
+   * an address of its family are answerable.
+   */
   readonly address: string;
+  /**
+   * A second family's address (IPv6 beside an IPv4 `address`), for the media service's check
+   * before it picks a socket: a stream on it is answerable too (docs/media.md, IPv6).
+   */
+  readonly address6?: string;
   /** Codecs in local preference order. */
   readonly codecs: readonly CodecName[];
   /** Dynamic payload type for telephone-event in our offers; `false` disables RFC 4733. */
@@ -71,9 +79,19 @@ const isTelephoneEvent = (f: SdpFormat): boolean => f.encoding === 'TELEPHONE-EV
 // RFC 3551 sec. 4.5.2: G.722's RTP clock rate is 8000 although it samples at 16 kHz.
 const isCodec = (f: SdpFormat, name: CodecName): boolean => f.encoding === name && f.clockRate === 8000 && f.channels === 1;
 const isPlainRtp = (m: SdpMedia): boolean => m.protocol.toUpperCase() === 'RTP/AVP';
-// Our sockets are IPv4; an FQDN in c= (allowed by RFC 8866 sec. 5.7, never seen from carriers)
-// would cost a DNS lookup per packet, so only IPv4 literals are usable.
-const reachable = (m: SdpMedia): m is SdpMedia & { address: string } => m.address !== undefined && isIPv4(m.address);
+/**
+ * Our address in the family of the stream's c= address, when we have one (RFC 8866 sec. 5.7: IP4
+ * or IP6). An FQDN in c= (allowed, never seen from carriers) would cost a DNS lookup per packet,
+ * so only IP literals are usable.
+ */
+function localAddressFor(remote: string | undefined, local: MediaCapabilities): string | undefined {
+  if (remote === undefined) return undefined;
+  if (isIPv4(remote)) return isIPv4(local.address) ? local.address : undefined;
+  if (isIPv6(remote)) return local.address6 ?? (isIPv6(local.address) ? local.address : undefined);
+  return undefined;
+}
+const reachable = (m: SdpMedia, local: MediaCapabilities): m is SdpMedia & { address: string } => localAddressFor(m.address, local) !== undefined;
+const families = (local: MediaCapabilities): string => (local.address6 || isIPv6(local.address) ? (isIPv4(local.address) ? 'IPv4 or IPv6' : 'IPv6') : 'IPv4');
 
 function pickCodec(offered: readonly SdpFormat[], local: MediaCapabilities): { law: CodecName; format: SdpFormat } | undefined {
   if (local.preferLocalCodecOrder) {
@@ -94,7 +112,9 @@ function failure(reason: NegotiationFailure, message: string): NegotiationResult
   return { ok: false, reason, message, sipStatus: reason === 'malformed' ? 400 : 488 };
 }
 
-function sessionShell(local: MediaCapabilities, origin: SdpOrigin, media: MediaDescription[]): SessionDescription {
+function sessionShell(address: string, origin: SdpOrigin, media: MediaDescription[]): SessionDescription {
+  // RFC 8866 sec. 5.2, 5.7: IN IP4 or IN IP6 with the address of the socket the media uses.
+  const ipVer = isIPv6(address) ? 6 : 4;
   return {
     version: 0,
     origin: {
@@ -102,11 +122,11 @@ function sessionShell(local: MediaCapabilities, origin: SdpOrigin, media: MediaD
       sessionId: origin.sessionId,
       sessionVersion: origin.sessionVersion,
       netType: 'IN',
-      ipVer: 4,
-      address: local.address,
+      ipVer,
+      address,
     },
     name: '-',
-    connection: { version: 4, ip: local.address },
+    connection: { version: ipVer, ip: address },
     timing: { start: 0, stop: 0 },
     media,
   };
@@ -156,16 +176,18 @@ export function negotiate(
     return failure('malformed', error instanceof SdpError ? error.message : 'invalid SDP');
   }
   let accepted: NegotiatedAudio | undefined;
+  let answerAddress = local.address;
   let sawAudio = false;
   const media = doc.media.map((m): MediaDescription => {
     const rejected = { type: m.type, port: 0, protocol: m.protocol, payloads: m.formatList, rtp: [], fmtp: [] };
-    if (accepted || m.type !== 'audio' || m.port === 0 || !isPlainRtp(m) || !reachable(m)) return rejected;
+    if (accepted || m.type !== 'audio' || m.port === 0 || !isPlainRtp(m) || !reachable(m, local)) return rejected;
     sawAudio = true;
     const codec = pickCodec(m.formats, local);
     if (!codec) return rejected;
     const te = local.telephoneEventPayloadType === false ? undefined : m.formats.find(isTelephoneEvent);
     const remoteDirection = effectiveRemoteDirection(m);
     const direction = answerDirection(remoteDirection, localDirection);
+    answerAddress = localAddressFor(m.address, local) ?? local.address;
     accepted = {
       mediaIndex: m.index,
       remoteAddress: m.address,
@@ -190,9 +212,9 @@ export function negotiate(
   if (!accepted) {
     return sawAudio
       ? failure('no_common_codec', `no common audio codec (we accept ${local.codecs.join(', ')} over RTP/AVP)`)
-      : failure('no_audio_stream', 'offer has no usable RTP/AVP audio stream on an IPv4 address');
+      : failure('no_audio_stream', `offer has no usable RTP/AVP audio stream on an ${families(local)} address`);
   }
-  return { ok: true, sdp: serializeSdp(sessionShell(local, origin, media)), audio: accepted };
+  return { ok: true, sdp: serializeSdp(sessionShell(answerAddress, origin, media)), audio: accepted };
 }
 
 /** An offer for an outbound call: one audio stream, our codecs in preference order. */
@@ -213,7 +235,7 @@ export function createOffer(local: MediaCapabilities, localPort: number, origin:
     ptime: local.ptime,
     direction,
   } as MediaDescription;
-  return serializeSdp(sessionShell(local, origin, [m]));
+  return serializeSdp(sessionShell(local.address, origin, [m]));
 }
 
 /** RFC 3264 sec. 7/8: read the answer to our own offer (the audio stream at `mediaIndex`). */
@@ -232,7 +254,7 @@ export function acceptAnswer(
   const m = doc.media[mediaIndex];
   if (!m || m.type !== 'audio') return failure('no_audio_stream', `answer has no audio stream at m= line ${mediaIndex + 1}`);
   if (m.port === 0) return failure('no_common_codec', 'answerer rejected the audio stream (port 0)');
-  if (!reachable(m)) return failure('no_audio_stream', 'answer audio stream has no IPv4 connection address');
+  if (!reachable(m, local)) return failure('no_audio_stream', `answer audio stream has no ${families(local)} connection address`);
   const codec = pickCodec(m.formats, { ...local, preferLocalCodecOrder: false });
   if (!codec) return failure('no_common_codec', 'answer selected no codec we offered');
   const te = local.telephoneEventPayloadType === false ? undefined : m.formats.find(isTelephoneEvent);
@@ -279,5 +301,5 @@ export function createReoffer(
       direction,
     );
   });
-  return serializeSdp(sessionShell(local, origin, media));
+  return serializeSdp(sessionShell(local.address, origin, media));
 }
