@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -170,6 +171,33 @@ describe('SIP trunks with SDES-SRTP (baresip, rtpengine)', function () {
       assert.equal(r.status, 488);
       assert.match(r.warning, /^303 .* "SRTP is off on this trunk: offer RTP\/AVP"$/);
     });
+  });
+
+  it('offers RTP/SAVP with a=crypto on outbound calls over a required trunk (baresip answering with srtp-mand)', async () => {
+    // Node trusts extra CAs only from NODE_EXTRA_CA_CERTS at start: the call runs in a child process.
+    const out = path.join(dir, 'outbound');
+    const creds = await loadOrCreateTlsCredentials({ dataDir: out, commonName: '127.0.0.1' });
+    writeFileSync(path.join(out, 'baresip.pem'), Buffer.concat([creds.cert, creds.key]));
+    writeFileSync(path.join(out, 'callee.wav'), encodeWav(tone(440, 12, 8000)));
+    const child = spawn(process.execPath, ['--import', 'tsx', 'test/gateway/srtp-outbound-scenario.ts', out], {
+      cwd: path.resolve(import.meta.dirname, '../..'),
+      env: { ...process.env, NODE_EXTRA_CA_CERTS: creds.certFile },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+    const line = stdout.split('\n').find((l) => l.startsWith('SRTP-OUTBOUND-RESULT '));
+    assert.ok(line, `the scenario failed (exit ${code}):\n${stdout.slice(-3000)}\n${stderr.slice(-3000)}`);
+    const r = JSON.parse(line.slice('SRTP-OUTBOUND-RESULT '.length)) as { outcome: string; reason?: string; offer: string; heard440: number; heardSeconds: number; decoded1000: number; output: string[] };
+    assert.equal(r.outcome, 'answered', `${r.reason ?? ''}\n${r.output.join('\n')}`);
+    assert.match(r.offer, /^m=audio \d+ RTP\/SAVP /m);
+    assert.match(r.offer, /^a=crypto:\d+ AES_CM_128_HMAC_SHA1_80 inline:/m);
+    assert.doesNotMatch(r.offer, /NULL_HMAC|F8_128|a=fingerprint/);
+    assert.ok(r.heard440 > 0.5, `440 Hz share ${r.heard440} over ${r.heardSeconds} s`);
+    assert.ok(r.decoded1000 > 0.3, `1 kHz share at baresip ${r.decoded1000}`);
   });
 
   it('refuses plain RTP over TLS on a required trunk (baresip without SRTP)', async () => {

@@ -9,16 +9,18 @@ export const baresipBinary = '/usr/bin/baresip';
 export interface BaresipCall {
   /** The account line (RFC 3261 AOR and baresip parameters: `;mediaenc=srtp-mand;audio_codecs=...`). */
   readonly account: string;
-  /** What to dial (`sip:+91...@127.0.0.1:5061;transport=tls`). */
-  readonly dial: string;
+  /** What to dial (`sip:+91...@127.0.0.1:5061;transport=tls`); absent: baresip waits for a call (UAS). */
+  readonly dial?: string;
   /** What baresip sends as its microphone: a mono 16-bit WAV (aufile). */
   readonly sourceWav: string;
   /** Quit after this many seconds (`-t`): the call lasts until then unless the far end hangs up. */
   readonly seconds: number;
   /** `sip_cafile`: the gateway's certificate (baresip checks the server's; 1.0 cannot switch it off per account). */
   readonly cafile?: string;
-  /** Local SIP address, e.g. `127.0.0.1:0` or `[::1]:0`. */
+  /** Local SIP address, e.g. `127.0.0.1:0` or `[::1]:0` (UDP and TCP; TLS listens on the next port). */
   readonly listen?: string;
+  /** `sip_certificate`: a PEM with certificate and key, for baresip's TLS listener. */
+  readonly certificate?: string;
 }
 
 export interface BaresipRun {
@@ -42,6 +44,7 @@ export async function runBaresip(call: BaresipCall): Promise<BaresipRun> {
     'call_local_timeout 120',
     `sip_listen ${call.listen ?? '127.0.0.1:0'}`,
     ...(call.cafile ? [`sip_cafile ${call.cafile}`] : []),
+    ...(call.certificate ? [`sip_certificate ${call.certificate}`] : []),
     'sip_verify_server no',
     `audio_source aufile,${call.sourceWav}`,
     'audio_player aubridge,speaker',
@@ -63,7 +66,8 @@ export async function runBaresip(call: BaresipCall): Promise<BaresipRun> {
   writeFileSync(path.join(dir, 'config'), config);
   writeFileSync(path.join(dir, 'accounts'), `${call.account}\n`);
   writeFileSync(path.join(dir, 'contacts'), '');
-  const child = spawn(baresipBinary, ['-f', dir, '-e', `/dial ${call.dial}`, '-t', String(call.seconds)], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const dial = call.dial ? ['-e', `/dial ${call.dial}`] : [];
+  const child = spawn(baresipBinary, ['-f', dir, ...dial, '-t', String(call.seconds)], { stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout.on('data', (d: Buffer) => (output += d.toString()));
   child.stderr.on('data', (d: Buffer) => (output += d.toString()));
