@@ -119,6 +119,27 @@ class Band {
   }
 }
 
+/**
+ * The QMF's last 24 values without shifting them on every pair: each value is written twice, 24
+ * apart, so the window is always the 24 contiguous entries from `push`'s return, oldest first.
+ */
+class QmfWindow {
+  readonly buffer = new Int32Array(48);
+  private start = 0;
+
+  /** Adds the next two values; returns where the window (oldest first) now starts. */
+  push(a: number, b: number): number {
+    const start = (this.start + 2) % 24;
+    this.start = start;
+    const at = (start + 22) % 24;
+    this.buffer[at] = a;
+    this.buffer[at + 1] = b;
+    this.buffer[at + 24] = a;
+    this.buffer[at + 25] = b;
+    return start;
+  }
+}
+
 const newLowBand = (): Band => new Band(32, 18432, 8);
 const newHighBand = (): Band => new Band(8, 22528, 10);
 
@@ -126,24 +147,24 @@ const newHighBand = (): Band => new Band(8, 22528, 10);
 export class G722Encoder {
   private readonly low = newLowBand();
   private readonly high = newHighBand();
-  /** The transmit QMF's last 24 input samples, oldest first. */
-  private readonly x = new Int32Array(24);
+  /** The transmit QMF's last 24 input samples (see QmfWindow). */
+  private readonly x = new QmfWindow();
 
   /** Encodes `pcm` (an even number of samples) into `out` from `offset`; returns the octets written. */
   encode(pcm: Int16Array, out: Uint8Array, offset = 0): number {
-    const x = this.x;
+    const window = this.x;
+    const x = window.buffer;
     let n = 0;
     for (let j = 0; j + 1 < pcm.length; j += 2) {
       // Transmit QMF (sec. 3.1): xA = sum h(2i) xin(j-2i), xB = sum h(2i+1) xin(j-2i-1) at half the
-      // rate; x holds the input oldest first (x[23] = xin(j)), and h(2i+1) = h(22-2i) by symmetry.
-      x.copyWithin(0, 2);
-      x[22] = pcm[j] as number;
-      x[23] = pcm[j + 1] as number;
+      // rate; the window holds the input oldest first (its [23] = xin(j)), and h(2i+1) = h(22-2i)
+      // by symmetry.
+      const w = window.push(pcm[j] as number, pcm[j + 1] as number);
       let xa = 0;
       let xb = 0;
       for (let i = 0; i < 12; i++) {
-        xa += (x[2 * i + 1] as number) * (qmf[11 - i] as number);
-        xb += (x[2 * i] as number) * (qmf[i] as number);
+        xa += (x[w + 2 * i + 1] as number) * (qmf[11 - i] as number);
+        xb += (x[w + 2 * i] as number) * (qmf[i] as number);
       }
       const xl = (xa + xb) >> 14;
       const xh = (xa - xb) >> 14;
@@ -157,8 +178,15 @@ export class G722Encoder {
     const band = this.low;
     const el = sat(xl - band.s);
     const wd = el >= 0 ? el : -(el + 1);
+    // The first interval whose decision level is above wd (30 past the last), by bisection: the
+    // levels grow with the index, so this is the standard's linear search in five steps.
     let mil = 1;
-    while (mil < 30 && wd >= (((q6[mil] as number) * band.det) >> 12)) mil++;
+    let hi = 30;
+    while (mil < hi) {
+      const mid = (mil + hi) >> 1;
+      if (wd >= (((q6[mid] as number) * band.det) >> 12)) mil = mid + 1;
+      else hi = mid;
+    }
     const code = el < 0 ? (iln[mil] as number) : (ilp[mil] as number);
     const ril = code >> 2;
     const dq = (band.det * (qm4[ril] as number)) >> 15;
@@ -185,27 +213,26 @@ export class G722Encoder {
 export class G722Decoder {
   private readonly low = newLowBand();
   private readonly high = newHighBand();
-  /** The receive QMF's last 12 pairs (difference, sum), oldest first. */
-  private readonly x = new Int32Array(24);
+  /** The receive QMF's last 12 pairs (difference, sum), see QmfWindow. */
+  private readonly x = new QmfWindow();
 
   /** Decodes `payload` into `out` (two samples per octet) and returns `out`. */
   decode(payload: Uint8Array, out: Int16Array = new Int16Array(payload.length * 2)): Int16Array {
-    const x = this.x;
+    const window = this.x;
+    const x = window.buffer;
     const n = Math.min(payload.length, out.length >> 1);
     for (let k = 0; k < n; k++) {
       const octet = payload[k] as number;
       const rl = this.decodeLow(octet & 0x3f);
       const rh = this.decodeHigh(octet >> 6);
       // Receive QMF (sec. 4.4): xout1 = 2 sum h(2i) xd(j-i), xout2 = 2 sum h(2i+1) xs(j-i), with
-      // xd = rL - rH and xs = rL + rH; x holds them oldest first, so h(2i) meets x[22 - 2i].
-      x.copyWithin(0, 2);
-      x[22] = rl - rh;
-      x[23] = rl + rh;
+      // xd = rL - rH and xs = rL + rH; the window holds them oldest first, so h(2i) meets its [22 - 2i].
+      const w = window.push(rl - rh, rl + rh);
       let xout1 = 0;
       let xout2 = 0;
       for (let i = 0; i < 12; i++) {
-        xout1 += (x[2 * i] as number) * (qmf[11 - i] as number);
-        xout2 += (x[2 * i + 1] as number) * (qmf[i] as number);
+        xout1 += (x[w + 2 * i] as number) * (qmf[11 - i] as number);
+        xout2 += (x[w + 2 * i + 1] as number) * (qmf[i] as number);
       }
       out[2 * k] = sat(xout1 >> 11);
       out[2 * k + 1] = sat(xout2 >> 11);

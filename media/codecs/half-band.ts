@@ -24,43 +24,77 @@ const taps: Float64Array = (() => {
 
 const clamp = (v: number): number => (v > 32767 ? 32767 : v < -32768 ? -32768 : Math.round(v));
 
-/** 16 kHz -> 8 kHz: low-pass, keep every other sample. */
+/** A work buffer holding the filter's history followed by the new block, reused between blocks. */
+class History {
+  private work = new Float64Array(0);
+
+  constructor(private readonly keep: number) {}
+
+  /** The last `keep` inputs of earlier blocks, then `input`; valid until the next call. */
+  load(input: Int16Array): Float64Array {
+    const size = this.keep + input.length;
+    if (this.work.length < size) {
+      const bigger = new Float64Array(size);
+      bigger.set(this.work.subarray(0, this.keep));
+      this.work = bigger;
+    }
+    const w = this.work;
+    for (let i = 0; i < input.length; i++) w[this.keep + i] = input[i] as number;
+    return w;
+  }
+
+  /** Keeps the last `keep` values of the block just processed for the next one. */
+  advance(inputLength: number): void {
+    this.work.copyWithin(0, inputLength, inputLength + this.keep);
+  }
+}
+
+/** 16 kHz -> 8 kHz: low-pass, keep every other sample (only the kept outputs are computed). */
 export class Downsampler {
-  private readonly history = new Float64Array(TAPS - 1);
+  private readonly history = new History(TAPS - 1);
 
   process(input: Int16Array): Int16Array {
-    const x = new Float64Array(this.history.length + input.length);
-    x.set(this.history);
-    for (let i = 0; i < input.length; i++) x[this.history.length + i] = input[i] as number;
+    const x = this.history.load(input);
     const out = new Int16Array(input.length >> 1);
     for (let n = 0; n < out.length; n++) {
-      // Output n is centred on input 2n + 1 of this block (a fixed delay of HALF input samples).
-      const end = 2 * n + 1 + TAPS - 1;
+      // y[n] = sum h[k] in[2n + 1 - k]; in[t] sits at x[TAPS - 1 + t].
+      const end = 2 * n + TAPS;
       let acc = 0;
       for (let k = 0; k < TAPS; k++) acc += (taps[k] as number) * (x[end - k] as number);
       out[n] = clamp(acc);
     }
-    this.history.set(x.subarray(x.length - this.history.length));
+    this.history.advance(input.length);
     return out;
   }
 }
 
-/** 8 kHz -> 16 kHz: zero-stuff, low-pass (gain 2 to keep the level). */
+/**
+ * 8 kHz -> 16 kHz: zero-stuff and low-pass, as two polyphase branches (even taps make the even
+ * outputs, odd taps the odd ones), so the zeros are never multiplied; gain 2 keeps the level.
+ */
 export class Upsampler {
-  private readonly history = new Float64Array(TAPS - 1);
+  /** Inputs the even branch reaches back: h[2j] for j up to (TAPS - 1) / 2. */
+  private static readonly keep = HALF;
+  private readonly history = new History(Upsampler.keep);
 
   process(input: Int16Array): Int16Array {
-    const x = new Float64Array(this.history.length + input.length * 2);
-    x.set(this.history);
-    for (let i = 0; i < input.length; i++) x[this.history.length + 2 * i] = 2 * (input[i] as number);
+    const keep = Upsampler.keep;
+    const x = this.history.load(input);
     const out = new Int16Array(input.length * 2);
-    for (let n = 0; n < out.length; n++) {
-      const end = n + TAPS - 1;
-      let acc = 0;
-      for (let k = 0; k < TAPS; k++) acc += (taps[k] as number) * (x[end - k] as number);
-      out[n] = clamp(acc);
+    for (let i = 0; i < input.length; i++) {
+      // out[2i] = 2 sum_j h[2j] in[i - j]; out[2i + 1] = 2 sum_j h[2j + 1] in[i - j].
+      const at = keep + i;
+      let even = 0;
+      let odd = 0;
+      for (let j = 0; j <= keep; j++) {
+        const v = x[at - j] as number;
+        even += (taps[2 * j] as number) * v;
+        if (2 * j + 1 < TAPS) odd += (taps[2 * j + 1] as number) * v;
+      }
+      out[2 * i] = clamp(2 * even);
+      out[2 * i + 1] = clamp(2 * odd);
     }
-    this.history.set(x.subarray(x.length - this.history.length));
+    this.history.advance(input.length);
     return out;
   }
 }
