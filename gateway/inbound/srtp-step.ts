@@ -18,8 +18,9 @@ export interface SrtpStepDeps {
 }
 
 /**
- * The call's SRTP mode: its trunk's, else (a number not routed through the source's trunks) the
- * weakest of the source's trunks; trusted sources (the native stack) have none.
+ * The call's SRTP mode: its trunk's; for a number not routed through any of the source's trunks,
+ * `required` if all of them require SRTP, `off` if none uses it, else `optional` (both are taken);
+ * trusted sources (the native stack) have none.
  */
 export function srtpModeOf(trunk: DirectoryTrunk | undefined, trunks: readonly DirectoryTrunk[]): SrtpMode {
   if (trunk) return trunk.srtp ?? 'off';

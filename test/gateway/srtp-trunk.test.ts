@@ -15,6 +15,7 @@ import { runBaresip } from '../helpers/baresip.js';
 import { numberDoc, testBox, trunkDoc } from '../helpers/resource-documents.js';
 import { levelDb, tone, toneShare } from '../helpers/tones.js';
 import { startGatewayFixture, type GatewayFixture } from './gateway-harness.js';
+import { NodeUac } from './node-uac.js';
 import { sipRequest, UdpPeer } from './udp-peer.js';
 
 /** Numbers on trunks from 127.0.0.1 with each SRTP mode (the fixture's own trunk is `off`). */
@@ -135,6 +136,75 @@ describe('SIP trunks with SDES-SRTP (baresip, rtpengine)', function () {
     } finally {
       run.cleanup();
     }
+  });
+
+  describe('later offers and answers go through the relay (SdpPath)', () => {
+    const savp = (port: number, direction: string): string =>
+      `v=0\no=- 7 ${direction === 'sendrecv' ? 1 : 2} IN IP4 127.0.0.1\ns=-\nc=IN IP4 127.0.0.1\nt=0 0\nm=audio ${port} RTP/SAVP 0\n` +
+      `a=rtpmap:0 PCMU/8000\na=crypto:1 AES_CM_128_HMAC_SHA1_80 inline:WVNfX19zZW1jdGwgKCkgewkyMjA7fQp9CnVubGVz\na=${direction}\n`;
+    const crlf = (text: string): string => text.replace(/\n/g, '\r\n');
+
+    it('answers a re-INVITE (hold) with RTP/SAVP and a=crypto, and the media session follows', async () => {
+      const uac = await NodeUac.tls(fx.gateway.ports.TLS as number, readFileSync(certFile));
+      try {
+        const uri = `sip:${requiredDid}@127.0.0.1`;
+        const before = handler.calls.length;
+        uac.request('INVITE', uri, 1, { body: crlf(savp(40_200, 'sendrecv')) });
+        const ok = await uac.response('INVITE', 200);
+        assert.match(ok.body.toString(), /^m=audio \d+ RTP\/SAVP 0/m);
+        const to = ok.headers.get('to') ?? '';
+        uac.request('ACK', uri, 1, { to });
+        uac.request('INVITE', uri, 2, { to, body: crlf(savp(40_200, 'sendonly')) });
+        const reok = await uac.response('INVITE', 200);
+        const answer = reok.body.toString();
+        assert.match(answer, /^m=audio \d+ RTP\/SAVP 0/m);
+        assert.match(answer, /^a=crypto:\d+ AES_CM_128_HMAC_SHA1_80 inline:/m);
+        assert.match(answer, /^a=recvonly\r$/m);
+        uac.request('ACK', uri, 2, { to });
+        // The platform's own session saw the plain re-offer: it now only receives.
+        const seen = handler.calls[before];
+        assert.ok(seen);
+        const deadline = Date.now() + 3000;
+        while (!/a=recvonly/.test(seen.call.media.localSdp) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+        assert.match(seen.call.media.localSdp, /^m=audio \d+ RTP\/AVP 0/m);
+        assert.match(seen.call.media.localSdp, /^a=recvonly\r$/m);
+        uac.request('BYE', uri, 3, { to });
+        await uac.response('BYE', 200);
+      } finally {
+        uac.close();
+      }
+    });
+
+    it('offers RTP/SAVP in the 200 to an offerless INVITE on a required trunk and takes the answer from the ACK', async () => {
+      const uac = await NodeUac.tls(fx.gateway.ports.TLS as number, readFileSync(certFile));
+      try {
+        const uri = `sip:${requiredDid}@127.0.0.1`;
+        const before = handler.calls.length;
+        uac.request('INVITE', uri, 1);
+        const ok = await uac.response('INVITE', 200);
+        const offer = ok.body.toString();
+        assert.match(offer, /^m=audio \d+ RTP\/SAVP /m);
+        assert.match(offer, /^a=crypto:\d+ AES_CM_128_HMAC_SHA1_80 inline:/m);
+        const to = ok.headers.get('to') ?? '';
+        uac.request('ACK', uri, 1, { to, body: crlf(savp(40_202, 'sendrecv')) });
+        const seen = await (async () => {
+          const deadline = Date.now() + 3000;
+          while (!handler.calls[before] && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+          return handler.calls[before];
+        })();
+        assert.ok(seen);
+        // The answer reached the media session in plain form: it sends to rtpengine's port, and the call stays up.
+        const deadline = Date.now() + 3000;
+        while (seen.call.media.codec === undefined && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+        assert.equal(seen.call.media.codec, 'PCMU');
+        await new Promise((r) => setTimeout(r, 300));
+        assert.equal((seen.call as Call).state, 'active');
+        uac.request('BYE', uri, 2, { to });
+        await uac.response('BYE', 200);
+      } finally {
+        uac.close();
+      }
+    });
   });
 
   describe('refusals (488 with a Warning naming why)', () => {
