@@ -12,9 +12,7 @@ import type {
   SdpResult,
 } from '../core/ports/media.js';
 import { TypedEmitter } from '../core/typed-emitter.js';
-import { createCodec, type RtpAudioCodec } from './codecs/audio-codec.js';
 import { FRAME_SAMPLES } from './codecs/g711.js';
-import { Downsampler, Upsampler } from './codecs/half-band.js';
 import { DtmfReceiver, isDtmfDigit, planDigit, writeTelephoneEvent, type EventPacketPlan } from './dtmf/rfc4733.js';
 import { AdaptiveDelay } from './rtp/adaptive-delay.js';
 import { JitterBuffer } from './rtp/jitter-buffer.js';
@@ -33,6 +31,7 @@ import {
 } from './sdp/offer-answer.js';
 import type { Direction } from './sdp/sdp.js';
 import { CallRecorder } from './session/call-recorder.js';
+import { CodecPath, widen } from './session/codec-path.js';
 import { FrameQueue } from './session/frame-queue.js';
 import { OutputQueue } from './session/output-queue.js';
 import { Playout } from './session/playout.js';
@@ -59,11 +58,6 @@ export interface MediaSessionStats {
 
 const CN_PAYLOAD_TYPE = 13;
 const FRAME_MS = 20;
-/** 20 ms of 8 kHz silence: what an idle wideband session upsamples and encodes. */
-const SILENCE = new Int16Array(FRAME_SAMPLES);
-
-/** 8 kHz audio for a 16 kHz recording when the codec became narrowband after it started (a re-INVITE). */
-const widen = (s: Int16Array): Int16Array => Int16Array.from({ length: s.length * 2 }, (_, i) => s[i >> 1] as number);
 
 const sends = (audio: NegotiatedAudio): boolean => audio.direction === 'sendrecv' || audio.direction === 'sendonly';
 
@@ -102,11 +96,8 @@ export class MediaSession extends TypedEmitter<MediaSessionEvents> implements Ca
   private sentForRecording: (Int16Array | undefined)[] = [];
   private talkspurt = false;
   private audio: NegotiatedAudio | undefined;
-  /** Codec state per direction (G.722 is ADPCM), and the 16 <-> 8 kHz filters of a wideband call. */
-  private rx: RtpAudioCodec | undefined;
-  private tx: RtpAudioCodec | undefined;
-  private down: Downsampler | undefined;
-  private up: Upsampler | undefined;
+  /** The negotiated codec, both directions, with a wideband call's rate changes. */
+  private codecs: CodecPath | undefined;
   private latch: SymmetricRtpLatch | undefined;
   private sdp = '';
   private sdpVersion = 1;
@@ -152,7 +143,7 @@ export class MediaSession extends TypedEmitter<MediaSessionEvents> implements Ca
 
   /** Negotiated codec name (PCMU/PCMA/G722), undefined before negotiation. */
   get codec(): string | undefined {
-    return this.tx?.name;
+    return this.codecs?.name;
   }
 
   get input(): AsyncIterable<AudioFrame> {
@@ -252,7 +243,7 @@ export class MediaSession extends TypedEmitter<MediaSessionEvents> implements Ca
     if (this.recorder) throw failedPrecondition('already recording');
     if (this.closed) throw failedPrecondition('media session is closed');
     // A wideband call is recorded at 16 kHz (docs/media.md, G.722).
-    const recorder = await CallRecorder.create(path, this.tx?.sampleRate ?? 8000);
+    const recorder = await CallRecorder.create(path, this.codecs?.rx.sampleRate ?? 8000);
     if (this.closed || this.recorder) {
       await recorder.stop();
       throw failedPrecondition(this.closed ? 'media session closed while the recording opened' : 'already recording');
@@ -282,7 +273,10 @@ export class MediaSession extends TypedEmitter<MediaSessionEvents> implements Ca
     const previous = this.audio;
     this.audio = audio;
     if (!sends(audio)) this.rejectDtmf(failedPrecondition(`media direction became ${audio.direction}`));
-    if (audio.codec !== previous?.codec) this.useCodec(audio.codec);
+    if (audio.codec !== previous?.codec) {
+      this.codecs = new CodecPath(audio.codec);
+      this.player = new Playout(this.jitter, this.delay, this.config.jitterDepth * 20, this.codecs.rx.frameSamples);
+    }
     if (!this.latch) this.latch = new SymmetricRtpLatch(audio.remoteAddress, audio.remotePort, this.config.latch);
     else if (previous && (previous.remoteAddress !== audio.remoteAddress || previous.remotePort !== audio.remotePort)) {
       this.latch.reset(audio.remoteAddress, audio.remotePort);
@@ -330,21 +324,20 @@ export class MediaSession extends TypedEmitter<MediaSessionEvents> implements Ca
     else if (pushed === 'resync') this.delay.restart();
     // Event packets repeat their start timestamp (RFC 4733 sec. 2.5.1.2): no jitter sample.
     if (!isEvent && pushed !== 'duplicate') this.delay.onArrival(now, packet.timestamp);
-    const codec = this.rx;
+    const codec = this.codecs?.rx;
     // Eager playout: in-order audio goes to VAD/STT now, not at the next tick.
     if (codec) this.player.drain(codec, now, this.wantsFrames(), this.onHeard);
   }
 
   onTick(tick: number, now: number): void {
     const audio = this.audio;
-    const codec = this.tx;
-    const rx = this.rx;
-    if (!audio || !codec || !rx || this.closed) return;
+    const codec = this.codecs;
+    if (!audio || !codec || this.closed) return;
     this.lastTick = tick;
     // A catch-up tick after our own stall: the peer's packets of that time may still be in the
     // socket (a peer in this process has not even sent them yet), so its silence is not yet known.
     const catchingUp = now - this.scheduler.dueAt(tick) > FRAME_MS;
-    this.player.tick(rx, now, this.wantsFrames(), this.onHeard, !catchingUp);
+    this.player.tick(codec.rx, now, this.wantsFrames(), this.onHeard, !catchingUp);
     this.send(audio, codec, tick);
     this.record();
     this.dtmfIn.poll(now);
@@ -357,9 +350,7 @@ export class MediaSession extends TypedEmitter<MediaSessionEvents> implements Ca
 
   private heard(decoded: AudioFrame): void {
     // A wideband frame reaches readers at 8 kHz with its 16 kHz original beside it.
-    const frame: AudioFrame = this.down && decoded.samples.length > FRAME_SAMPLES
-      ? { samples: this.down.process(decoded.samples), concealed: decoded.concealed, wideband: decoded.samples }
-      : decoded;
+    const frame = this.codecs ? this.codecs.toReaders(decoded) : decoded;
     this.inputQueue.push(frame);
     const recorder = this.recorder;
     if (!recorder) return;
@@ -390,7 +381,7 @@ export class MediaSession extends TypedEmitter<MediaSessionEvents> implements Ca
    */
   private sendEarly(): void {
     const audio = this.audio;
-    const codec = this.tx;
+    const codec = this.codecs;
     const latch = this.latch;
     if (!audio || !codec || !latch || this.closed || !sends(audio)) return;
     if (this.lead > 0 || !this.idle || this.dtmfJobs.length > 0 || this.dtmfGapTicks > 0) return;
@@ -405,7 +396,7 @@ export class MediaSession extends TypedEmitter<MediaSessionEvents> implements Ca
     this.sendAudio(audio, codec, latch, this.lastTick + 1, frame);
   }
 
-  private send(audio: NegotiatedAudio, codec: RtpAudioCodec, tick: number): void {
+  private send(audio: NegotiatedAudio, codec: CodecPath, tick: number): void {
     const latch = this.latch;
     if (!latch || !sends(audio)) {
       this.lead = 0;
@@ -448,7 +439,7 @@ export class MediaSession extends TypedEmitter<MediaSessionEvents> implements Ca
     this.sendAudio(audio, codec, latch, slot, frame);
   }
 
-  private sendAudio(audio: NegotiatedAudio, codec: RtpAudioCodec, latch: SymmetricRtpLatch, slot: number, frame: Int16Array | undefined): void {
+  private sendAudio(audio: NegotiatedAudio, codec: CodecPath, latch: SymmetricRtpLatch, slot: number, frame: Int16Array | undefined): void {
     // RFC 3551 sec. 4.5.2: G.722 too advances the timestamp by 160 per 20 ms (an 8000 clock).
     const timestamp = (this.timestampBase + (slot - this.startTick) * FRAME_SAMPLES) >>> 0;
     // 160 octets per 20 ms for G.711 and G.722 alike.
@@ -456,10 +447,8 @@ export class MediaSession extends TypedEmitter<MediaSessionEvents> implements Ca
     // RFC 3551 sec. 4.1: marker on the first packet of a talkspurt (the stream's first packet, or
     // the first after a pause when idle silence is not sent).
     writeRtpHeader(packet, audio.payloadType, !this.talkspurt, this.nextSeq(), timestamp, this.ssrc);
-    // The agent's audio is 8 kHz; a wideband codec gets it upsampled (silence too: the ADPCM
-    // state and the filter's history run on without a gap).
-    const wide = this.up?.process(frame ?? SILENCE);
-    codec.encode(wide ?? frame ?? SILENCE, packet, RTP_HEADER_BYTES);
+    // The agent's audio is 8 kHz; a wideband codec gets it upsampled.
+    const wide = codec.encode(frame, packet, RTP_HEADER_BYTES);
     this.talkspurt = true;
     this.transmit(packet, latch);
     const recorder = this.recorder;
@@ -469,15 +458,6 @@ export class MediaSession extends TypedEmitter<MediaSessionEvents> implements Ca
     else this.sentForRecording.push(frame?.slice());
   }
 
-  /** A newly negotiated codec: fresh state for both directions, playout at its frame size. */
-  private useCodec(name: NegotiatedAudio['codec']): void {
-    this.tx = createCodec(name);
-    this.rx = createCodec(name);
-    const wideband = this.rx.sampleRate === 16000;
-    this.down = wideband ? new Downsampler() : undefined;
-    this.up = wideband ? new Upsampler() : undefined;
-    this.player = new Playout(this.jitter, this.delay, this.config.jitterDepth * 20, this.rx.frameSamples);
-  }
 
   private rejectDtmf(error: AppError): void {
     const jobs = this.dtmfJobs;
