@@ -19,6 +19,7 @@ import { GatewayCallTransfer } from '../../gateway/transfer/gateway-call-transfe
 import type { CallTransfer, CallTransferOutcome } from '../../core/ports/call-transfer.js';
 import { loadOrCreateTlsCredentials, TlsSetupError, type TlsSetupFailure } from '../../gateway/sip/transport/certificate.js';
 import { MediaService } from '../../media/media-service.js';
+import { RtpengineSrtpRelay } from '../../media/webrtc/rtpengine-srtp.js';
 import { StoreWebCallAuthority } from '../../control-api/gateway-adapters/web-call-authority.js';
 import { callTokenKey } from '../../control-api/webcalls/call-token.js';
 import { startWebCallMedia } from './web-call-media.js';
@@ -82,6 +83,8 @@ export const startGatewayRole: RoleStarter = async (ctx) => {
   const media = new MediaService({
     bindAddress: config.media.bindAddress,
     advertisedAddress: publicAddress,
+    ...(config.media.bindAddressIpv6 ? { bindAddress6: config.media.bindAddressIpv6 } : {}),
+    ...(config.media.publicAddressIpv6 ? { advertisedAddress6: config.media.publicAddressIpv6 } : {}),
     portMin: config.media.portMin,
     portMax: config.media.portMax,
     jitterDepth: config.media.jitterDepth,
@@ -135,6 +138,8 @@ export const startGatewayRole: RoleStarter = async (ctx) => {
   });
   // Web calls: browsers over SIP/WSS with WebRTC media, relayed to plain RTP by rtpengine.
   const webMedia = config.webCalls.enabled ? await startWebCallMedia(config, publicAddress, logger.child({ part: 'web-calls' })) : undefined;
+  // The same rtpengine terminates SDES-SRTP for trunks with `srtp` set (docs/media.md, SRTP).
+  const srtp = webMedia ? new RtpengineSrtpRelay(webMedia.bridge) : undefined;
   const web = webMedia ? { authority: new StoreWebCallAuthority({ db: ctx.store.db, key: callTokenKey(ctx.secrets.secretKey), clock: systemClock }), bridge: webMedia.bridge } : undefined;
   // RFC 4028 session timers for both directions (config keeps Min-SE at or above 90 s).
   const sessionTimer = { intervalSeconds: config.sip.sessionExpiresSeconds, minSeSeconds: config.sip.minSessionExpiresSeconds };
@@ -163,6 +168,7 @@ export const startGatewayRole: RoleStarter = async (ctx) => {
     abuse: gatewayAbuseOptions(config.sip.abuse),
     receiveQueue: { perSource: config.sip.abuse.queuePerSource, turnBudget: config.sip.abuse.turnBudget },
     ...(web ? { web } : {}),
+    ...(srtp ? { srtp } : {}),
   }).catch(async (error: unknown) => {
     // A port in use: nothing of this role may keep the process alive while it reports and exits.
     await webMedia?.stop();
@@ -197,6 +203,7 @@ export const startGatewayRole: RoleStarter = async (ctx) => {
     resolver: new SipResolver({ servers: config.sip.dnsServers }),
     // Behind a SIP edge, every outbound call leaves through it (docs/edge.md).
     ...(config.sip.edge.outboundProxy ? { outboundProxy: parseOutboundProxy(config.sip.edge.outboundProxy) } : {}),
+    ...(srtp ? { srtp } : {}),
   });
   // Campaign calls from provider numbers go through the provider's REST API, the others over SIP.
   const unbindOriginator = processOriginator.bind(new RoutingOriginator(originator, providers));

@@ -91,6 +91,17 @@ describe('platform configuration', () => {
     assert.throws(() => loadConfig({ env: { RTP_PORT_MIN: '40000', RTP_PORT_MAX: '30000' } }), /media\.portMax: media\.portMin must be below media\.portMax/);
   });
 
+  it('reads IPv6 media addresses, and refuses :: without an address to advertise', () => {
+    assert.equal(loadConfig({ env: {} }).media.bindAddressIpv6, undefined);
+    const config = loadConfig({ env: { RTP_BIND_ADDRESS_IPV6: '::1' } });
+    assert.equal(config.media.bindAddressIpv6, '::1');
+    const any = loadConfig({ env: { RTP_BIND_ADDRESS_IPV6: '::', RTP_PUBLIC_ADDRESS_IPV6: '2001:db8::5' } });
+    assert.equal(any.media.publicAddressIpv6, '2001:db8::5');
+    assert.throws(() => loadConfig({ env: { RTP_BIND_ADDRESS_IPV6: '::' } }), /media\.publicAddressIpv6: media\.publicAddressIpv6 is required when media\.bindAddressIpv6 is ::/);
+    assert.throws(() => loadConfig({ env: { RTP_BIND_ADDRESS_IPV6: '127.0.0.1' } }), /media\.bindAddressIpv6: must be an IPv6 address/);
+    assert.throws(() => loadConfig({ env: { RTP_PUBLIC_ADDRESS_IPV6: '2001:db8::5' } }), /media\.bindAddressIpv6: media\.publicAddressIpv6 needs media\.bindAddressIpv6/);
+  });
+
   it('reads the campaign scheduler timings from the file and the environment, with defaults and bounds', () => {
     const defaults = loadConfig({ env: {} }).scheduler;
     assert.equal(defaults.pollMs, 500);

@@ -79,6 +79,8 @@ const envBindings: ReadonlyArray<readonly [string, string, 'string' | 'int' | 'l
   ['PROVIDER_B_API_BASE_URL', 'providers.providerB.apiBaseUrl', 'string'],
   ['PROVIDER_C_API_BASE_URL', 'providers.providerC.apiBaseUrl', 'string'],
   ['RTP_BIND_ADDRESS', 'media.bindAddress', 'string'],
+  ['RTP_BIND_ADDRESS_IPV6', 'media.bindAddressIpv6', 'string'],
+  ['RTP_PUBLIC_ADDRESS_IPV6', 'media.publicAddressIpv6', 'string'],
   ['RTP_PORT_MIN', 'media.portMin', 'int'],
   ['RTP_PORT_MAX', 'media.portMax', 'int'],
   ['RTP_TIMEOUT_MS', 'media.rtpTimeoutMs', 'int'],

@@ -301,6 +301,13 @@ export const configSchema = z
       .strictObject({
         /** RTP sockets bind here; the SDP advertises `sip.publicAddress`. */
         bindAddress: host.default('0.0.0.0'),
+        /**
+         * IPv6 media (dual stack): RTP sockets for offers whose audio is on an IPv6 address (c=IN
+         * IP6) bind here, e.g. `::` or this host's IPv6 address; unset: such offers get 488.
+         */
+        bindAddressIpv6: z.string().refine((v) => isIP(v) === 6, 'must be an IPv6 address').optional(),
+        /** The IPv6 address our SDP advertises for them; default bindAddressIpv6 (required when that is `::`). */
+        publicAddressIpv6: z.string().refine((v) => isIP(v) === 6 && v !== '::', 'must be an IPv6 address other than ::').optional(),
         portMin: port.default(20_000),
         portMax: port.default(29_999),
         /** Jitter buffer depth in 20 ms packets. */
@@ -309,6 +316,14 @@ export const configSchema = z
         rtpTimeoutMs: z.number().int().min(0).max(3_600_000).default(30_000),
       })
       .refine((m) => m.portMin < m.portMax && m.portMax - m.portMin >= 3, { message: 'media.portMin must be below media.portMax, with room for at least two RTP/RTCP pairs', path: ['portMax'] })
+      .refine((m) => m.bindAddressIpv6 !== '::' || m.publicAddressIpv6 !== undefined, {
+        message: 'media.publicAddressIpv6 is required when media.bindAddressIpv6 is :: (the SDP must name a reachable address)',
+        path: ['publicAddressIpv6'],
+      })
+      .refine((m) => m.publicAddressIpv6 === undefined || m.bindAddressIpv6 !== undefined, {
+        message: 'media.publicAddressIpv6 needs media.bindAddressIpv6 (the sockets it advertises)',
+        path: ['bindAddressIpv6'],
+      })
       .prefault({}),
     scheduler: schedulerSchema.prefault({}),
     providers: providersSchema.prefault({}),

@@ -4,6 +4,7 @@ import type { Logger } from '../../core/logger.js';
 import type { CallDirectory, DirectoryNumber } from '../../core/ports/call-directory.js';
 import type { CallHandler, InboundCallInfo } from '../../core/ports/call-handler.js';
 import type { CallMediaSession, MediaPort } from '../../core/ports/media.js';
+import type { SrtpRelay } from '../../core/ports/srtp-relay.js';
 import type { WebCallAuthority, WebRtcBridge } from '../../core/ports/web-call.js';
 import { Call } from '../call/call.js';
 import { observeAnswer } from '../call/call-metrics.js';
@@ -19,6 +20,7 @@ import { callerUser, dialledUser, normaliseE164 } from './e164.js';
 import type { Step } from './method-router.js';
 import { byCallToken, refuseCallTokens, webCallSteps } from './web-call-steps.js';
 import { inviteStates as states, state } from './invite-state.js';
+import { srtpStep } from './srtp-step.js';
 
 export interface InviteDeps {
   readonly host: DialogHost;
@@ -42,6 +44,8 @@ export interface InviteDeps {
   readonly sessionTimer: SessionTimerPolicy;
   /** Web calls from browsers (web-call-steps.ts); absent: an INVITE with a call token is refused 403. */
   readonly web?: { readonly authority: WebCallAuthority; readonly bridge: WebRtcBridge };
+  /** SDES-SRTP for trunks that use it (srtp-step.ts); absent: SRTP offers are refused 488. */
+  readonly srtp?: SrtpRelay;
 }
 
 /** The INVITE steps, in order; each answers its own status (spec: inbound routing). */
@@ -153,6 +157,8 @@ export function inviteSteps(deps: InviteDeps): Array<Step<ServerRequest>> {
   /** Offer/answer through the media port: 488 without a common codec (RFC 3264 sec. 6). */
   const media: Step<ServerRequest> = async (sreq, next) => {
     const req = sreq.request;
+    // The SRTP step has already negotiated through its relay.
+    if (state(sreq).session) return next();
     const type = (req.contentType ?? '').toLowerCase();
     if (req.body.length > 0 && !type.startsWith('application/sdp')) throw new SipError(415, 'Unsupported Media Type', [['Accept', 'application/sdp']]);
     // Only the media port's own failures mean "no capacity": the later steps run outside this
@@ -213,6 +219,7 @@ export function inviteSteps(deps: InviteDeps): Array<Step<ServerRequest>> {
       maxDurationMs: n.maxCallDurationMinutes * 60_000,
       silenceMs: n.endCallOnSilenceMinutes * 60_000,
       lateOffer: s.lateOffer === true,
+      ...(s.sdpPath ? { sdpPath: s.sdpPath } : {}),
     }, deps.clock, deps.logger);
     startSessionTimer(call, timer, deps);
     deps.registry.add(call, s.release ?? (() => undefined));
@@ -235,7 +242,8 @@ export function inviteSteps(deps: InviteDeps): Array<Step<ServerRequest>> {
     );
   };
 
-  const phone = [source, identify, enabled, sessionTimer, limits, media, answer];
+  const srtp = srtpStep({ media: deps.media, logger: deps.logger, retryAfterSeconds: deps.retryAfterSeconds, ...(deps.srtp ? { relay: deps.srtp } : {}) });
+  const phone = [source, identify, enabled, sessionTimer, limits, srtp, media, answer];
   if (!deps.web) return [trying, refuseCallTokens, ...phone];
   const web = webCallSteps({ web: deps.web, media: deps.media, logger: deps.logger, retryAfterSeconds: deps.retryAfterSeconds });
   // A browser's INVITE carries its call token; everything else is a phone call from a trunk.

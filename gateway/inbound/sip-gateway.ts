@@ -3,6 +3,7 @@ import type { Logger } from '../../core/logger.js';
 import type { CallDirectory } from '../../core/ports/call-directory.js';
 import type { CallHandler } from '../../core/ports/call-handler.js';
 import type { MediaPort } from '../../core/ports/media.js';
+import type { SrtpRelay } from '../../core/ports/srtp-relay.js';
 import type { WebCallAuthority, WebRtcBridge } from '../../core/ports/web-call.js';
 import { watchGateway } from '../call/call-metrics.js';
 import { CallRegistry } from '../call/call-registry.js';
@@ -41,6 +42,8 @@ export interface SipGatewayOptions {
   readonly receiveQueue?: { readonly perSource?: number; readonly turnBudget?: number };
   /** Web calls from browsers (invite's web chain, web-call-steps.ts); absent: call tokens are refused 403. */
   readonly web?: { readonly authority: WebCallAuthority; readonly bridge: WebRtcBridge };
+  /** SDES-SRTP for trunks with `srtp` optional/required (rtpengine); absent: SRTP offers are refused 488. */
+  readonly srtp?: SrtpRelay;
 }
 
 /** How a drain ended. */
@@ -126,6 +129,7 @@ export class SipGateway {
         retryAfterSeconds,
         sessionTimer: options.sessionTimer ?? DEFAULT_SESSION_TIMER,
         ...(options.web ? { web: options.web } : {}),
+        ...(options.srtp ? { srtp: options.srtp } : {}),
       }),
     );
     // Trunk keep-alives (RFC 3261 sec. 11): answered whoever asks, so carriers see us up.

@@ -84,7 +84,8 @@ export class RtpengineBridge implements WebRtcBridge {
     this.client.close();
   }
 
-  private async command(verb: 'offer' | 'answer' | 'delete', options: Record<string, NgValue>): Promise<NgResponse> {
+  /** One ng command; a refusal or no answer throws RtpengineError (also used by the SRTP relay). */
+  async command(verb: 'offer' | 'answer' | 'delete', options: Record<string, NgValue>): Promise<NgResponse> {
     await this.ready;
     if (typeof options['sdp'] === 'string') this.o.logger.debug({ verb, sdp: options['sdp'] }, 'SDP to rtpengine');
     let response: NgResponse;
@@ -97,7 +98,7 @@ export class RtpengineBridge implements WebRtcBridge {
     return response;
   }
 
-  private sdpOf(verb: string, response: NgResponse): string {
+  sdpOf(verb: string, response: NgResponse): string {
     if (typeof response.sdp !== 'string' || response.sdp.length === 0) throw new RtpengineError(`rtpengine ${verb} returned no SDP`);
     this.o.logger.debug({ verb, sdp: response.sdp }, 'rtpengine rewrote the SDP');
     return response.sdp;

@@ -1172,6 +1172,11 @@ export interface components {
                 username?: string;
                 password?: string;
             };
+            /**
+             * @default off
+             * @enum {string}
+             */
+            srtp?: "off" | "optional" | "required";
         };
         SipTrunkSpecStored: {
             name: string;
@@ -1197,6 +1202,11 @@ export interface components {
                 username?: string;
                 password?: string;
             };
+            /**
+             * @default off
+             * @enum {string}
+             */
+            srtp: "off" | "optional" | "required";
         };
         /** @description A JSON Merge Patch (RFC 7396) of SipTrunkSpec: any of its fields; `null` removes an optional field (its default applies again); objects merge key by key, arrays are replaced whole. The merged result must be a valid SipTrunkSpec. */
         SipTrunkPatch: {
@@ -1213,6 +1223,7 @@ export interface components {
                 username?: string | null;
                 password?: string | null;
             } | null;
+            srtp?: ("off" | "optional" | "required") | null;
         };
         SipTrunk: {
             /** Format: uuid */
@@ -4375,6 +4386,8 @@ export interface operations {
                 cursor?: string;
                 /** @description only sip-trunks whose name equals this value (case-insensitive) */
                 name?: string;
+                /** @description only sip-trunks whose srtp equals this value (case-insensitive) */
+                srtp?: string;
             };
             header?: never;
             path: {
