@@ -113,6 +113,7 @@ const filterParams: readonly JsonSchema[] = [
   query('to', 'through this day (YYYY-MM-DD) or until this instant with offset, exclusive', { type: 'string' }),
   query('campaign', 'campaign id', { type: 'string', format: 'uuid' }),
   query('number', "the platform's number or the other party's, E.164 (`+` optional)", { type: 'string' }),
+  query('sipCallId', "the SIP Call-ID of the call's dialog (how a web page finds the record of the call it placed)", { type: 'string' }),
   { ...query('outcome', 'outcome(s); repeat or comma-separate', manyOf(callOutcomes)), style: 'form', explode: true },
   { ...query('disposition', 'Close block disposition(s)', manyOf(undefined)), style: 'form', explode: true },
   { ...query('endReason', "the record's end reason(s): closed, callerHangup, transferred, silenceTimeout, maxDuration, voicemail, ...", manyOf(undefined)), style: 'form', explode: true },

@@ -7,12 +7,12 @@ import { callSorts, sortOrders, type CallSort, type ListOrder, type SortOrder } 
 /**
  * Query parameters of the call list and the report: `from`/`to` (ISO 8601 instant with offset, or
  * a date `YYYY-MM-DD` read in the tenant's timezone; `from` inclusive, `to` exclusive for an
- * instant and through the end of that day for a date), `campaign`, `number`, and repeatable
+ * instant and through the end of that day for a date), `campaign`, `number`, `sipCallId`, and repeatable
  * `outcome`, `disposition`, `endReason`, `direction`, `analysis`.
  */
 type QueryValue = string | string[] | undefined;
 
-export const filterParameters = ['from', 'to', 'campaign', 'number', 'outcome', 'disposition', 'endReason', 'direction', 'analysis'] as const;
+export const filterParameters = ['from', 'to', 'campaign', 'number', 'sipCallId', 'outcome', 'disposition', 'endReason', 'direction', 'analysis'] as const;
 
 const bad = (name: string, message: string): AppError => new AppError('invalid_argument', `${name} ${message}`, { issues: [{ path: name, message }] });
 
@@ -62,6 +62,7 @@ export function parseCallFilter(query: Readonly<Record<string, QueryValue>>, tim
   const campaign = single(query, 'campaign');
   if (campaign !== undefined && !isUuid(campaign)) throw bad('campaign', 'must be a campaign id (UUID)');
   const number = single(query, 'number');
+  const sipCallId = single(query, 'sipCallId');
   const outcome = many(query, 'outcome', callOutcomes);
   const disposition = many(query, 'disposition');
   const endReason = many(query, 'endReason');
@@ -73,6 +74,7 @@ export function parseCallFilter(query: Readonly<Record<string, QueryValue>>, tim
     ...(campaign ? { campaignId: campaign } : {}),
     // Numbers are stored E.164 with '+'; accept the SendMessage form (digits only) too.
     ...(number ? { number: /^\d+$/.test(number) ? `+${number}` : number.replace(/^ /, '+') } : {}),
+    ...(sipCallId ? { sipCallId } : {}),
     ...(outcome ? { outcome } : {}),
     ...(disposition ? { disposition } : {}),
     ...(endReason ? { endReason } : {}),

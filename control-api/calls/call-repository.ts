@@ -53,6 +53,8 @@ export interface CallFilter {
   readonly campaignId?: string;
   /** Matches the platform's number or the other party's. */
   readonly number?: string;
+  /** The SIP Call-ID of the call's dialog (a web page finds the record of the call it placed). */
+  readonly sipCallId?: string;
   readonly outcome?: readonly string[];
   readonly disposition?: readonly string[];
   /** The record's end reason (closed, callerHangup, transferred, silenceTimeout, ...). */
@@ -80,6 +82,7 @@ export function whereFilter(query: CallQuery, filter: CallFilter): CallQuery {
     const number = filter.number;
     q = q.where((eb) => eb.or([eb('calls.phone_number', '=', number), eb('calls.remote_number', '=', number)]));
   }
+  if (filter.sipCallId) q = q.where('calls.sip_call_id', '=', filter.sipCallId);
   if (filter.outcome?.length) q = q.where('calls.outcome', 'in', [...filter.outcome]);
   if (filter.disposition?.length) q = q.where('calls.disposition', 'in', [...filter.disposition]);
   if (filter.endReason?.length) q = q.where('calls.end_reason', 'in', [...filter.endReason]);
