@@ -108,7 +108,7 @@ describe('dashboard in Chromium: calls, call page, report, web call hint', funct
     await status.filter({ hasText: 'Page 1: 50 calls' }).waitFor();
     assert.equal(await rows.first().getAttribute('data-call'), detailed);
 
-    const firstIds = async () => (await rows.evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-call')))).slice(0, 50);
+    const firstIds = async () => ((await page.evaluate("[...document.querySelectorAll('tbody tr[data-call]')].map((tr) => tr.getAttribute('data-call'))")) as string[]).slice(0, 50);
     const api = (q: string) => h.api<CallPage>('GET', `${calls}?${q}`).then((r) => r.body.items.map((c) => c.id));
     const settles = async (want: string[]) => {
       for (const deadline = Date.now() + 20_000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 100))) {
@@ -144,7 +144,7 @@ describe('dashboard in Chromium: calls, call page, report, web call hint', funct
       await signIn(phone, h.platform.controlUrl, token);
       await nav(phone, 'Calls').click();
       await phone.getByTestId('calls-status').filter({ hasText: 'Page 1' }).waitFor();
-      const labels = await phone.locator('tbody tr[data-call]').first().locator('td').evaluateAll((tds) => tds.map((td) => getComputedStyle(td, '::before').content));
+      const labels = await phone.evaluate("[...document.querySelector('tbody tr[data-call]').querySelectorAll('td')].map((td) => getComputedStyle(td, '::before').content)");
       assert.deepEqual(labels, ['"Started: "', '"Direction: "', '"Number: "', '"Other party: "', '"Duration: "', '"Disposition: "', '"End reason: "', '"Status: "']);
       assert.ok(Number(await phone.evaluate('document.documentElement.scrollWidth - window.innerWidth')) <= 0);
       await h.shot(phone, '19-calls-phone');

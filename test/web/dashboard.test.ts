@@ -82,7 +82,7 @@ describe('web dashboard in Chromium', function () {
     await signIn(page, h.platform.controlUrl, token);
     await page.getByLabel('New recipe name').fill('web-flow');
     await page.getByRole('button', { name: 'Create and open' }).click();
-    await page.getByRole('button', { name: /^Start block greet, Message/ }).waitFor();
+    await page.getByRole('button', { name: /^Start block greet Message/ }).waitFor();
     // An empty Message text: the API refuses it, and says why next to the field.
     await page.getByLabel('Text (may use {{variable}})').fill('');
     await page.getByRole('button', { name: 'Publish' }).click();

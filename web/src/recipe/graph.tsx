@@ -132,7 +132,9 @@ export function RecipeGraph({ spec, selected, onSelect, invalid }: GraphProps) {
               role="button"
               tabIndex={0}
               aria-pressed={selected === box.id}
-              aria-label={`${spec.startBlockId === box.id ? 'Start block ' : 'Block '}${box.id}, ${type}${invalid.has(box.id) ? ', has errors' : ''}. Exits: ${exitsText || 'none (ends the call)'}`}
+              // Starts with the words the box shows (id, type, exits), so the name a voice user says is the one it has;
+              // each drawn text ends in a space so the words stay apart when read as one text.
+              aria-label={`${spec.startBlockId === box.id ? 'Start block' : 'Block'} ${box.id} ${type} ${box.exits.length > 0 ? box.exits.map(exitLabel).join(' ') : 'ends the call'}${invalid.has(box.id) ? ', has errors' : ''}. Exits: ${exitsText || 'none (ends the call)'}`}
               data-block={box.id}
               onClick={() => onSelect(box.id)}
               onKeyDown={keyed(box.id)}
@@ -140,22 +142,22 @@ export function RecipeGraph({ spec, selected, onSelect, invalid }: GraphProps) {
               <rect width={nodeWidth} height={nodeHeight(box.exits.length)} rx="8" />
               <text x="10" y="19" className="node-id">
                 {spec.startBlockId === box.id ? '▶ ' : ''}
-                {box.id}
+                {box.id}{' '}
               </text>
               <text x="10" y="36" className="node-type">
-                {type}
+                {type}{' '}
               </text>
               {box.exits.map((exit, i) => (
                 <g key={exit} transform={`translate(0,${headerHeight + i * exitRow})`}>
                   <text x={nodeWidth - 14} y="16" textAnchor="end" className="node-exit">
-                    {exitLabel(exit)}
+                    {exitLabel(exit)}{' '}
                   </text>
                   <circle cx={nodeWidth} cy={exitRow / 2} r="5" className={target(box.id, exit) ? 'port connected' : 'port'} />
                 </g>
               ))}
               {box.exits.length === 0 ? (
                 <text x="10" y={headerHeight + 16} className="node-exit">
-                  ends the call
+                  ends the call{' '}
                 </text>
               ) : null}
             </g>
