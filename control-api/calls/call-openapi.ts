@@ -19,7 +19,7 @@ export const callViewSchema = z.object({
     .object({
       transport: nullableText.describe('udp, tcp, tls, ws or wss'),
       remoteAddress: nullableText.describe("the far end's signalling address: the caller's source, or the address we dialled"),
-      codec: nullableText.describe('the audio codec negotiated in SDP, PCMU or PCMA'),
+      codec: nullableText.describe('the audio codec negotiated in SDP, e.g. PCMU'),
     })
     .describe('SIP facts of the call; each null for simulations, provider-carried calls and records written before they were kept'),
   tenant: z.string().describe('client ID of the tenant'),

@@ -127,7 +127,7 @@ export interface SipFacts {
   readonly transport?: string;
   /** The far end's signalling address (the caller's source, or the trunk we dialled through). */
   readonly remoteAddress?: string;
-  /** The audio codec negotiated in SDP: PCMU or PCMA. */
+  /** The audio codec negotiated in SDP, e.g. PCMU (the media session's name for it). */
   readonly codec?: string;
 }
 

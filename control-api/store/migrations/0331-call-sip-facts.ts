@@ -3,7 +3,7 @@ import { type Kysely } from 'kysely';
 /**
  * The SIP facts of a call beside its Call-ID (0303) and final status: the transport it came or
  * went over (udp, tcp, tls, ws, wss), the far end's signalling address, and the audio codec
- * negotiated in SDP (PCMU or PCMA), so the call page shows what a SIP trace would. Null for
+ * negotiated in SDP (e.g. PCMU), so the call page shows what a SIP trace would. Null for
  * simulations, provider-carried calls and records written before this column.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {

@@ -2923,7 +2923,7 @@ export interface components {
                 transport: string | null;
                 /** @description the far end's signalling address: the caller's source, or the address we dialled */
                 remoteAddress: string | null;
-                /** @description the audio codec negotiated in SDP, PCMU or PCMA */
+                /** @description the audio codec negotiated in SDP, e.g. PCMU */
                 codec: string | null;
             };
             /** @description client ID of the tenant */
@@ -2993,7 +2993,7 @@ export interface components {
                 transport: string | null;
                 /** @description the far end's signalling address: the caller's source, or the address we dialled */
                 remoteAddress: string | null;
-                /** @description the audio codec negotiated in SDP, PCMU or PCMA */
+                /** @description the audio codec negotiated in SDP, e.g. PCMU */
                 codec: string | null;
             };
             /** @description client ID of the tenant */
