@@ -33,6 +33,8 @@ export class PeekedHead {
     const limit = Math.min(buf.length, start + MAX_PEEK_BYTES);
     let end = buf.indexOf(CRLFCRLF, start);
     if (end < 0 || end > limit) end = buf.indexOf(LFLF, start);
+    // Without an empty line the datagram is all head, as the parser reads it (parseDatagram).
+    if (end < 0 && buf.length <= limit) end = buf.length;
     if (end < 0 || end > limit) return undefined;
     const text = buf.toString('latin1', start, end);
     let eol = text.indexOf('\n');
