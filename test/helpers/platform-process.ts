@@ -23,6 +23,8 @@ export interface SpawnOptions {
   /** Run as this user (the caller must be root): the image runs as an unprivileged one. */
   readonly uid?: number;
   readonly gid?: number;
+  /** Node options before the entry point (e.g. `--cpu-prof`, which NODE_OPTIONS refuses). */
+  readonly nodeArgs?: readonly string[];
 }
 
 export function spawnPlatform(env: Record<string, string>, args: string[] = [], options: SpawnOptions = {}): PlatformProcess {
@@ -32,7 +34,7 @@ export function spawnPlatform(env: Record<string, string>, args: string[] = [], 
       : options.built
         ? ['--import', './test/helpers/production-only/register.mjs', 'dist/bin/platform.js']
         : ['--import', 'tsx', 'bin/platform.ts'];
-  const child = spawn(process.execPath, [...entry, ...args], {
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), ...entry, ...args], {
     cwd: repoRoot,
     env: { ...process.env, LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
