@@ -76,9 +76,14 @@ interface Call {
   lost: number;
   gaps: Array<[number, number]>;
   byeAnswered: boolean;
+  retries: number;
+  /** A response to the current INVITE came (retransmissions stop, RFC 3261 sec. 17.1.1.2). */
+  heard: boolean;
+  /** Waiting out a Retry-After. */
+  waiting: boolean;
 }
 
-async function callers(gateway: { address: string; port: number }, local: string, number: string, count: number): Promise<void> {
+async function callers(gateway: { address: string; port: number }, local: string, number: string, count: number, spacingMs: number): Promise<void> {
   const sip = createSocket({ type: 'udp4', recvBufferSize: 1 << 20 });
   await new Promise<void>((r) => sip.bind(0, local, r));
   const sipPort = sip.address().port;
@@ -91,7 +96,7 @@ async function callers(gateway: { address: string; port: number }, local: string
     const call: Call = {
       n, callId: `hold-${n}-${process.pid}@${local}`, rtp, ssrc: (Math.random() * 0xffffffff) >>> 0, inviteBranch: '',
       answered: false, ended: false, endedByPlatform: false, seqOut: 0, packetsOut: 0, packetsIn: 0, lastIn: 0, maxGap: 0,
-      nextSeqIn: undefined, lost: 0, gaps: [], byeAnswered: false,
+      nextSeqIn: undefined, lost: 0, gaps: [], byeAnswered: false, retries: 0, heard: false, waiting: false,
     };
     rtp.on('message', (buf) => onRtp(call, buf));
     calls.push(call);
@@ -137,8 +142,22 @@ async function callers(gateway: { address: string; port: number }, local: string
       c.byeAnswered = true;
       return;
     }
-    if (res.cseq.method !== 'INVITE' || res.status < 200) return;
+    if (res.cseq.method !== 'INVITE') return;
+    if (res.headers.get('via')?.includes(c.inviteBranch)) c.heard = true;
+    if (res.status < 200) return;
     if (res.status >= 300) {
+      // A node at its call rate says when to come back (RFC 3261 sec. 21.5.4): a carrier tries again then.
+      const retryAfter = Number(res.headers.get('retry-after'));
+      if (res.status === 503 && retryAfter > 0 && c.retries++ < 5) {
+        c.waiting = true;
+        setTimeout(() => {
+          c.inviteBranch = `z9hG4bK-hold-${c.n}-${process.pid}-r${c.retries}`;
+          c.waiting = false;
+          c.heard = false;
+          invite(c);
+        }, Math.min(retryAfter, 10) * 1000);
+        return;
+      }
       c.ended = true;
       return;
     }
@@ -169,14 +188,16 @@ async function callers(gateway: { address: string; port: number }, local: string
     c.packetsIn++;
   }
 
-  // Place the calls 100 ms apart, each INVITE repeated (same branch) until answered.
+  // Place the calls `spacingMs` apart; an INVITE unanswered after 500 ms is sent again (same
+  // branch: a retransmission), one refused 503 again after its Retry-After (a new transaction).
   for (const c of calls) {
     invite(c);
-    await new Promise((r) => setTimeout(r, 100));
+    await new Promise((r) => setTimeout(r, spacingMs));
   }
-  for (let tries = 0; tries < 20 && calls.some((c) => !c.answered && !c.ended); tries++) {
+  const deadline = Date.now() + 60_000;
+  while (calls.some((c) => !c.answered && !c.ended) && Date.now() < deadline) {
     await new Promise((r) => setTimeout(r, 500));
-    for (const c of calls) if (!c.answered && !c.ended) invite(c);
+    for (const c of calls) if (!c.answered && !c.ended && !c.heard && !c.waiting) invite(c);
   }
   // RTP every 20 ms on a clock that does not drift: a late timer sends what is due.
   const payload = Buffer.alloc(160, 0xff);
@@ -255,8 +276,8 @@ async function probe(gateway: { address: string; port: number }, local: string, 
   socket.close();
 }
 
-const [mode, address, port, local, a, b] = process.argv.slice(2);
+const [mode, address, port, local, a, b, c] = process.argv.slice(2);
 const gateway = { address: address as string, port: Number(port) };
 process.once('disconnect', () => process.exit(0));
-if (mode === 'callers') void callers(gateway, local as string, a as string, Number(b)).then(() => process.exit(0));
+if (mode === 'callers') void callers(gateway, local as string, a as string, Number(b), Number(c ?? 300)).then(() => process.exit(0));
 else if (mode === 'probe') void probe(gateway, local as string, Number(a)).then(() => process.exit(0));

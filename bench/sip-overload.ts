@@ -5,7 +5,9 @@
  * that must stay up.
  *
  * 1. `--calls` calls (20) from the trunk's termination address 127.0.0.20 to that number, RTP both
- *    ways (bench/sip-overload-peers.ts, its own process), every packet the platform sends timed.
+ *    ways (bench/sip-overload-peers.ts, its own process), every packet the platform sends timed;
+ *    placed 300 ms apart, a call refused 503 is placed again after its Retry-After. Then one call
+ *    to the flooded number, answered and spoken to its end (a node in service is warm).
  * 2. An OPTIONS monitor on 127.0.0.2 every `--probe-ms` (500), its own process.
  * 3. SIPp floods INVITEs from the same trunk address 127.0.0.20 to the provisioned `+914440001001`
  *    at `--rate`/s (2,000) for `--seconds` (20), each sent once (-nr), each timed to its final
@@ -33,6 +35,7 @@ import { parseArgs } from 'node:util';
 import { freePort } from '../test/helpers/edge-cluster.js';
 import { spawnPlatform, waitForLine, type PlatformProcess } from '../test/helpers/platform-process.js';
 import { startPostgresCluster, type PostgresCluster } from '../test/helpers/postgres-cluster.js';
+import { runSipp } from '../test/helpers/sipp.js';
 import type { CallersReport, ProbeReport } from './sip-overload-peers.js';
 import { floodCounts, holdLineDocuments, kernelDrops, machineCpu, metricSum, pct, processCpu, rssMb, rtts } from './sip-overload-support.js';
 
@@ -111,7 +114,9 @@ async function main(): Promise<void> {
   const apply = spawnSync(process.execPath, ['--import', 'tsx', 'bin/cli.ts', 'apply', '-f', 'examples/tenant', '-f', path.join(work, 'hold-line.yaml')], { cwd: root, env: { ...process.env, ...env }, encoding: 'utf8' });
   if (apply.status !== 0) throw new Error(`apply failed: ${apply.stderr}${apply.stdout}`);
 
-  const platform: PlatformProcess = spawnPlatform(env, [], { built: 'plain', ...(args.profile ? { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${path.resolve(args.profile)}`] } : {}) });
+  // Its own session: on this shared machine the platform gets the CPU share a node of its own
+  // would (autogroup scheduling), not a slice of the share SIPp and the peers drive it from.
+  const platform: PlatformProcess = spawnPlatform(env, [], { built: 'plain', ownSession: true, ...(args.profile ? { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${path.resolve(args.profile)}`] } : {}) });
   cleanup.push(async () => {
     // SIGTERM first: a drain of a second, then the process writes its CPU profile (--profile) and exits.
     const exited = new Promise((resolve) => platform.child.once('exit', resolve));
@@ -127,9 +132,13 @@ async function main(): Promise<void> {
   const metrics = async (): Promise<string> => (await fetch(`http://127.0.0.1:${controlPort}/metrics`)).text();
   const gateway = ['127.0.0.1', String(sipPort)];
 
-  console.log(`platform pid ${pid} (built, all roles, ${args.store === 'postgres' ? 'PostgreSQL' : 'embedded PGlite'}), SIP 127.0.0.1:${sipPort}; extra env ${JSON.stringify(extra)}; load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+  console.log(`platform pid ${pid} (built, all roles, own session, ${args.store === 'postgres' ? 'PostgreSQL' : 'embedded PGlite'}), SIP 127.0.0.1:${sipPort}; extra env ${JSON.stringify(extra)}; load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
   const callers = await peer<CallersReport>(['callers', ...gateway, TRUNK, HOLD_NUMBER, args.calls as string]);
   console.log(`${String(callers.up)} of ${args.calls} calls up from ${TRUNK} to ${HOLD_NUMBER} with RTP both ways`);
+  // A node in service has run the flooded number's recipe before: one call to it first, answered
+  // and spoken to its end, so the flood does not also measure the first call's lazy loading.
+  const warm = await runSipp({ scenario: 'uac-invite-expect-200-gateway-bye.xml', target: `127.0.0.1:${sipPort}`, localIp: TRUNK, service: FLOOD_NUMBER, keys: { caller: '+919800000002' }, timeoutMs: 60_000 });
+  if (warm.successful !== 1) throw new Error(`the warm-up call to ${FLOOD_NUMBER} failed: ${JSON.stringify(warm).slice(0, 400)}`);
   const probes = await peer<ProbeReport>(['probe', ...gateway, MONITOR, args['probe-ms'] as string]);
   await new Promise((r) => setTimeout(r, 3000));
 
@@ -139,15 +148,16 @@ async function main(): Promise<void> {
   const calls = rate * seconds;
   console.log(`flood: ${calls} INVITEs at ${rate}/s for ${seconds} s from ${TRUNK} to ${FLOOD_NUMBER}; OPTIONS from ${MONITOR} every ${args['probe-ms']} ms; RSS ${rssStart} MB`);
   const floodStart = Date.now();
+  const sippPort = await freePort(TRUNK);
   const sipp = spawn('/usr/bin/sipp', [
-    `127.0.0.1:${sipPort}`, '-sf', path.join(work, scenario), '-t', 'u1', '-i', TRUNK, '-p', String(await freePort(TRUNK)),
+    `127.0.0.1:${sipPort}`, '-sf', path.join(work, scenario), '-t', 'u1', '-i', TRUNK, '-p', String(sippPort),
     '-m', String(calls), '-r', String(rate), '-l', String(rate * 5), '-s', FLOOD_NUMBER, '-key', 'caller', '+919800000001', '-key', 'to_user', FLOOD_NUMBER,
     '-nr', '-nostdin', '-buff_size', '4194304', '-trace_counts', '-trace_rtt', '-rtt_freq', '100', '-fd', '1', '-timeout', `${seconds + 30}s`,
   ], { cwd: work, stdio: ['ignore', 'ignore', 'pipe'] });
   cleanup.push(() => void sipp.kill('SIGKILL'));
   let sippErr = '';
   sipp.stderr.on('data', (d: Buffer) => (sippErr = (sippErr + d.toString()).slice(-4000)));
-  const sippCpu: { last: number } = { last: 0 };
+  const sippCpu: { last: number; drops: number } = { last: 0, drops: 0 };
   const rssSeries: Array<[number, number]> = [];
   const lagSeries: number[] = [];
   const sampler = setInterval(() => {
@@ -157,6 +167,9 @@ async function main(): Promise<void> {
     }
     try {
       sippCpu.last = processCpu(sipp.pid as number).self;
+      // SIPp's own socket: answers the kernel dropped before SIPp read them (gone when SIPp exits).
+      const d = kernelDrops(TRUNK, sippPort);
+      if (Number.isFinite(d)) sippCpu.drops = d;
     } catch {
       // SIPp has exited.
     }
@@ -194,7 +207,7 @@ async function main(): Promise<void> {
   console.log(`  final answer after the INVITE: ${times.length} timed, p50 ${pct(times, 50).toFixed(1)} ms, p99 ${pct(times, 99).toFixed(1)} ms, max ${(times[times.length - 1] ?? NaN).toFixed(1)} ms; later than 2 s: ${times.filter((t) => t > 2000).length}`);
   console.log(`platform shed (refused): ${delta(shed(before.metrics, 'refused'), shed(after.metrics, 'refused'))}`);
   console.log(`platform shed (dropped): ${delta(shed(before.metrics, 'dropped'), shed(after.metrics, 'dropped'))}`);
-  console.log(`kernel receive drops on the SIP UDP socket: ${after.drops - before.drops}`);
+  console.log(`kernel receive drops on the SIP UDP socket: ${after.drops - before.drops}; on SIPp's socket (answers SIPp never read): ${sippCpu.drops}`);
   const lat = [...probeReport.answered.map(([, ms]) => ms)].sort((a, b) => a - b);
   console.log(`OPTIONS from ${MONITOR}: ${probeReport.sent} sent, ${lat.length} answered, ${probeReport.sent - lat.length} lost; p50 ${pct(lat, 50).toFixed(1)} ms, p99 ${pct(lat, 99).toFixed(1)} ms, max ${(lat[lat.length - 1] ?? NaN).toFixed(1)} ms`);
   const slow = probeReport.answered.filter(([, ms]) => ms > 100).map(([at, ms]) => `${((at - floodStart) / 1000).toFixed(1)} s: ${ms.toFixed(0)} ms`);

@@ -25,6 +25,12 @@ export interface SpawnOptions {
   readonly gid?: number;
   /** Node options before the entry point (e.g. `--cpu-prof`, which NODE_OPTIONS refuses). */
   readonly nodeArgs?: readonly string[];
+  /**
+   * Its own session (setsid): with Linux's autogroup scheduling the platform then gets a share of
+   * the CPU of its own, as a node on its own machine would, rather than sharing the share of the
+   * bench that drives it (benches on a shared machine).
+   */
+  readonly ownSession?: boolean;
 }
 
 export function spawnPlatform(env: Record<string, string>, args: string[] = [], options: SpawnOptions = {}): PlatformProcess {
@@ -38,6 +44,7 @@ export function spawnPlatform(env: Record<string, string>, args: string[] = [], 
     cwd: repoRoot,
     env: { ...process.env, LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
+    ...(options.ownSession ? { detached: true } : {}),
     ...(options.uid !== undefined ? { uid: options.uid } : {}),
     ...(options.gid !== undefined ? { gid: options.gid } : {}),
   });
