@@ -1,6 +1,7 @@
 import { systemClock } from '../../core/clock.js';
 import { advertisedSipAddress } from '../../core/config/advertised-address.js';
-import type { SipAbuseSettings } from '../../core/config/schema.js';
+import { availableParallelism } from 'node:os';
+import type { SipAbuseSettings, SipAdmissionSettings } from '../../core/config/schema.js';
 import { CallRecorder } from '../../control-api/calls/call-recorder.js';
 import { recordingsFor } from '../../control-api/calls/recordings.js';
 import { RecipeCallHandler } from '../../control-api/gateway-adapters/recipe-call-handler.js';
@@ -15,6 +16,7 @@ import { ProviderTelephony, RoutingOriginator } from '../../control-api/provider
 import { SipGateway } from '../../gateway/inbound/sip-gateway.js';
 import { parseOutboundProxy, SipOriginator } from '../../gateway/outbound/sip-originator.js';
 import { SipResolver } from '../../gateway/sip/resolve/sip-resolver.js';
+import type { UdpTransport } from '../../gateway/sip/transport/udp.js';
 import { GatewayCallTransfer } from '../../gateway/transfer/gateway-call-transfer.js';
 import type { CallTransfer, CallTransferOutcome } from '../../core/ports/call-transfer.js';
 import { loadOrCreateTlsCredentials, TlsSetupError, type TlsSetupFailure } from '../../gateway/sip/transport/certificate.js';
@@ -38,6 +40,22 @@ function gatewayAbuseOptions(a: SipAbuseSettings): NonNullable<Parameters<typeof
     authFailureWindowMs: a.authFailureWindowMs,
     blockMs: a.blockMs,
     ...(a.scannerUserAgents ? { scannerUserAgents: a.scannerUserAgents.map((p) => new RegExp(p, 'i')) } : {}),
+  };
+}
+
+/**
+ * sip.admission as the gateway takes it: calls and call rate per core when unset (30 calls and 2
+ * new calls a second per core: setting a call up spawns speech engines, and each spawn stalls this
+ * process's event loop for 10-230 ms as its memory grows, docs/sip-stack.md "Admission by
+ * capacity"); 0 turns the lag signal off. The recogniser queue limit waits for the recogniser
+ * pool to report its depth.
+ */
+export function gatewayAdmissionOptions(a: SipAdmissionSettings, cores = availableParallelism()): NonNullable<Parameters<typeof SipGateway.start>[0]['admission']> {
+  return {
+    maxCalls: a.maxCalls ?? 30 * cores,
+    maxCallsPerSecond: a.maxCallsPerSecond ?? 2 * cores,
+    ...(a.maxEventLoopLagMs > 0 ? { maxEventLoopLagMs: a.maxEventLoopLagMs } : {}),
+    maxRecogniserQueue: a.maxRecogniserQueue,
   };
 }
 
@@ -152,6 +170,7 @@ export const startGatewayRole: RoleStarter = async (ctx) => {
       wssPort: config.sip.wssPort,
       ...(tls ? { tls: { cert: tls.cert, key: tls.key } } : {}),
       http: config.http,
+      receiveBufferBytes: config.sip.udpReceiveBufferBytes,
     },
     directory,
     media,
@@ -166,7 +185,12 @@ export const startGatewayRole: RoleStarter = async (ctx) => {
     sessionTimer,
     maddrMulticast: config.sip.maddrMulticast,
     abuse: gatewayAbuseOptions(config.sip.abuse),
-    receiveQueue: { perSource: config.sip.abuse.queuePerSource, turnBudget: config.sip.abuse.turnBudget },
+    admission: gatewayAdmissionOptions(config.sip.admission),
+    receiveQueue: {
+      perSource: config.sip.abuse.queuePerSource,
+      turnBudget: config.sip.abuse.turnBudget,
+      ...(config.sip.admission.maxReceiveWaitMs > 0 ? { maxWaitMs: config.sip.admission.maxReceiveWaitMs } : {}),
+    },
     ...(web ? { web } : {}),
     ...(srtp ? { srtp } : {}),
   }).catch(async (error: unknown) => {
@@ -184,6 +208,11 @@ export const startGatewayRole: RoleStarter = async (ctx) => {
     throw error;
   });
   logger.info({ port: providerListener.port, publicBaseUrl: providers.publicBaseUrl }, 'provider webhooks and media streams listening');
+  const udp = gateway.transports.get('UDP') as UdpTransport | undefined;
+  if (udp && udp.receiveBufferBytes < config.sip.udpReceiveBufferBytes) {
+    // Linux caps SO_RCVBUF at net.core.rmem_max: a burst then overflows the kernel's buffer sooner.
+    logger.warn({ asked: config.sip.udpReceiveBufferBytes, got: udp.receiveBufferBytes }, 'SIP UDP receive buffer smaller than sip.udpReceiveBufferBytes: raise net.core.rmem_max');
+  }
   logger.info(
     { ports: gateway.ports, publicAddress },
     "SIP gateway listening: inbound calls run their number's recipe through the voice pipeline and are recorded for post-call insights",

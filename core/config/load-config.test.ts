@@ -148,6 +148,27 @@ describe('platform configuration', () => {
     assert.throws(() => loadConfig({ env: { SIP_ABUSE_SCANNER_USER_AGENTS: 'ok,(unclosed' } }), /sip\.abuse\.scannerUserAgents\.1: must be a valid regular expression/);
   });
 
+  it('reads admission by capacity and the UDP receive buffer, with defaults and bounds', () => {
+    const defaults = loadConfig({ env: {} }).sip;
+    assert.deepEqual(defaults.admission, { maxEventLoopLagMs: 50, maxRecogniserQueue: 20, maxReceiveWaitMs: 1000 }, 'maxCalls and maxCallsPerSecond follow the cores when unset');
+    assert.equal(defaults.udpReceiveBufferBytes, 4 * 1024 * 1024);
+    const sip = loadConfig({
+      env: {
+        SIP_ADMISSION_MAX_CALLS: '40',
+        SIP_ADMISSION_MAX_CALLS_PER_SECOND: '8',
+        SIP_ADMISSION_MAX_EVENT_LOOP_LAG_MS: '0',
+        SIP_ADMISSION_MAX_RECOGNISER_QUEUE: '5',
+        SIP_ADMISSION_MAX_RECEIVE_WAIT_MS: '500',
+        SIP_UDP_RECEIVE_BUFFER_BYTES: '8388608',
+      },
+    }).sip;
+    assert.deepEqual(sip.admission, { maxCalls: 40, maxCallsPerSecond: 8, maxEventLoopLagMs: 0, maxRecogniserQueue: 5, maxReceiveWaitMs: 500 });
+    assert.equal(sip.udpReceiveBufferBytes, 8 * 1024 * 1024);
+    assert.throws(() => loadConfig({ env: { SIP_ADMISSION_MAX_CALLS: '0' } }), /sip\.admission\.maxCalls/);
+    assert.throws(() => loadConfig({ env: { SIP_ADMISSION_MAX_CALLS_PER_SECOND: 'fast' } }), /SIP_ADMISSION_MAX_CALLS_PER_SECOND: expected an integer/);
+    assert.throws(() => loadConfig({ env: { SIP_UDP_RECEIVE_BUFFER_BYTES: '1024' } }), /sip\.udpReceiveBufferBytes/);
+  });
+
   it('reads the SIP trust list, call limits, session timer, DNS servers and maddr groups, with their bounds', () => {
     const defaults = loadConfig({ env: {} }).sip;
     assert.deepEqual([defaults.trustedSources, defaults.maxCallsPerNumber, defaults.maxCallsPerTenant], [[], 100, 500]);

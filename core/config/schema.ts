@@ -84,6 +84,26 @@ export const sipAbuseSchema = z.strictObject({
 });
 export type SipAbuseSettings = z.infer<typeof sipAbuseSchema>;
 
+/**
+ * Admission by the node's capacity (docs/sip-stack.md "Admission by capacity"): a new inbound
+ * call is taken while the node has room on every signal, refused 503 + Retry-After beyond,
+ * before any parse, media or recipe work. Unset maxCalls / maxCallsPerSecond follow the cores
+ * (bin/roles/gateway.ts: 30 and 2 per core).
+ */
+export const sipAdmissionSchema = z.strictObject({
+  /** Calls being set up or up on this node, both directions, with new INVITEs waiting to be read. */
+  maxCalls: z.number().int().min(1).max(1_000_000).optional(),
+  /** New inbound calls taken per second on this node (a token bucket, burst the same). */
+  maxCallsPerSecond: z.number().int().min(1).max(100_000).optional(),
+  /** Mean event-loop delay over the last second beyond which new calls are refused while calls are in progress (0: not judged). */
+  maxEventLoopLagMs: z.number().int().min(0).max(10_000).default(50),
+  /** Utterances waiting for the recogniser beyond which new calls are refused, once the recogniser reports its queue. */
+  maxRecogniserQueue: z.number().int().min(0).max(100_000).default(20),
+  /** A new INVITE that waited longer than this in the receive queue is refused 503 rather than set up (0: never). */
+  maxReceiveWaitMs: z.number().int().min(0).max(60_000).default(1_000),
+});
+export type SipAdmissionSettings = z.infer<typeof sipAdmissionSchema>;
+
 /** `sip:<IP literal>[:port][;transport=udp|tcp]`: where every outbound request goes first (RFC 3261 sec. 8.1.2). */
 const outboundProxy = z.string().refine((v) => {
   const m = /^sip:(\[[0-9a-fA-F:.]+\]|[0-9.]+)(?::(\d{1,5}))?((?:;[a-z]+(?:=[a-z]+)?)*)$/i.exec(v);
@@ -290,6 +310,9 @@ export const configSchema = z
          */
         referNotifyWaitMs: z.number().int().min(32_000, 'must outlast the transferee\'s Timer B (64*T1 = 32 s)').max(600_000).optional(),
         abuse: sipAbuseSchema.prefault({}),
+        admission: sipAdmissionSchema.prefault({}),
+        /** SO_RCVBUF of the SIP UDP sockets: a burst waits in the kernel instead of being dropped (Linux caps it at net.core.rmem_max). */
+        udpReceiveBufferBytes: z.number().int().min(65_536).max(1024 * 1024 * 1024).default(4 * 1024 * 1024),
         edge: sipEdgeSchema.prefault({}),
       })
       .refine((s) => s.sessionExpiresSeconds === 0 || s.sessionExpiresSeconds >= s.minSessionExpiresSeconds, {
