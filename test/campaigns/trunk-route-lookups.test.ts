@@ -18,7 +18,7 @@ forEachStore('trunk route lookups of a campaign burst', (store) => {
 
     const burst = await Promise.all(Array.from({ length: 50 }, () => routes.outboundRoute(trunk.id)));
     assert.ok(burst.every((r) => r === burst[0]), 'overlapping lookups resolve to the one result');
-    assert.deepEqual(burst[0], { trunkId: trunk.id, tenantId, host: '127.0.0.1', port: 5070, transport: 'udp', credentials: { username: 'out', password: 'trunk-secret-1' } });
+    assert.deepEqual(burst[0], { trunkId: trunk.id, tenantId, host: '127.0.0.1', port: 5070, transport: 'udp', srtp: 'off', credentials: { username: 'out', password: 'trunk-secret-1' } });
 
     await defs.sipTrunk.repository.update(db, tenantId, trunk.id, trunkDoc('carrier', { outbound: { ...outbound, port: 5080, password: 'trunk-secret-2' } }) as never);
     const next = await routes.outboundRoute(trunk.id);

@@ -184,7 +184,12 @@ forEachStore('post-call analysis end to end: simulated call -> analyzing -> LLM 
     assert.match(payload.event_id, /^[0-9a-f-]{36}$/);
 
     // 6. The call through the API: completed, typed insights, transcript with the Interrupted tag.
-    const done = await client.request('GET', `/v1/tenants/acme/calls/${callId}`, { unchecked: true });
+    // The delivery's outcome is recorded after the receiver answered: wait for it, do not race it.
+    type CallBody = { analysis: { webhook: { state: string } } };
+    const done = await eventually(async () => {
+      const read = await client.request('GET', `/v1/tenants/acme/calls/${callId}`, { unchecked: true });
+      return (read.body as unknown as CallBody).analysis.webhook.state === 'done' ? read : undefined;
+    }, 15_000, 'the delivery recorded as done');
     const body = done.body as unknown as {
       analysis: { status: string; insights: Record<string, unknown>; webhook: { state: string; attempts: number; lastStatus: number } };
       transcript: Array<{ speaker: string; text: string; tags?: string[]; unspoken?: string }>;
