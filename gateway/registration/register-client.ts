@@ -109,6 +109,7 @@ export class RegisterClient {
     }
     this.feed({ kind: 'stop' });
     if (this.state.name === 'stopped') return;
+    if (timeoutMs <= 0) return this.forceStop();
     let deadline: TimerHandle | undefined;
     await Promise.race([this.stopped.promise, new Promise<void>((r) => (deadline = this.o.clock.setTimeout(r, timeoutMs)))]);
     if (deadline) this.o.clock.clearTimeout(deadline);
