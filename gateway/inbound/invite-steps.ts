@@ -18,6 +18,7 @@ import { EDGE_SOURCE_HEADER, type EdgeSources } from './edge-source.js';
 import { callerUser, dialledUser, normaliseE164 } from './e164.js';
 import type { Step } from './method-router.js';
 import { byCallToken, refuseCallTokens, webCallSteps } from './web-call-steps.js';
+import { byRegisteredContact, registeredTrunkStep, type RegisteredContacts } from './registered-steps.js';
 import { inviteStates as states, state } from './invite-state.js';
 
 export interface InviteDeps {
@@ -42,6 +43,8 @@ export interface InviteDeps {
   readonly sessionTimer: SessionTimerPolicy;
   /** Web calls from browsers (web-call-steps.ts); absent: an INVITE with a call token is refused 403. */
   readonly web?: { readonly authority: WebCallAuthority; readonly bridge: WebRtcBridge };
+  /** Trunks registered with their carriers (registered-steps.ts): calls to their Contacts skip the source check. */
+  readonly registered?: RegisteredContacts;
 }
 
 /** The INVITE steps, in order; each answers its own status (spec: inbound routing). */
@@ -235,7 +238,9 @@ export function inviteSteps(deps: InviteDeps): Array<Step<ServerRequest>> {
     );
   };
 
-  const phone = [source, identify, enabled, sessionTimer, limits, media, answer];
+  const tail = [enabled, sessionTimer, limits, media, answer];
+  const reg = deps.registered;
+  const phone = reg ? [byRegisteredContact(reg, [registeredTrunkStep(reg, deps.directory), ...tail], [source, identify, ...tail])] : [source, identify, ...tail];
   if (!deps.web) return [trying, refuseCallTokens, ...phone];
   const web = webCallSteps({ web: deps.web, media: deps.media, logger: deps.logger, retryAfterSeconds: deps.retryAfterSeconds });
   // A browser's INVITE carries its call token; everything else is a phone call from a trunk.

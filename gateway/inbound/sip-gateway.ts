@@ -15,6 +15,7 @@ import { StoppableClock } from '../sip/ua/stoppable-clock.js';
 import { AbuseGuard, type AbuseGuardOptions } from './abuse-guard.js';
 import { EdgeSources } from './edge-source.js';
 import { inviteSteps } from './invite-steps.js';
+import type { RegisteredContacts } from './registered-steps.js';
 import { MethodRouter } from './method-router.js';
 
 export interface SipGatewayOptions {
@@ -41,6 +42,8 @@ export interface SipGatewayOptions {
   readonly receiveQueue?: { readonly perSource?: number; readonly turnBudget?: number };
   /** Web calls from browsers (invite's web chain, web-call-steps.ts); absent: call tokens are refused 403. */
   readonly web?: { readonly authority: WebCallAuthority; readonly bridge: WebRtcBridge };
+  /** Trunks registered with their carriers: INVITEs to their Contacts are theirs (registered-steps.ts). */
+  readonly registered?: RegisteredContacts;
 }
 
 /** How a drain ended. */
@@ -126,6 +129,7 @@ export class SipGateway {
         retryAfterSeconds,
         sessionTimer: options.sessionTimer ?? DEFAULT_SESSION_TIMER,
         ...(options.web ? { web: options.web } : {}),
+        ...(options.registered ? { registered: options.registered } : {}),
       }),
     );
     // Trunk keep-alives (RFC 3261 sec. 11): answered whoever asks, so carriers see us up.

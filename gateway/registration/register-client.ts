@@ -108,12 +108,16 @@ export class RegisterClient {
       this.stopped = { promise, resolve };
     }
     this.feed({ kind: 'stop' });
-    if (this.state.name === 'stopped') return;
+    if (this.name === 'stopped') return;
     if (timeoutMs <= 0) return this.forceStop();
     let deadline: TimerHandle | undefined;
     await Promise.race([this.stopped.promise, new Promise<void>((r) => (deadline = this.o.clock.setTimeout(r, timeoutMs)))]);
     if (deadline) this.o.clock.clearTimeout(deadline);
-    if (this.state.name !== 'stopped') this.forceStop();
+    if (!this.isStopped()) this.forceStop();
+  }
+
+  private isStopped(): boolean {
+    return this.state.name === 'stopped';
   }
 
   private forceStop(): void {

@@ -131,7 +131,8 @@ export function grantedSeconds(res: SipResponse, contactUser: string, asked: num
     listed = true;
     let user: string | undefined;
     try {
-      user = c.uri.user;
+      const uri = c.uri;
+      user = 'user' in uri ? uri.user : undefined;
     } catch {
       continue;
     }
