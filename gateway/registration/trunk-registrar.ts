@@ -120,6 +120,7 @@ export class TrunkRegistrar implements RegisteredContacts {
   private begin(stack: SipStack, r: TrunkRegistration): void {
     const log = this.o.logger.child({ trunkId: r.trunkId, tenantId: r.tenantId, registrar: r.registrar });
     const contact = `sip:${r.contactUser}@${this.node}`;
+    let reports = Promise.resolve();
     const client = new RegisterClient({
       stack,
       clock: this.o.clock,
@@ -133,8 +134,9 @@ export class TrunkRegistrar implements RegisteredContacts {
         backoffMaxSeconds: this.o.backoffMaxSeconds ?? 1800,
       },
       targets: () => this.targets(stack, r),
+      // Reports go one after another, so the store never ends on an older state than the client's.
       onChange: (snap) => {
-        void this.o.registrations
+        reports = reports.then(() => this.o.registrations
           .report({
             trunkId: r.trunkId,
             tenantId: r.tenantId,
@@ -144,7 +146,7 @@ export class TrunkRegistrar implements RegisteredContacts {
             retryAt: snap.retryAt === undefined ? undefined : new Date(snap.retryAt),
             lastError: snap.lastError,
           })
-          .catch((error: unknown) => log.warn({ err: error }, 'trunk registration state not recorded'));
+          .catch((error: unknown) => log.warn({ err: error }, 'trunk registration state not recorded')));
       },
     });
     const trunk: DirectoryTrunk = { id: r.trunkId, tenantId: r.tenantId, name: r.name, extension: r.extension };
