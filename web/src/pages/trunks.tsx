@@ -6,6 +6,7 @@ import { SelectField, TextField, issueAt } from '../components/field';
 import { PageFooter, usePaged } from '../components/paged';
 import { splitList } from '../components/use-options';
 import { useSession } from '../session';
+import { TrunkRegistrationsBox } from './trunk-registrations';
 
 type TrunkSpec = Schemas['SipTrunkSpec'];
 
@@ -79,6 +80,7 @@ export function TrunksPage({ clientId }: { clientId: string }) {
     <>
       <h1>SIP trunks</h1>
       <SipInfoBox clientId={clientId} />
+      <TrunkRegistrationsBox clientId={clientId} />
       <ErrorBox error={rowError} />
       <table>
         <caption className="sr-only">SIP trunks</caption>
