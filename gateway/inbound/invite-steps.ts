@@ -19,6 +19,7 @@ import { callerUser, dialledUser, normaliseE164 } from './e164.js';
 import type { Step } from './method-router.js';
 import { byCallToken, refuseCallTokens, webCallSteps } from './web-call-steps.js';
 import { byRegisteredContact, registeredTrunkStep, type RegisteredContacts } from './registered-steps.js';
+import { countInviteOutcome } from './count-invite.js';
 import { inviteStates as states, state } from './invite-state.js';
 
 export interface InviteDeps {
@@ -241,9 +242,9 @@ export function inviteSteps(deps: InviteDeps): Array<Step<ServerRequest>> {
   const tail = [enabled, sessionTimer, limits, media, answer];
   const reg = deps.registered;
   const phone = reg ? [byRegisteredContact(reg, [registeredTrunkStep(reg, deps.directory), ...tail], [source, identify, ...tail])] : [source, identify, ...tail];
-  if (!deps.web) return [trying, refuseCallTokens, ...phone];
+  if (!deps.web) return [countInviteOutcome, trying, refuseCallTokens, ...phone];
   const web = webCallSteps({ web: deps.web, media: deps.media, logger: deps.logger, retryAfterSeconds: deps.retryAfterSeconds });
   // A browser's INVITE carries its call token; everything else is a phone call from a trunk.
-  return [trying, byCallToken([web.authorize, enabled, sessionTimer, limits, web.media, answer], phone)];
+  return [countInviteOutcome, trying, byCallToken([web.authorize, enabled, sessionTimer, limits, web.media, answer], phone)];
 }
 

@@ -1,6 +1,10 @@
 import { Client, type NgResponse, type NgValue } from 'rtpengine-client';
 import type { Logger } from '../../core/logger.js';
 import type { BridgeLeg, WebRtcBridge } from '../../core/ports/web-call.js';
+import { counter } from '../../core/metrics.js';
+
+const rtpengineCommands = counter('rtpengine_commands_total', 'ng commands to the web calls\' rtpengine, by command and result (ok, refused: rtpengine said no, error: no answer or a transport failure)', ['command', 'result']);
+const countRtpengine = (command: string, result: 'ok' | 'refused' | 'error'): void => void rtpengineCommands.labels(command, result).inc();
 
 export interface RtpengineBridgeOptions {
   /** rtpengine's ng control socket. */
@@ -23,6 +27,8 @@ export class RtpengineError extends Error {}
 export class RtpengineBridge implements WebRtcBridge {
   private readonly client: Client;
   private readonly ready: Promise<void>;
+  /** Our call id by SIP Call-ID, for the sessions rtpengine holds: its own log lines name the latter. */
+  private readonly calls = new Map<string, string>();
 
   constructor(private readonly o: RtpengineBridgeOptions) {
     // rtpengine-client speaks over an IPv4 socket: bind it to loopback when rtpengine runs here.
@@ -40,8 +46,15 @@ export class RtpengineBridge implements WebRtcBridge {
     return r?.result === 'pong';
   }
 
+  /** The call a line of rtpengine's log is about, when it names the SIP Call-ID of a live session. */
+  callIn(line: string): { callId: string; sipCallId: string } | undefined {
+    for (const [sipCallId, callId] of this.calls) if (line.includes(sipCallId)) return { callId, sipCallId };
+    return undefined;
+  }
+
   async offer(leg: BridgeLeg, webrtcSdp: string): Promise<string> {
-    return this.sdpOf('offer', await this.command('offer', {
+    this.calls.set(leg.sipCallId, leg.callId);
+    return this.sdpOf(leg, 'offer', await this.command(leg, 'offer', {
       'call-id': leg.sipCallId,
       'from-tag': leg.fromTag,
       sdp: webrtcSdp,
@@ -56,7 +69,7 @@ export class RtpengineBridge implements WebRtcBridge {
   }
 
   async answer(leg: BridgeLeg, plainSdp: string): Promise<string> {
-    return this.sdpOf('answer', await this.command('answer', {
+    return this.sdpOf(leg, 'answer', await this.command(leg, 'answer', {
       'call-id': leg.sipCallId,
       'from-tag': leg.fromTag,
       'to-tag': leg.toTag,
@@ -73,10 +86,12 @@ export class RtpengineBridge implements WebRtcBridge {
 
   async release(leg: BridgeLeg): Promise<void> {
     try {
-      await this.command('delete', { 'call-id': leg.sipCallId, 'from-tag': leg.fromTag });
+      await this.command(leg, 'delete', { 'call-id': leg.sipCallId, 'from-tag': leg.fromTag });
     } catch (error) {
       // Nothing to free (never offered, or already gone): only worth a debug line.
-      this.o.logger.debug({ err: error, sipCallId: leg.sipCallId }, 'rtpengine delete');
+      this.o.logger.debug({ err: error, callId: leg.callId, sipCallId: leg.sipCallId }, 'rtpengine delete');
+    } finally {
+      this.calls.delete(leg.sipCallId);
     }
   }
 
@@ -84,22 +99,24 @@ export class RtpengineBridge implements WebRtcBridge {
     this.client.close();
   }
 
-  private async command(verb: 'offer' | 'answer' | 'delete', options: Record<string, NgValue>): Promise<NgResponse> {
+  private async command(leg: BridgeLeg, verb: 'offer' | 'answer' | 'delete', options: Record<string, NgValue>): Promise<NgResponse> {
     await this.ready;
-    if (typeof options['sdp'] === 'string') this.o.logger.debug({ verb, sdp: options['sdp'] }, 'SDP to rtpengine');
+    if (typeof options['sdp'] === 'string') this.o.logger.debug({ callId: leg.callId, sipCallId: leg.sipCallId, verb, sdp: options['sdp'] }, 'SDP to rtpengine');
     let response: NgResponse;
     try {
       response = await this.client[verb](this.o.ng, options);
     } catch (error) {
+      countRtpengine(verb, 'error');
       throw new RtpengineError(`rtpengine ${verb}: ${(error as Error).message ?? String(error)}`, { cause: error });
     }
+    countRtpengine(verb, response.result === 'ok' ? 'ok' : 'refused');
     if (response.result !== 'ok') throw new RtpengineError(`rtpengine refused ${verb}: ${response['error-reason'] ?? response.result}`);
     return response;
   }
 
-  private sdpOf(verb: string, response: NgResponse): string {
+  private sdpOf(leg: BridgeLeg, verb: string, response: NgResponse): string {
     if (typeof response.sdp !== 'string' || response.sdp.length === 0) throw new RtpengineError(`rtpengine ${verb} returned no SDP`);
-    this.o.logger.debug({ verb, sdp: response.sdp }, 'rtpengine rewrote the SDP');
+    this.o.logger.debug({ callId: leg.callId, sipCallId: leg.sipCallId, verb, sdp: response.sdp }, 'rtpengine rewrote the SDP');
     return response.sdp;
   }
 }

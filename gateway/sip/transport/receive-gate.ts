@@ -94,7 +94,7 @@ export class ReceiveGate {
       const res = peekedResponse(head, flow.remote, '503 Service Unavailable', REFUSAL_TAG_MARK + newTag(), this.extra);
       if (res) {
         this.count('refused', d.reason);
-        countResponseSent(head.method, 503);
+        countResponseSent(head.method, 503, flow.transport);
         try {
           reply(res.wire, res.port, flow);
         } catch {
@@ -114,7 +114,7 @@ export class ReceiveGate {
     if (d.action === 'admit') return true;
     if (d.action === 'refuse') {
       this.count('refused', d.reason);
-      countResponseSent(msg.method, 503);
+      countResponseSent(msg.method, 503, flow.transport);
       try {
         flow.send(createResponse(msg, 503, undefined, { toTag: REFUSAL_TAG_MARK + newTag(), headers: this.extra }));
       } catch {
