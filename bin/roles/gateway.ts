@@ -229,11 +229,14 @@ export const startGatewayRole: RoleStarter = async (ctx) => {
     name: 'gateway',
     drain: async (timeoutMs) => {
       logger.info({ liveCalls: gateway.registry.inProgress, drainTimeoutMs: timeoutMs }, 'gateway draining: new INVITEs and OPTIONS get 503, live calls go on');
-      // Carriers stop sending this node calls once its bindings are gone (Expires: 0, RFC 3261 sec. 10.2.2).
-      await registrar.stop(config.sip.registration.unregisterTimeoutMs);
       // Calls on cloud providers drain beside the SIP calls; those still up at the timeout are hung
       // up at their provider by stop().
-      const [result, providersIdle] = await Promise.all([gateway.drain(timeoutMs, config.shutdownGraceMs), providers.drain(timeoutMs)]);
+      // Carriers stop sending this node calls once its bindings are gone (Expires: 0, RFC 3261 sec. 10.2.2).
+      const [result, providersIdle] = await Promise.all([
+        gateway.drain(timeoutMs, config.shutdownGraceMs),
+        providers.drain(timeoutMs),
+        registrar.stop(config.sip.registration.unregisterTimeoutMs),
+      ]);
       logger.info({ ms: result.ms, endedAtTimeout: result.endedAtTimeout, providerCallsLeft: providersIdle ? 0 : providers.calls.size }, 'gateway drained');
     },
     stop: async (graceMs) => {
