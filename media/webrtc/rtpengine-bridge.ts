@@ -91,7 +91,8 @@ export class RtpengineBridge implements WebRtcBridge {
       // Nothing to free (never offered, or already gone): only worth a debug line.
       this.o.logger.debug({ err: error, callId: leg.callId, sipCallId: leg.sipCallId }, 'rtpengine delete');
     } finally {
-      this.calls.delete(leg.sipCallId);
+      // rtpengine may still write about the session (its final stats) after answering the delete.
+      setTimeout(() => this.calls.delete(leg.sipCallId), 5_000).unref();
     }
   }
 
