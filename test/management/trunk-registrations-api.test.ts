@@ -54,6 +54,12 @@ forEachStore('registering SIP trunks in the management API (spec registration, G
       domain: 'sip.carrier.example', user: 'acme-reg', expiresSeconds: 600, credentials: { username: 'acme-reg', password: 'reg-secret-3' }, contactUser: 'x', revision: 'x',
     });
     assert.match(listed.contactUser, /^r[0-9a-f]{24}$/);
+    // After a restart (a new instance, the same platform key) the Contact is the same, so the new
+    // REGISTER replaces the old binding (RFC 3261 sec. 10.3); another key gives another.
+    const again = await new StoreTrunkRegistrations({ db: store().db, secretBox: createSecretBox(secretKey), secretKey }).list();
+    assert.equal(again[0]?.contactUser, listed.contactUser);
+    const otherKey = await new StoreTrunkRegistrations({ db: store().db, secretBox: createSecretBox(secretKey), secretKey: Buffer.alloc(32, 1) }).list();
+    assert.notEqual(otherKey[0]?.contactUser, listed.contactUser);
     const expiresAt = new Date('2030-01-01T00:10:00Z');
     await registrations.report({ trunkId: listed.trunkId, tenantId: listed.tenantId, contact: 'sip:node-a', state: 'registered', expiresAt, retryAt: undefined, lastError: undefined });
     await registrations.report({ trunkId: listed.trunkId, tenantId: listed.tenantId, contact: 'sip:node-b', state: 'failed', expiresAt: undefined, retryAt: expiresAt, lastError: '403 Forbidden' });
