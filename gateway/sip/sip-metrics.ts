@@ -11,10 +11,8 @@ export const countedMethods = [
   'SUBSCRIBE', 'MESSAGE', 'PRACK', 'PUBLISH',
 ] as const;
 
+/** Also the transport label of a count whose caller does not know the transport. */
 const OTHER = 'other';
-
-/** Transports as labels (lower case); anything else, e.g. a caller that does not know it, is `other`. */
-export const countedTransports = ['udp', 'tcp', 'tls', 'ws', 'wss'] as const;
 
 class MethodCells {
   private readonly cells = new Map<string, CounterCell>();
@@ -62,20 +60,42 @@ class MethodStatusCells {
 }
 
 /**
- * One set of cells per transport, found by the flow's transport name (`UDP`, `TLS`...) in a Map of
- * five: one more lookup per message, still no string built.
+ * One set of cells per transport, picked by the flow's transport name (`UDP`, `TLS`...) with a
+ * switch (cheaper than a Map lookup on this path; measured in docs/operations.md): still no string
+ * built, no label object.
  */
 class ByTransport<T> {
-  private readonly sets = new Map<string, T>();
+  private readonly udp: T;
+  private readonly tcp: T;
+  private readonly tls: T;
+  private readonly ws: T;
+  private readonly wss: T;
   private readonly other: T;
 
   constructor(make: (transport: string) => T) {
-    for (const t of countedTransports) this.sets.set(t.toUpperCase(), make(t));
+    this.udp = make('udp');
+    this.tcp = make('tcp');
+    this.tls = make('tls');
+    this.ws = make('ws');
+    this.wss = make('wss');
     this.other = make(OTHER);
   }
 
   of(transport: string | undefined): T {
-    return (transport === undefined ? undefined : this.sets.get(transport)) ?? this.other;
+    switch (transport) {
+      case 'UDP':
+        return this.udp;
+      case 'TCP':
+        return this.tcp;
+      case 'TLS':
+        return this.tls;
+      case 'WS':
+        return this.ws;
+      case 'WSS':
+        return this.wss;
+      default:
+        return this.other;
+    }
   }
 }
 
