@@ -14,8 +14,9 @@
  * figure per configuration is the highest passing step. CPU is read from /proc:
  * Kamailio's whole process group (its workers, timer and probing processes), each node with the
  * children it reaped (espeak-ng), rtpengine. The nodes' per-carrier admission rate
- * (sip.abuse.perSourceRate, 50/s by default) and the calls allowed per number and tenant (100 and
- * 500 at once, every call here is to one number) are raised: this measures capacity, not limits.
+ * (sip.abuse.perSourceRate, 50/s by default), the calls allowed per number and tenant (100 and
+ * 500 at once, every call here is to one number) and admission by capacity (sip.admission: calls,
+ * call rate, event-loop lag) are raised or off: this measures capacity, not limits.
  *
  *   node --import tsx bench/edge-load.ts [--rates 10,20,40,60,80,100] [--seconds 10]
  */
@@ -91,7 +92,7 @@ async function main(): Promise<void> {
       // otherwise share the cores during the one-node steps.
       while (procs.length < count) {
         const n = nodes[procs.length] as NodeSettings;
-        const p = spawnPlatform(nodeEnv(n, { databaseUrl: url, secrets, edge: { kamailio: kamailioPort, kamailioInternal: kamailioInternalPort, rtpMin: 50_000, rtpMax: 59_999 }, extra: { SIP_ABUSE_PER_SOURCE_RATE: '2000', SIP_ABUSE_PER_SOURCE_BURST: '4000', SIP_MAX_CALLS_PER_NUMBER: '100000', SIP_MAX_CALLS_PER_TENANT: '1000000' } }), [], { built: 'plain' });
+        const p = spawnPlatform(nodeEnv(n, { databaseUrl: url, secrets, edge: { kamailio: kamailioPort, kamailioInternal: kamailioInternalPort, rtpMin: 50_000, rtpMax: 59_999 }, extra: { SIP_ABUSE_PER_SOURCE_RATE: '2000', SIP_ABUSE_PER_SOURCE_BURST: '4000', SIP_MAX_CALLS_PER_NUMBER: '100000', SIP_MAX_CALLS_PER_TENANT: '1000000', SIP_ADMISSION_MAX_CALLS: '100000', SIP_ADMISSION_MAX_CALLS_PER_SECOND: '100000', SIP_ADMISSION_MAX_EVENT_LOOP_LAG_MS: '0' } }), [], { built: 'plain' });
         procs.push(p);
         await waitForLine(p, 'platform started', 120_000);
       }

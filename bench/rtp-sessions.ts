@@ -2,7 +2,7 @@
  * How many concurrent bidirectional RTP sessions one process sustains.
  *
  * Each pair is two MediaSessions on 127.0.0.1 negotiated through offer/answer; both sides send
- * 50 packets/s of G.711 (a tone, encoded every tick) and the answering side decodes what it
+ * 50 packets/s of G.711 (or G.722 with `--codec g722`; a tone, encoded every tick) and the answering side decodes what it
  * receives through the jitter buffer into its `input` iterator (as the voice pipeline will).
  * The pair count grows stage by stage until 1% or more of packets are lost, or sent late (more than
  * 60 ms, the receiver's 3-packet jitter buffer, behind their due time, or skipped), or concealed at
@@ -92,7 +92,9 @@ class PairRunner {
 
   private async addPair(): Promise<void> {
     const caller = await this.service.offer();
-    const answer = await this.service.answer(caller.localSdp);
+    // `--codec g722`: the caller puts G.722 first, so the pair runs wideband (16 kHz, ADPCM).
+    const offer = arg('codec', 'pcmu') === 'g722' ? caller.localSdp.replace(/RTP\/AVP 0 8 9 /, 'RTP/AVP 9 0 8 ') : caller.localSdp;
+    const answer = await this.service.answer(offer);
     if (!answer.ok) throw new Error(answer.message);
     caller.applyAnswer(answer.sdp);
     const agent = answer.session as MediaSession;

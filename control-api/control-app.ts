@@ -9,6 +9,7 @@ import { createTenantsRepository } from './tenants/tenants-repository.js';
 import { systemClock } from '../core/clock.js';
 import { dashboard } from './http/dashboard.js';
 import { callTokenKey } from './webcalls/call-token.js';
+import { downloadLinkKey } from './reports/download-links.js';
 import { jsonErrors } from './http/error-response.js';
 import { opsRouter, storeReadinessChecks, type ReadinessCheck } from './http/ops-routes.js';
 import { requestLog } from './http/request-log.js';
@@ -91,7 +92,7 @@ export function createControlApp(deps: ControlAppDeps): Koa {
   });
   app.use(management.routes()).use(management.allowedMethods());
   const recordings = deps.recordings ?? recordingsFor(deps.config, deps.store.db).store;
-  const calls = callsRouter({ db: deps.store.db, operatorToken: deps.operatorToken, recordings });
+  const calls = callsRouter({ db: deps.store.db, operatorToken: deps.operatorToken, recordings, downloadKey: downloadLinkKey(deps.secretKey), ...(deps.campaigns?.clock ? { clock: deps.campaigns.clock } : {}) });
   app.use(calls.routes()).use(calls.allowedMethods());
   const messages = messageStatusRouter({ db: deps.store.db, operatorToken: deps.operatorToken });
   app.use(messages.routes()).use(messages.allowedMethods());

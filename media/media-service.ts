@@ -1,7 +1,8 @@
+import { isIPv6 } from 'node:net';
 import { silentLogger, type Logger } from '../core/logger.js';
 import { counter, gauge } from '../core/metrics.js';
 import type { MediaAnswer, MediaPort, MediaSessionOptions, MediaTimeouts } from '../core/ports/media.js';
-import type { G711Law } from './codecs/g711.js';
+import type { CodecName } from './codecs/audio-codec.js';
 import { sessionClosed, trackSession } from './media-metrics.js';
 import { MediaSession } from './media-session.js';
 import { PacingScheduler } from './rtp/pacing-scheduler.js';
@@ -14,9 +15,17 @@ export interface MediaServiceOptions {
   readonly bindAddress: string;
   /** Address advertised in SDP (o=, c=); defaults to bindAddress. */
   readonly advertisedAddress?: string;
+  /**
+   * IPv6 media beside IPv4 (docs/media.md, IPv6): a second pool of RTP sockets bound here (same
+   * port range), used for offers whose audio stream is on an IPv6 address. Unset: such offers
+   * are refused (488).
+   */
+  readonly bindAddress6?: string;
+  /** The IPv6 address advertised for those sessions; defaults to bindAddress6. */
+  readonly advertisedAddress6?: string;
   readonly portMin: number;
   readonly portMax: number;
-  readonly codecs?: readonly G711Law[];
+  readonly codecs?: readonly CodecName[];
   readonly telephoneEventPayloadType?: number | false;
   readonly preferLocalCodecOrder?: boolean;
   /** Jitter buffer depth in 20 ms packets. */
@@ -38,8 +47,12 @@ export const defaultTimeouts: MediaTimeouts = { rtpTimeoutMs: 30_000, holdTimeou
 /** Implements the media port: owns the port pool and the shared pacing clock. */
 export class MediaService implements MediaPort {
   readonly pool: RtpPortPool;
+  readonly pool6: RtpPortPool | undefined;
   readonly scheduler: PacingScheduler;
+  /** IPv4 sessions' capabilities (and our offers); IPv6 sessions'; both, for checking an offer. */
   private readonly capabilities: MediaCapabilities;
+  private readonly capabilities6: MediaCapabilities | undefined;
+  private readonly anyFamily: MediaCapabilities;
   private readonly sessions = new Set<MediaSession>();
   private readonly logger: Logger;
 
@@ -61,6 +74,18 @@ export class MediaService implements MediaPort {
       ptime: defaultCapabilities.ptime,
       preferLocalCodecOrder: options.preferLocalCodecOrder ?? false,
     };
+    const address6 = options.advertisedAddress6 ?? options.bindAddress6;
+    if (options.bindAddress6 !== undefined && address6 !== undefined) {
+      if (!isIPv6(options.bindAddress6) || !isIPv6(address6) || address6 === '::') {
+        throw new Error(`IPv6 media needs an IPv6 bind address and an advertised IPv6 address other than ::, got ${options.bindAddress6} / ${address6}`);
+      }
+      this.pool6 = new RtpPortPool({ host: options.bindAddress6, minPort: options.portMin, maxPort: options.portMax, receiveBufferBytes: options.receiveBufferBytes });
+      this.capabilities6 = { ...this.capabilities, address: address6 };
+    } else {
+      this.pool6 = undefined;
+      this.capabilities6 = undefined;
+    }
+    this.anyFamily = this.capabilities6 ? { ...this.capabilities, address6: this.capabilities6.address } : this.capabilities;
   }
 
   get openSessions(): number {
@@ -69,12 +94,13 @@ export class MediaService implements MediaPort {
 
   async answer(offerSdp: string, options: MediaSessionOptions = {}): Promise<MediaAnswer> {
     // Check the offer before taking a port, so a 488 costs no socket.
-    const precheck = negotiate(offerSdp, this.capabilities, 9, { sessionId: '0', sessionVersion: 0 });
+    const precheck = negotiate(offerSdp, this.anyFamily, 9, { sessionId: '0', sessionVersion: 0 });
     if (!precheck.ok) {
       answersCounter.inc({ outcome: precheck.reason });
       return precheck;
     }
-    const session = await this.createSession(options);
+    // The stream chosen decides the socket's family: an IPv6 stream gets an IPv6 socket.
+    const session = await this.createSession(options, isIPv6(precheck.audio.remoteAddress) ? 6 : 4);
     const result = session.answerOffer(offerSdp);
     if (!result.ok) {
       await session.close();
@@ -85,7 +111,7 @@ export class MediaService implements MediaPort {
   }
 
   async offer(options: MediaSessionOptions = {}): Promise<MediaSession> {
-    const session = await this.createSession(options);
+    const session = await this.createSession(options, 4);
     session.makeOffer();
     return session;
   }
@@ -94,10 +120,11 @@ export class MediaService implements MediaPort {
     await Promise.all([...this.sessions].map((s) => s.close()));
   }
 
-  private async createSession(options: MediaSessionOptions): Promise<MediaSession> {
+  private async createSession(options: MediaSessionOptions, family: 4 | 6): Promise<MediaSession> {
+    const v6 = family === 6 && this.pool6 && this.capabilities6 ? { pool: this.pool6, capabilities: this.capabilities6 } : undefined;
     let lease;
     try {
-      lease = await this.pool.allocate();
+      lease = await (v6?.pool ?? this.pool).allocate();
     } catch (error) {
       if (error instanceof RtpPortsExhaustedError) exhaustedCounter.inc();
       throw error;
@@ -106,7 +133,7 @@ export class MediaService implements MediaPort {
       lease,
       this.scheduler,
       {
-        capabilities: this.capabilities,
+        capabilities: v6?.capabilities ?? this.capabilities,
         jitterDepth: this.options.jitterDepth ?? 3,
         timeouts: { ...defaultTimeouts, ...this.options.timeouts },
         sendSilenceWhenIdle: this.options.sendSilenceWhenIdle ?? true,

@@ -109,7 +109,7 @@ describe('MediaSession RTP stream properties (real UDP)', () => {
 
   it('uses A-law end to end when PCMA is offered first', async () => {
     const caller = await service.offer();
-    const answer = await service.answer(caller.localSdp.replace('RTP/AVP 0 8 101', 'RTP/AVP 8 0 101'));
+    const answer = await service.answer(caller.localSdp.replace('RTP/AVP 0 8 9 101', 'RTP/AVP 8 0 9 101'));
     assert.ok(answer.ok);
     assert.ok(caller.applyAnswer(answer.sdp).ok);
     assert.equal(caller.codec, 'PCMA');

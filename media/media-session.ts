@@ -12,7 +12,7 @@ import type {
   SdpResult,
 } from '../core/ports/media.js';
 import { TypedEmitter } from '../core/typed-emitter.js';
-import { codecByName, FRAME_SAMPLES, type G711Codec } from './codecs/g711.js';
+import { FRAME_SAMPLES } from './codecs/g711.js';
 import { DtmfReceiver, isDtmfDigit, planDigit, writeTelephoneEvent, type EventPacketPlan } from './dtmf/rfc4733.js';
 import { AdaptiveDelay } from './rtp/adaptive-delay.js';
 import { JitterBuffer } from './rtp/jitter-buffer.js';
@@ -31,6 +31,7 @@ import {
 } from './sdp/offer-answer.js';
 import type { Direction } from './sdp/sdp.js';
 import { CallRecorder } from './session/call-recorder.js';
+import { CodecPath, widen } from './session/codec-path.js';
 import { FrameQueue } from './session/frame-queue.js';
 import { OutputQueue } from './session/output-queue.js';
 import { Playout } from './session/playout.js';
@@ -76,7 +77,7 @@ export class MediaSession extends TypedEmitter<MediaSessionEvents> implements Ca
   private readonly inputQueue: FrameQueue;
   private readonly jitter: JitterBuffer;
   private readonly delay: AdaptiveDelay;
-  private readonly player: Playout;
+  private player: Playout;
   private readonly onHeard = (frame: AudioFrame): void => this.heard(frame);
   private readonly sources = new SourceSelector();
   private readonly dtmfIn: DtmfReceiver;
@@ -95,7 +96,8 @@ export class MediaSession extends TypedEmitter<MediaSessionEvents> implements Ca
   private sentForRecording: (Int16Array | undefined)[] = [];
   private talkspurt = false;
   private audio: NegotiatedAudio | undefined;
-  private g711: G711Codec | undefined;
+  /** The negotiated codec, both directions, with a wideband call's rate changes. */
+  private codecs: CodecPath | undefined;
   private latch: SymmetricRtpLatch | undefined;
   private sdp = '';
   private sdpVersion = 1;
@@ -139,9 +141,9 @@ export class MediaSession extends TypedEmitter<MediaSessionEvents> implements Ca
     return this.audio;
   }
 
-  /** Negotiated codec name (PCMU/PCMA), undefined before negotiation. */
+  /** Negotiated codec name (PCMU/PCMA/G722), undefined before negotiation. */
   get codec(): string | undefined {
-    return this.g711?.name;
+    return this.codecs?.name;
   }
 
   get input(): AsyncIterable<AudioFrame> {
@@ -240,7 +242,8 @@ export class MediaSession extends TypedEmitter<MediaSessionEvents> implements Ca
   async startRecording(path: string): Promise<void> {
     if (this.recorder) throw failedPrecondition('already recording');
     if (this.closed) throw failedPrecondition('media session is closed');
-    const recorder = await CallRecorder.create(path);
+    // A wideband call is recorded at 16 kHz (docs/media.md, G.722).
+    const recorder = await CallRecorder.create(path, this.codecs?.rx.sampleRate ?? 8000);
     if (this.closed || this.recorder) {
       await recorder.stop();
       throw failedPrecondition(this.closed ? 'media session closed while the recording opened' : 'already recording');
@@ -270,7 +273,10 @@ export class MediaSession extends TypedEmitter<MediaSessionEvents> implements Ca
     const previous = this.audio;
     this.audio = audio;
     if (!sends(audio)) this.rejectDtmf(failedPrecondition(`media direction became ${audio.direction}`));
-    this.g711 = codecByName(audio.codec);
+    if (audio.codec !== previous?.codec) {
+      this.codecs = new CodecPath(audio.codec);
+      this.player = new Playout(this.jitter, this.delay, this.config.jitterDepth * 20, this.codecs.rx.frameSamples);
+    }
     if (!this.latch) this.latch = new SymmetricRtpLatch(audio.remoteAddress, audio.remotePort, this.config.latch);
     else if (previous && (previous.remoteAddress !== audio.remoteAddress || previous.remotePort !== audio.remotePort)) {
       this.latch.reset(audio.remoteAddress, audio.remotePort);
@@ -318,20 +324,20 @@ export class MediaSession extends TypedEmitter<MediaSessionEvents> implements Ca
     else if (pushed === 'resync') this.delay.restart();
     // Event packets repeat their start timestamp (RFC 4733 sec. 2.5.1.2): no jitter sample.
     if (!isEvent && pushed !== 'duplicate') this.delay.onArrival(now, packet.timestamp);
-    const codec = this.g711;
+    const codec = this.codecs?.rx;
     // Eager playout: in-order audio goes to VAD/STT now, not at the next tick.
     if (codec) this.player.drain(codec, now, this.wantsFrames(), this.onHeard);
   }
 
   onTick(tick: number, now: number): void {
     const audio = this.audio;
-    const codec = this.g711;
+    const codec = this.codecs;
     if (!audio || !codec || this.closed) return;
     this.lastTick = tick;
     // A catch-up tick after our own stall: the peer's packets of that time may still be in the
     // socket (a peer in this process has not even sent them yet), so its silence is not yet known.
     const catchingUp = now - this.scheduler.dueAt(tick) > FRAME_MS;
-    this.player.tick(codec, now, this.wantsFrames(), this.onHeard, !catchingUp);
+    this.player.tick(codec.rx, now, this.wantsFrames(), this.onHeard, !catchingUp);
     this.send(audio, codec, tick);
     this.record();
     this.dtmfIn.poll(now);
@@ -342,10 +348,14 @@ export class MediaSession extends TypedEmitter<MediaSessionEvents> implements Ca
     return this.inputQueue.active || this.recorder !== undefined;
   }
 
-  private heard(frame: AudioFrame): void {
+  private heard(decoded: AudioFrame): void {
+    // A wideband frame reaches readers at 8 kHz with its 16 kHz original beside it.
+    const frame = this.codecs ? this.codecs.toReaders(decoded) : decoded;
     this.inputQueue.push(frame);
-    if (!this.recorder) return;
-    this.heardForRecording.push(frame.samples);
+    const recorder = this.recorder;
+    if (!recorder) return;
+    const wide = frame.wideband ?? (recorder.sampleRate === 16000 ? widen(frame.samples) : undefined);
+    this.heardForRecording.push(recorder.sampleRate === 16000 ? (wide as Int16Array) : frame.samples);
     // Frames arrive with the network's timing; the file is written on the tick. A few may wait,
     // more means the peer's clock runs fast: drop the oldest to stay aligned with our side.
     if (this.heardForRecording.length > 3) this.heardForRecording.shift();
@@ -371,7 +381,7 @@ export class MediaSession extends TypedEmitter<MediaSessionEvents> implements Ca
    */
   private sendEarly(): void {
     const audio = this.audio;
-    const codec = this.g711;
+    const codec = this.codecs;
     const latch = this.latch;
     if (!audio || !codec || !latch || this.closed || !sends(audio)) return;
     if (this.lead > 0 || !this.idle || this.dtmfJobs.length > 0 || this.dtmfGapTicks > 0) return;
@@ -386,7 +396,7 @@ export class MediaSession extends TypedEmitter<MediaSessionEvents> implements Ca
     this.sendAudio(audio, codec, latch, this.lastTick + 1, frame);
   }
 
-  private send(audio: NegotiatedAudio, codec: G711Codec, tick: number): void {
+  private send(audio: NegotiatedAudio, codec: CodecPath, tick: number): void {
     const latch = this.latch;
     if (!latch || !sends(audio)) {
       this.lead = 0;
@@ -429,19 +439,25 @@ export class MediaSession extends TypedEmitter<MediaSessionEvents> implements Ca
     this.sendAudio(audio, codec, latch, slot, frame);
   }
 
-  private sendAudio(audio: NegotiatedAudio, codec: G711Codec, latch: SymmetricRtpLatch, slot: number, frame: Int16Array | undefined): void {
+  private sendAudio(audio: NegotiatedAudio, codec: CodecPath, latch: SymmetricRtpLatch, slot: number, frame: Int16Array | undefined): void {
+    // RFC 3551 sec. 4.5.2: G.722 too advances the timestamp by 160 per 20 ms (an 8000 clock).
     const timestamp = (this.timestampBase + (slot - this.startTick) * FRAME_SAMPLES) >>> 0;
+    // 160 octets per 20 ms for G.711 and G.722 alike.
     const packet = Buffer.allocUnsafe(RTP_HEADER_BYTES + FRAME_SAMPLES);
     // RFC 3551 sec. 4.1: marker on the first packet of a talkspurt (the stream's first packet, or
     // the first after a pause when idle silence is not sent).
     writeRtpHeader(packet, audio.payloadType, !this.talkspurt, this.nextSeq(), timestamp, this.ssrc);
-    if (frame) codec.encode(frame, packet, RTP_HEADER_BYTES);
-    else packet.fill(codec.silenceByte, RTP_HEADER_BYTES);
+    // The agent's audio is 8 kHz; a wideband codec gets it upsampled.
+    const wide = codec.encode(frame, packet, RTP_HEADER_BYTES);
     this.talkspurt = true;
     this.transmit(packet, latch);
+    const recorder = this.recorder;
+    if (!recorder) return;
     // `frame` is the output queue's reused buffer: the recording needs its own copy.
-    if (this.recorder) this.sentForRecording.push(frame?.slice());
+    if (recorder.sampleRate === 16000) this.sentForRecording.push(frame ? (wide ?? widen(frame)) : undefined);
+    else this.sentForRecording.push(frame?.slice());
   }
+
 
   private rejectDtmf(error: AppError): void {
     const jobs = this.dtmfJobs;
@@ -465,7 +481,7 @@ export class MediaSession extends TypedEmitter<MediaSessionEvents> implements Ca
   }
 
   private transmit(packet: Buffer, latch: SymmetricRtpLatch): void {
-    if (latch.address === '0.0.0.0' || latch.port === 0) return;
+    if (latch.address === '0.0.0.0' || latch.address === '::' || latch.port === 0) return;
     this.stats.packetsSent++;
     this.lease.socket.send(packet, latch.port, latch.address);
   }

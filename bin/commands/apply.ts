@@ -70,6 +70,24 @@ export function formatReport(report: ApplyReport): string {
   return `${lines.join('\n')}\n`;
 }
 
+/** Sets of this many documents or more show progress on stderr; a small apply stays quiet. */
+export const progressThreshold = 50;
+
+/**
+ * Progress of a large apply on stderr (stdout keeps only the report, so `-o json` stays
+ * parseable): a line at every tenth of the documents, then one while the transaction commits.
+ */
+export function applyProgress(total: number, io: ApplyCommandIo): ((done: number) => void) | undefined {
+  if (total < progressThreshold) return undefined;
+  let shown = 0;
+  return (done) => {
+    const tenth = Math.floor((done * 10) / total);
+    if (tenth <= shown) return;
+    shown = tenth;
+    io.stderr(`apply: ${done}/${total} documents (${tenth * 10}%)${done === total ? ', committing' : ''}\n`);
+  };
+}
+
 export async function runApplyCommand(args: readonly string[], io: ApplyCommandIo = processIo): Promise<number> {
   let store: Store | undefined;
   try {
@@ -97,6 +115,8 @@ export async function runApplyCommand(args: readonly string[], io: ApplyCommandI
     if (target && values.config) throw new UsageError('--config and --server exclude each other: --server applies through the running platform');
     const documents = readDocuments(values.file);
     if (target) {
+      // One request, one transaction on the server: all we can tell is that it is under way.
+      if (documents.length >= progressThreshold) io.stderr(`apply: sending ${documents.length} documents to ${target.server} (one transaction)...\n`);
       const report = await applyRemotely(target, documents, values['dry-run'] === true);
       io.stdout(output === 'json' ? `${JSON.stringify(report, null, 2)}\n` : formatReport(report));
       return 0;
@@ -106,7 +126,8 @@ export async function runApplyCommand(args: readonly string[], io: ApplyCommandI
     const { secretKey } = resolveLocalSecrets(config.dataDir, config.security);
     store = await openCliStore(config);
     const kinds = platformKinds(secretKey);
-    const report = await createApplyService(store.db, kinds.definitions, kinds.tenants).apply(documents, { dryRun: values['dry-run'] === true });
+    const progress = applyProgress(documents.length, io);
+    const report = await createApplyService(store.db, kinds.definitions, kinds.tenants).apply(documents, { dryRun: values['dry-run'] === true, ...(progress ? { onProgress: progress } : {}) });
     io.stdout(output === 'json' ? `${JSON.stringify(report, null, 2)}\n` : formatReport(report));
     return 0;
   } catch (error) {

@@ -1,6 +1,7 @@
 import { systemClock } from '../../core/clock.js';
 import { advertisedSipAddress } from '../../core/config/advertised-address.js';
-import type { SipAbuseSettings } from '../../core/config/schema.js';
+import { availableParallelism } from 'node:os';
+import type { SipAbuseSettings, SipAdmissionSettings } from '../../core/config/schema.js';
 import { CallRecorder } from '../../control-api/calls/call-recorder.js';
 import { recordingsFor } from '../../control-api/calls/recordings.js';
 import { RecipeCallHandler } from '../../control-api/gateway-adapters/recipe-call-handler.js';
@@ -17,10 +18,12 @@ import { ProviderTelephony, RoutingOriginator } from '../../control-api/provider
 import { SipGateway } from '../../gateway/inbound/sip-gateway.js';
 import { parseOutboundProxy, SipOriginator } from '../../gateway/outbound/sip-originator.js';
 import { SipResolver } from '../../gateway/sip/resolve/sip-resolver.js';
+import type { UdpTransport } from '../../gateway/sip/transport/udp.js';
 import { GatewayCallTransfer } from '../../gateway/transfer/gateway-call-transfer.js';
 import type { CallTransfer, CallTransferOutcome } from '../../core/ports/call-transfer.js';
 import { loadOrCreateTlsCredentials, TlsSetupError, type TlsSetupFailure } from '../../gateway/sip/transport/certificate.js';
 import { MediaService } from '../../media/media-service.js';
+import { RtpengineSrtpRelay } from '../../media/webrtc/rtpengine-srtp.js';
 import { StoreWebCallAuthority } from '../../control-api/gateway-adapters/web-call-authority.js';
 import { callTokenKey } from '../../control-api/webcalls/call-token.js';
 import { startWebCallMedia } from './web-call-media.js';
@@ -39,6 +42,22 @@ function gatewayAbuseOptions(a: SipAbuseSettings): NonNullable<Parameters<typeof
     authFailureWindowMs: a.authFailureWindowMs,
     blockMs: a.blockMs,
     ...(a.scannerUserAgents ? { scannerUserAgents: a.scannerUserAgents.map((p) => new RegExp(p, 'i')) } : {}),
+  };
+}
+
+/**
+ * sip.admission as the gateway takes it: calls and call rate per core when unset (30 calls and 2
+ * new calls a second per core: setting a call up spawns speech engines, and each spawn stalls this
+ * process's event loop for 10-230 ms as its memory grows, docs/sip-stack.md "Admission by
+ * capacity"); 0 turns the lag signal off. The recogniser queue limit waits for the recogniser
+ * pool to report its depth.
+ */
+export function gatewayAdmissionOptions(a: SipAdmissionSettings, cores = availableParallelism()): NonNullable<Parameters<typeof SipGateway.start>[0]['admission']> {
+  return {
+    maxCalls: a.maxCalls ?? 30 * cores,
+    maxCallsPerSecond: a.maxCallsPerSecond ?? 2 * cores,
+    ...(a.maxEventLoopLagMs > 0 ? { maxEventLoopLagMs: a.maxEventLoopLagMs } : {}),
+    maxRecogniserQueue: a.maxRecogniserQueue,
   };
 }
 
@@ -84,6 +103,8 @@ export const startGatewayRole: RoleStarter = async (ctx) => {
   const media = new MediaService({
     bindAddress: config.media.bindAddress,
     advertisedAddress: publicAddress,
+    ...(config.media.bindAddressIpv6 ? { bindAddress6: config.media.bindAddressIpv6 } : {}),
+    ...(config.media.publicAddressIpv6 ? { advertisedAddress6: config.media.publicAddressIpv6 } : {}),
     portMin: config.media.portMin,
     portMax: config.media.portMax,
     jitterDepth: config.media.jitterDepth,
@@ -137,6 +158,8 @@ export const startGatewayRole: RoleStarter = async (ctx) => {
   });
   // Web calls: browsers over SIP/WSS with WebRTC media, relayed to plain RTP by rtpengine.
   const webMedia = config.webCalls.enabled ? await startWebCallMedia(config, publicAddress, logger.child({ part: 'web-calls' })) : undefined;
+  // The same rtpengine terminates SDES-SRTP for trunks with `srtp` set (docs/media.md, SRTP).
+  const srtp = webMedia ? new RtpengineSrtpRelay(webMedia.bridge) : undefined;
   const web = webMedia ? { authority: new StoreWebCallAuthority({ db: ctx.store.db, key: callTokenKey(ctx.secrets.secretKey), clock: systemClock }), bridge: webMedia.bridge } : undefined;
   // RFC 4028 session timers for both directions (config keeps Min-SE at or above 90 s).
   const sessionTimer = { intervalSeconds: config.sip.sessionExpiresSeconds, minSeSeconds: config.sip.minSessionExpiresSeconds };
@@ -160,6 +183,7 @@ export const startGatewayRole: RoleStarter = async (ctx) => {
       wssPort: config.sip.wssPort,
       ...(tls ? { tls: { cert: tls.cert, key: tls.key } } : {}),
       http: config.http,
+      receiveBufferBytes: config.sip.udpReceiveBufferBytes,
     },
     directory,
     media,
@@ -174,9 +198,15 @@ export const startGatewayRole: RoleStarter = async (ctx) => {
     sessionTimer,
     maddrMulticast: config.sip.maddrMulticast,
     abuse: gatewayAbuseOptions(config.sip.abuse),
-    receiveQueue: { perSource: config.sip.abuse.queuePerSource, turnBudget: config.sip.abuse.turnBudget },
+    admission: gatewayAdmissionOptions(config.sip.admission),
+    receiveQueue: {
+      perSource: config.sip.abuse.queuePerSource,
+      turnBudget: config.sip.abuse.turnBudget,
+      ...(config.sip.admission.maxReceiveWaitMs > 0 ? { maxWaitMs: config.sip.admission.maxReceiveWaitMs } : {}),
+    },
     ...(web ? { web } : {}),
     registered: registrar,
+    ...(srtp ? { srtp } : {}),
   }).catch(async (error: unknown) => {
     // A port in use: nothing of this role may keep the process alive while it reports and exits.
     await webMedia?.stop();
@@ -192,6 +222,11 @@ export const startGatewayRole: RoleStarter = async (ctx) => {
     throw error;
   });
   logger.info({ port: providerListener.port, publicBaseUrl: providers.publicBaseUrl }, 'provider webhooks and media streams listening');
+  const udp = gateway.transports.get('UDP') as UdpTransport | undefined;
+  if (udp && udp.receiveBufferBytes < config.sip.udpReceiveBufferBytes) {
+    // Linux caps SO_RCVBUF at net.core.rmem_max: a burst then overflows the kernel's buffer sooner.
+    logger.warn({ asked: config.sip.udpReceiveBufferBytes, got: udp.receiveBufferBytes }, 'SIP UDP receive buffer smaller than sip.udpReceiveBufferBytes: raise net.core.rmem_max');
+  }
   logger.info(
     { ports: gateway.ports, publicAddress },
     "SIP gateway listening: inbound calls run their number's recipe through the voice pipeline and are recorded for post-call insights",
@@ -211,6 +246,7 @@ export const startGatewayRole: RoleStarter = async (ctx) => {
     resolver,
     // Behind a SIP edge, every outbound call leaves through it (docs/edge.md).
     ...(config.sip.edge.outboundProxy ? { outboundProxy: parseOutboundProxy(config.sip.edge.outboundProxy) } : {}),
+    ...(srtp ? { srtp } : {}),
   });
   // Campaign calls from provider numbers go through the provider's REST API, the others over SIP.
   const unbindOriginator = processOriginator.bind(new RoutingOriginator(originator, providers));

@@ -38,6 +38,8 @@ export interface ApplyScope {
 export interface ApplyOptions {
   readonly dryRun: boolean;
   readonly scope?: ApplyScope;
+  /** Told after each document (`done` of `total`), so a CLI can show progress on a large set. */
+  readonly onProgress?: (done: number, total: number) => void;
 }
 
 /** Resolves a client ID to a tenant id; the Tenant kind's own `find` is the natural choice. */
@@ -179,6 +181,7 @@ export async function applyDocuments(
       } catch (error) {
         throw inDocument(error, p);
       }
+      options.onProgress?.(results.length, planned.length);
     }
     results.sort((a, b) => a.index - b.index);
     const count = (action: ApplyResult['action']): number => results.filter((r) => r.action === action).length;

@@ -3,11 +3,11 @@ import type { TenantAdmin } from '../management/tenant-admin.js';
 import type { ResourceDefinition } from '../resources/resource-definition.js';
 import type { Database } from '../store/schema.js';
 import { allApplyKinds } from './apply-kinds.js';
-import { applyDocuments, type ApplyReport, type ApplyScope } from './apply-documents.js';
+import { applyDocuments, type ApplyOptions, type ApplyReport } from './apply-documents.js';
 import { parseEnvelopes, type SourceDocument } from './parse-documents.js';
 
 export interface ApplyService {
-  apply(documents: readonly SourceDocument[], options: { dryRun: boolean; scope?: ApplyScope }): Promise<ApplyReport>;
+  apply(documents: readonly SourceDocument[], options: ApplyOptions): Promise<ApplyReport>;
 }
 
 /** One entry point for the API and the CLI, so both apply exactly the same way. */

@@ -1,8 +1,9 @@
 import { z } from 'zod';
 import { clientIdParam, type OpenApiBuilder } from '../management/openapi/builder.js';
 import type { JsonSchema } from '../management/openapi/json-schema.js';
-import { errorResponses, ok, operation, pageOf, pageParams, pathParam, ref } from '../management/openapi/operations.js';
+import { errorResponses, ok, operation, pageOf, pathParam, ref } from '../management/openapi/operations.js';
 import { amdVerdicts, analysisStates, callOutcomes } from './call-types.js';
+import { callSorts, sortOrders } from './call-list.js';
 
 /**
  * The calls and Master Report routes' part of `/v1/openapi.json`. Response schemas mirror
@@ -14,6 +15,13 @@ const nullableText = z.string().nullable();
 export const callViewSchema = z.object({
   id: z.uuid().describe("the call's id: also the gateway's, in every log line of the call (`callId`)"),
   sipCallId: nullableText.describe("SIP Call-ID of the call's dialog (null for simulations)"),
+  sip: z
+    .object({
+      transport: nullableText.describe('udp, tcp, tls, ws or wss'),
+      remoteAddress: nullableText.describe("the far end's signalling address: the caller's source, or the address we dialled"),
+      codec: nullableText.describe('the audio codec negotiated in SDP, e.g. PCMU'),
+    })
+    .describe('SIP facts of the call; each null for simulations, provider-carried calls and records written before they were kept'),
   tenant: z.string().describe('client ID of the tenant'),
   direction: z.enum(['inbound', 'outbound', 'simulation', 'web']),
   phoneNumber: nullableText.describe("the platform's number, E.164"),
@@ -105,8 +113,10 @@ const filterParams: readonly JsonSchema[] = [
   query('to', 'through this day (YYYY-MM-DD) or until this instant with offset, exclusive', { type: 'string' }),
   query('campaign', 'campaign id', { type: 'string', format: 'uuid' }),
   query('number', "the platform's number or the other party's, E.164 (`+` optional)", { type: 'string' }),
+  query('sipCallId', "the SIP Call-ID of the call's dialog (how a web page finds the record of the call it placed)", { type: 'string' }),
   { ...query('outcome', 'outcome(s); repeat or comma-separate', manyOf(callOutcomes)), style: 'form', explode: true },
   { ...query('disposition', 'Close block disposition(s)', manyOf(undefined)), style: 'form', explode: true },
+  { ...query('endReason', "the record's end reason(s): closed, callerHangup, transferred, silenceTimeout, maxDuration, voicemail, ...", manyOf(undefined)), style: 'form', explode: true },
   { ...query('direction', 'direction(s)', manyOf(['inbound', 'outbound', 'simulation', 'web'])), style: 'form', explode: true },
   { ...query('analysis', 'analysis state(s)', manyOf(analysisStates)), style: 'form', explode: true },
 ];
@@ -114,14 +124,26 @@ const filterParams: readonly JsonSchema[] = [
 export function callsOpenApi(b: OpenApiBuilder): void {
   b.addZod('Call', callViewSchema, 'output');
   const detail = b.addZod('CallDetail', callDetailSchema, 'output');
-  b.schemas['CallPage'] = pageOf(ref('Call'));
+  const page = pageOf(ref('Call'));
+  b.schemas['CallPage'] = {
+    ...page,
+    properties: { ...(page['properties'] as Record<string, JsonSchema>), prevCursor: { type: 'string', description: 'the page before this one; absent on the first page' } },
+  };
   const collection = '/v1/tenants/{clientId}/calls';
   const id = pathParam('id', 'call id');
   const tag = 'Call';
   b.tag(tag, 'Call records of a tenant, inbound, outbound (every campaign attempt) and simulated: transcript, the recipe\'s path, post-call insights and the recording.');
   b.path(collection, 'get', operation({
-    operationId: 'listCalls', summary: 'List call records, oldest first (filterable)', tag,
-    parameters: [clientIdParam, ...pageParams, ...filterParams],
+    operationId: 'listCalls', summary: 'List call records, newest first (sortable, filterable, paged both ways)', tag,
+    description: 'Sorted by `sort` and `order` (default `startedAt` `desc`: the newest call first). `nextCursor` and `prevCursor` page forwards and back; a cursor is only valid with the `sort` and `order` it was issued for.',
+    parameters: [
+      clientIdParam,
+      { name: 'limit', in: 'query', required: false, description: 'Page size, 1 to 200 (default 50)', schema: { type: 'integer', minimum: 1, maximum: 200, default: 50 } },
+      query('cursor', '`nextCursor` or `prevCursor` of a page of the same sort and order', { type: 'string' }),
+      query('sort', 'sort key: start time, or duration (calls in progress count as shortest)', { type: 'string', enum: [...callSorts], default: 'startedAt' }),
+      query('order', '`desc` (newest or longest first) or `asc`', { type: 'string', enum: [...sortOrders], default: 'desc' }),
+      ...filterParams,
+    ],
     responses: { '200': ok('A page of calls', ref('CallPage')), ...errorResponses(400, 401, 404) },
   }));
   b.path(`${collection}/{id}`, 'get', operation({
@@ -157,4 +179,38 @@ export function masterReportOpenApi(b: OpenApiBuilder): void {
       ...errorResponses(400, 401, 404),
     },
   }));
+  b.path('/v1/tenants/{clientId}/reports/master.csv/links', 'post', operation({
+    operationId: 'createMasterReportLink', summary: 'A signed link to download the Master Report without a header, valid for a minute', tag: 'Report',
+    description: 'Takes the query of `downloadMasterReport` and checks it now (a bad filter is a 400 here). The browser downloads `url` natively: the CSV streams to a file.',
+    parameters: [clientIdParam, ...filterParams, flag('bom', 'start with a UTF-8 byte order mark (Excel)'), flag('formulaGuard', 'prefix cells that a spreadsheet would run as formulas')],
+    responses: {
+      '201': ok('The link', {
+        type: 'object',
+        required: ['url', 'expiresAt', 'calls'],
+        properties: {
+          url: { type: 'string', description: '`/v1/report-downloads/{token}`, relative to the control API' },
+          expiresAt: { type: 'string', format: 'date-time' },
+          calls: { type: 'integer', description: 'how many calls (rows) the report holds now' },
+        },
+        additionalProperties: false,
+      }),
+      ...errorResponses(400, 401, 404),
+    },
+  }));
+  b.path('/v1/report-downloads/{token}', 'get', {
+    ...operation({
+    operationId: 'downloadMasterReportByLink', summary: 'The Master Report through a signed link (no Authorization header)', tag: 'Report',
+    parameters: [pathParam('token', 'the token of a link from `createMasterReportLink`')],
+    responses: {
+      '200': {
+        description: 'CSV with a header row (`Content-Disposition: attachment`)',
+        headers: { 'Content-Disposition': { required: true, schema: { type: 'string' } } },
+        content: { 'text/csv': { schema: { type: 'string' } } },
+      },
+      ...errorResponses(400, 401, 404),
+    },
+    }),
+    // The link's token is the credential: no bearer token.
+    security: [],
+  });
 }

@@ -2,16 +2,17 @@ import { DateTime } from 'luxon';
 import { AppError } from '../../core/errors.js';
 import { analysisStates, callOutcomes } from './call-types.js';
 import { isUuid, type CallFilter } from './call-repository.js';
+import { callSorts, sortOrders, type CallSort, type ListOrder, type SortOrder } from './call-list.js';
 
 /**
  * Query parameters of the call list and the report: `from`/`to` (ISO 8601 instant with offset, or
  * a date `YYYY-MM-DD` read in the tenant's timezone; `from` inclusive, `to` exclusive for an
- * instant and through the end of that day for a date), `campaign`, `number`, and repeatable
- * `outcome`, `disposition`, `direction`, `analysis`.
+ * instant and through the end of that day for a date), `campaign`, `number`, `sipCallId`, and repeatable
+ * `outcome`, `disposition`, `endReason`, `direction`, `analysis`.
  */
 type QueryValue = string | string[] | undefined;
 
-export const filterParameters = ['from', 'to', 'campaign', 'number', 'outcome', 'disposition', 'direction', 'analysis'] as const;
+export const filterParameters = ['from', 'to', 'campaign', 'number', 'sipCallId', 'outcome', 'disposition', 'endReason', 'direction', 'analysis'] as const;
 
 const bad = (name: string, message: string): AppError => new AppError('invalid_argument', `${name} ${message}`, { issues: [{ path: name, message }] });
 
@@ -61,8 +62,10 @@ export function parseCallFilter(query: Readonly<Record<string, QueryValue>>, tim
   const campaign = single(query, 'campaign');
   if (campaign !== undefined && !isUuid(campaign)) throw bad('campaign', 'must be a campaign id (UUID)');
   const number = single(query, 'number');
+  const sipCallId = single(query, 'sipCallId');
   const outcome = many(query, 'outcome', callOutcomes);
   const disposition = many(query, 'disposition');
+  const endReason = many(query, 'endReason');
   const direction = many(query, 'direction', ['inbound', 'outbound', 'simulation', 'web']);
   const analysis = many(query, 'analysis', analysisStates);
   return {
@@ -71,11 +74,22 @@ export function parseCallFilter(query: Readonly<Record<string, QueryValue>>, tim
     ...(campaign ? { campaignId: campaign } : {}),
     // Numbers are stored E.164 with '+'; accept the SendMessage form (digits only) too.
     ...(number ? { number: /^\d+$/.test(number) ? `+${number}` : number.replace(/^ /, '+') } : {}),
+    ...(sipCallId ? { sipCallId } : {}),
     ...(outcome ? { outcome } : {}),
     ...(disposition ? { disposition } : {}),
+    ...(endReason ? { endReason } : {}),
     ...(direction ? { direction } : {}),
     ...(analysis ? { analysisStatus: analysis } : {}),
   };
+}
+
+/** `sort` (startedAt, duration; default startedAt) and `order` (desc, asc; default desc: newest first). */
+export function parseListOrder(query: Readonly<Record<string, QueryValue>>): ListOrder {
+  const sort = single(query, 'sort') ?? 'startedAt';
+  if (!(callSorts as readonly string[]).includes(sort)) throw bad('sort', `must be one of ${callSorts.join(', ')} (got "${sort}")`);
+  const order = single(query, 'order') ?? 'desc';
+  if (!(sortOrders as readonly string[]).includes(order)) throw bad('order', `must be one of ${sortOrders.join(', ')} (got "${order}")`);
+  return { sort: sort as CallSort, order: order as SortOrder };
 }
 
 /** `true`/`false`/absent for a boolean report option. */

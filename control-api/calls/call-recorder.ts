@@ -129,6 +129,9 @@ function startColumns(start: CallStart) {
   return {
     ...(start.id ? { id: start.id } : {}),
     sip_call_id: start.sipCallId ?? null,
+    sip_transport: start.sip?.transport ?? null,
+    sip_remote_address: start.sip?.remoteAddress ?? null,
+    codec: start.sip?.codec ?? null,
     tenant_id: start.tenantId,
     direction: start.direction,
     started_at: start.startedAt,

@@ -12,6 +12,9 @@ export function toCallRecord(row: CallRow): CallRecord {
   return {
     id: row.id,
     sipCallId: row.sip_call_id,
+    sipTransport: row.sip_transport,
+    sipRemoteAddress: row.sip_remote_address,
+    codec: row.codec,
     tenantId: row.tenant_id,
     direction: row.direction,
     phoneNumberId: row.phone_number_id,
@@ -50,68 +53,57 @@ export interface CallFilter {
   readonly campaignId?: string;
   /** Matches the platform's number or the other party's. */
   readonly number?: string;
+  /** The SIP Call-ID of the call's dialog (a web page finds the record of the call it placed). */
+  readonly sipCallId?: string;
   readonly outcome?: readonly string[];
   readonly disposition?: readonly string[];
+  /** The record's end reason (closed, callerHangup, transferred, silenceTimeout, ...). */
+  readonly endReason?: readonly string[];
   readonly direction?: readonly string[];
   readonly analysisStatus?: readonly string[];
 }
 
-/** Position after the last row of a page, in the (started_at, id) order. */
+/** Position after the last row of a page, in the (started_at, id) order (the Master Report). */
 export interface CallCursor {
   readonly startedAt: Date;
   readonly id: string;
 }
 
-export function encodeCursor(cursor: CallCursor): string {
-  return Buffer.from(`${cursor.startedAt.toISOString()}|${cursor.id}`, 'utf8').toString('base64url');
-}
+type CallQuery = ReturnType<typeof callsOfTenant>;
+const callsOfTenant = (db: Kysely<Database>, tenantId: string) => db.selectFrom('calls').where('calls.tenant_id', '=', tenantId);
 
-export function decodeCursor(text: string): CallCursor | undefined {
-  const [at, id] = Buffer.from(text, 'base64url').toString('utf8').split('|');
-  const startedAt = new Date(at ?? '');
-  if (!id || !isUuid(id) || Number.isNaN(startedAt.getTime())) return undefined;
-  return { startedAt, id };
+/** The filter's conditions on a query of one tenant's calls (the list and the Master Report share them). */
+export function whereFilter(query: CallQuery, filter: CallFilter): CallQuery {
+  let q = query;
+  if (filter.from) q = q.where('calls.started_at', '>=', filter.from);
+  if (filter.to) q = q.where('calls.started_at', '<', filter.to);
+  if (filter.campaignId) q = q.where('calls.campaign_id', '=', filter.campaignId);
+  if (filter.number) {
+    const number = filter.number;
+    q = q.where((eb) => eb.or([eb('calls.phone_number', '=', number), eb('calls.remote_number', '=', number)]));
+  }
+  if (filter.sipCallId) q = q.where('calls.sip_call_id', '=', filter.sipCallId);
+  if (filter.outcome?.length) q = q.where('calls.outcome', 'in', [...filter.outcome]);
+  if (filter.disposition?.length) q = q.where('calls.disposition', 'in', [...filter.disposition]);
+  if (filter.endReason?.length) q = q.where('calls.end_reason', 'in', [...filter.endReason]);
+  if (filter.direction?.length) q = q.where('calls.direction', 'in', [...(filter.direction as CallRow['direction'][])]);
+  if (filter.analysisStatus?.length) q = q.where('calls.analysis_status', 'in', [...(filter.analysisStatus as CallRow['analysis_status'][])]);
+  return q;
 }
 
 /**
- * Selects one tenant's calls matching `filter` after `after`, oldest first. Keyset pagination on
- * (started_at, id), served by the (tenant_id, started_at, id) index: every page costs the same
- * however deep it is, on PostgreSQL and PGlite alike.
+ * Selects one tenant's calls matching `filter` after `after`, oldest first (the Master Report's
+ * order). Keyset pagination on (started_at, id), served by the (tenant_id, started_at, id) index:
+ * every page costs the same however deep it is, on PostgreSQL and PGlite alike.
  */
 export function filteredCalls(db: Kysely<Database>, tenantId: string, filter: CallFilter, after?: CallCursor) {
-  let query = db.selectFrom('calls').where('calls.tenant_id', '=', tenantId);
-  if (filter.from) query = query.where('calls.started_at', '>=', filter.from);
-  if (filter.to) query = query.where('calls.started_at', '<', filter.to);
-  if (filter.campaignId) query = query.where('calls.campaign_id', '=', filter.campaignId);
-  if (filter.number) {
-    const number = filter.number;
-    query = query.where((eb) => eb.or([eb('calls.phone_number', '=', number), eb('calls.remote_number', '=', number)]));
-  }
-  if (filter.outcome?.length) query = query.where('calls.outcome', 'in', [...filter.outcome]);
-  if (filter.disposition?.length) query = query.where('calls.disposition', 'in', [...filter.disposition]);
-  if (filter.direction?.length) query = query.where('calls.direction', 'in', [...(filter.direction as CallRow['direction'][])]);
-  if (filter.analysisStatus?.length) query = query.where('calls.analysis_status', 'in', [...(filter.analysisStatus as CallRow['analysis_status'][])]);
+  let query = whereFilter(callsOfTenant(db, tenantId), filter);
   if (after) {
     // A row-value comparison, not `a > x OR (a = x AND b > y)`: only this form lets PostgreSQL
     // start the index scan at the cursor instead of re-reading every earlier row per page.
     query = query.where((eb) => eb(eb.refTuple('calls.started_at', 'calls.id'), '>', eb.tuple(after.startedAt, after.id)));
   }
   return query.orderBy('calls.started_at').orderBy('calls.id');
-}
-
-export async function listCalls(
-  db: Kysely<Database>,
-  tenantId: string,
-  filter: CallFilter,
-  page: { limit: number; after?: CallCursor },
-): Promise<{ items: CallRecord[]; next?: CallCursor }> {
-  const rows = await filteredCalls(db, tenantId, filter, page.after)
-    .selectAll('calls')
-    .limit(page.limit + 1)
-    .execute();
-  const items = rows.slice(0, page.limit);
-  const last = items[items.length - 1];
-  return { items: items.map(toCallRecord), ...(rows.length > page.limit && last ? { next: { startedAt: last.started_at, id: last.id } } : {}) };
 }
 
 export async function getCall(db: Kysely<Database>, tenantId: string, callId: string): Promise<CallRecord | undefined> {

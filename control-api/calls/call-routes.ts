@@ -8,8 +8,9 @@ import { pageQuerySchema } from '../management/list-query.js';
 import { tenantInScope, type TenantRef } from '../management/tenant-scope.js';
 import { jobsOfCall } from '../insights/analysis-jobs.js';
 import type { Database } from '../store/schema.js';
-import { parseCallFilter } from './call-query.js';
-import { decodeCursor, encodeCursor, getCall, getConversation, listCalls } from './call-repository.js';
+import { parseCallFilter, parseListOrder } from './call-query.js';
+import { decodeListCursor, encodeListCursor, listCallsSorted } from './call-list.js';
+import { getCall, getConversation } from './call-repository.js';
 import type { CallRecord, TranscriptLine } from './call-types.js';
 import { parseRange, type RecordingStore } from './recording-store.js';
 import { callSteps } from './run-record.js';
@@ -42,6 +43,7 @@ export function renderCall(tenant: TenantRef, call: CallRecord, basePath: string
   return {
     id: call.id,
     sipCallId: call.sipCallId,
+    sip: { transport: call.sipTransport, remoteAddress: call.sipRemoteAddress, codec: call.codec },
     tenant: tenant.clientId,
     direction: call.direction,
     phoneNumber: call.phoneNumber,
@@ -102,14 +104,23 @@ export function mountCallRoutes(router: Router, deps: CallRouteDeps): void {
   router.get(collection, async (ctx) => {
     const tenant = await scopedTenant(ctx, deps);
     const query = ctx.query as Record<string, string | string[] | undefined>;
-    const filter = parseCallFilter(query, tenant.timezone, ['limit', 'cursor']);
+    const filter = parseCallFilter(query, tenant.timezone, ['limit', 'cursor', 'sort', 'order']);
+    const order = parseListOrder(query);
     const page = pageQuerySchema.safeParse({ limit: query.limit, cursor: query.cursor });
     if (!page.success) throw fromZodError(page.error, 'query');
-    const after = page.data.cursor ? decodeCursor(page.data.cursor) : undefined;
-    if (page.data.cursor && !after) throw new AppError('invalid_argument', 'cursor is not a cursor returned by this list', { issues: [{ path: 'cursor', message: 'unknown cursor' }] });
-    const result = await listCalls(db, tenant.id, filter, { limit: page.data.limit, ...(after ? { after } : {}) });
+    const cursor = page.data.cursor === undefined ? undefined : decodeListCursor(page.data.cursor);
+    const badCursor = (message: string) => new AppError('invalid_argument', `cursor ${message}`, { issues: [{ path: 'cursor', message }] });
+    if (typeof cursor === 'string') throw badCursor(cursor);
+    if (cursor && (cursor.sort !== order.sort || cursor.order !== order.order)) {
+      throw badCursor(`belongs to sort=${cursor.sort}&order=${cursor.order}, not sort=${order.sort}&order=${order.order}: start again without a cursor`);
+    }
+    const result = await listCallsSorted(db, tenant.id, filter, { ...order, limit: page.data.limit, ...(cursor ? { cursor } : {}) });
     const base = `/v1/tenants/${tenant.clientId}/calls`;
-    ctx.body = { items: result.items.map((c) => renderCall(tenant, c, base)), ...(result.next ? { nextCursor: encodeCursor(result.next) } : {}) };
+    ctx.body = {
+      items: result.items.map((c) => renderCall(tenant, c, base)),
+      ...(result.next ? { nextCursor: encodeListCursor(result.next) } : {}),
+      ...(result.prev ? { prevCursor: encodeListCursor(result.prev) } : {}),
+    };
   });
 
   router.get(`${collection}/:id`, async (ctx) => {

@@ -76,6 +76,8 @@ export interface CallStart {
   readonly id?: string;
   /** SIP Call-ID of the call's dialog. */
   readonly sipCallId?: string;
+  /** The SIP facts a trace would show (migration 0331): transport, the far end's address, the SDP codec. */
+  readonly sip?: SipFacts;
   readonly tenantId: string;
   readonly direction: CallDirection;
   readonly startedAt: Date;
@@ -120,9 +122,21 @@ export interface CallEnd {
   readonly insightParameters?: readonly InsightParameter[];
 }
 
+export interface SipFacts {
+  /** udp, tcp, tls, ws or wss. */
+  readonly transport?: string;
+  /** The far end's signalling address (the caller's source, or the trunk we dialled through). */
+  readonly remoteAddress?: string;
+  /** The audio codec negotiated in SDP, e.g. PCMU (the media session's name for it). */
+  readonly codec?: string;
+}
+
 export interface CallRecord {
   readonly id: string;
   readonly sipCallId: string | null;
+  readonly sipTransport: string | null;
+  readonly sipRemoteAddress: string | null;
+  readonly codec: string | null;
   readonly tenantId: string;
   readonly direction: CallDirection;
   readonly phoneNumberId: string | null;

@@ -1,13 +1,13 @@
 import Router from '@koa/router';
 import { guardPathParameters } from '../http/storable-params.js';
-import { mountReportRoutes } from '../reports/report-routes.js';
+import { mountReportRoutes, type ReportRouteDeps } from '../reports/report-routes.js';
 import { mountCallRoutes, type CallRouteDeps } from './call-routes.js';
 
 /**
  * Call records and the Master Report, beside the management API under `/v1` (same tokens, same
  * errors). Mount with `app.use(r.routes()).use(r.allowedMethods())`.
  */
-export function callsRouter(deps: CallRouteDeps): Router {
+export function callsRouter(deps: CallRouteDeps & ReportRouteDeps): Router {
   const router = new Router({ prefix: '/v1' });
   mountCallRoutes(router, deps);
   mountReportRoutes(router, deps);

@@ -44,6 +44,11 @@ describe('domain resources', () => {
       accepts(sipTrunkSchema, { ...trunk, outbound: { username: 'u', password: 'p', transport: 'tls', port: 5061 } });
       rejectsWith(sipTrunkSchema, { ...trunk, outbound: { transport: 'sctp' } }, "outbound.transport: outbound.transport must be 'udp', 'tcp' or 'tls'");
       rejectsWith(sipTrunkSchema, { ...trunk, outbound: { port: 70000 } }, 'outbound.port: outbound.port must be between 1 and 65535');
+      assert.equal(sipTrunkSchema.parse(trunk).srtp, 'off');
+      accepts(sipTrunkSchema, { ...trunk, srtp: 'optional' });
+      accepts(sipTrunkSchema, { ...trunk, srtp: 'required', outbound: { transport: 'tls' } });
+      rejectsWith(sipTrunkSchema, { ...trunk, srtp: 'always' }, "srtp: srtp must be 'off', 'optional' or 'required'");
+      rejectsWith(sipTrunkSchema, { ...trunk, srtp: 'required' }, "srtp: srtp 'required' needs outbound.transport 'tls' (SDES keys travel in the SDP, RFC 4568 sec. 8.3)");
       rejectsWith(sipTrunkSchema, { ...trunk, outbound: { password: 'p' } }, 'outbound.username: outbound.username is required when outbound.password is set');
       accepts(sipTrunkSchema, { ...trunk, outbound: { username: 'u', password: '********' } });
     });

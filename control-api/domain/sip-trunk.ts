@@ -22,6 +22,14 @@ export const hostAddress = (field: string) =>
 
 export const sipTransports = ['udp', 'tcp', 'tls'] as const;
 
+/**
+ * SDES-SRTP (RFC 4568, RFC 3711) on the trunk's calls. `off`: plain RTP only (an RTP/SAVP offer is
+ * refused 488). `optional`: SRTP when the carrier offers it over TLS, plain RTP otherwise; our own
+ * offers stay plain. `required`: SRTP only, so TLS signalling only (the keys travel in the SDP);
+ * our offers are RTP/SAVP and a plain-RTP offer is refused 488.
+ */
+export const srtpModes = ['off', 'optional', 'required'] as const;
+
 export const sipTrunkSchema = z.object({
   name: resourceName('name'),
   inbound: z.object({
@@ -78,6 +86,7 @@ export const sipTrunkSchema = z.object({
         .default(3600),
     })
     .optional(),
+  srtp: z.enum(srtpModes, { error: "srtp must be 'off', 'optional' or 'required'" }).default('off'),
 })
   // A trunk is recognised by its termination addresses or by its registration (calls to the
   // registered contact): it needs at least one of the two.
@@ -89,6 +98,12 @@ export const sipTrunkSchema = z.object({
   .refine((t) => t.registration === undefined || t.registration.user !== undefined || t.outbound.username !== undefined, {
     error: 'registration.user is required when outbound.username is not set',
     path: ['registration', 'user'],
+  })
+  // Our offers on a `required` trunk carry SDES keys, which may only travel over TLS (RFC 4568
+  // sec. 8.3): a trunk that would send them in the clear cannot be saved.
+  .refine((t) => t.srtp !== 'required' || t.outbound.transport === 'tls', {
+    error: "srtp 'required' needs outbound.transport 'tls' (SDES keys travel in the SDP, RFC 4568 sec. 8.3)",
+    path: ['srtp'],
   });
 export type SipTrunkSpec = z.infer<typeof sipTrunkSchema>;
 export type SipTrunkInput = z.input<typeof sipTrunkSchema>;

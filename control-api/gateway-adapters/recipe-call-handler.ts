@@ -104,6 +104,7 @@ export class RecipeCallHandler implements CallHandler {
         // One id from SIP to record to logs: the record takes the gateway's call id (a uuid).
         ...(isUuid(info.id) ? { id: info.id } : {}),
         sipCallId: info.sipCallId,
+        sip: { transport: info.transport.toLowerCase(), remoteAddress: info.remoteAddress, ...(call.media.codec ? { codec: call.media.codec } : {}) },
         tenantId: info.tenantId,
         direction: callDirection(info, outbound),
         startedAt: answeredAt,

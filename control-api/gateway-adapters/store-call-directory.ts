@@ -4,6 +4,7 @@ import type { Kysely } from 'kysely';
 import { systemClock, type Clock } from '../../core/clock.js';
 import type { CallDirectory, DirectoryNumber, DirectoryTrunk } from '../../core/ports/call-directory.js';
 import { findNumberByE164, findTrunkByExtension, findTrunksBySource, type NumberRoute, type TrunkRoute } from '../resources/definitions/lookups.js';
+import type { SipTrunkSpec } from '../domain/sip-trunk.js';
 import type { Database } from '../store/schema.js';
 
 export interface StoreCallDirectoryOptions {
@@ -15,7 +16,8 @@ export interface StoreCallDirectoryOptions {
   readonly fqdnTtlMs?: number;
 }
 
-const toTrunk = (t: TrunkRoute): DirectoryTrunk => ({ id: t.id, tenantId: t.tenantId, name: t.name, extension: t.extension });
+// Specs stored before the field have no srtp: off.
+const toTrunk = (t: TrunkRoute): DirectoryTrunk => ({ id: t.id, tenantId: t.tenantId, name: t.name, extension: t.extension, srtp: t.spec.srtp ?? 'off' });
 
 const toNumber = (n: NumberRoute): DirectoryNumber => ({
   id: n.id,
@@ -49,8 +51,11 @@ export class StoreCallDirectory implements CallDirectory {
     const viaFqdn = (await this.fqdnAddresses()).get(address) ?? [];
     const missing = viaFqdn.filter((id) => !direct.some((t) => t.id === id));
     if (missing.length === 0) return direct.map(toTrunk);
-    const rows = await this.options.db.selectFrom('sip_trunks').select(['id', 'tenant_id', 'name', 'extension']).where('id', 'in', missing).execute();
-    return [...direct.map(toTrunk), ...rows.map((r) => ({ id: r.id, tenantId: r.tenant_id, name: r.name, extension: r.extension }))];
+    const rows = await this.options.db.selectFrom('sip_trunks').select(['id', 'tenant_id', 'name', 'extension', 'spec']).where('id', 'in', missing).execute();
+    return [
+      ...direct.map(toTrunk),
+      ...rows.map((r) => ({ id: r.id, tenantId: r.tenant_id, name: r.name, extension: r.extension, srtp: (r.spec as SipTrunkSpec).srtp ?? 'off' })),
+    ];
   }
 
   async numberByE164(number: string): Promise<DirectoryNumber | undefined> {

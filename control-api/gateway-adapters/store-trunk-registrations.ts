@@ -58,6 +58,7 @@ export class StoreTrunkRegistrations implements TrunkRegistrations {
         tenantId: row.tenant_id,
         name: row.name,
         extension: row.extension,
+        srtp: spec.srtp ?? 'off',
         registrar: r.registrar,
         port: r.port,
         transport: r.transport,

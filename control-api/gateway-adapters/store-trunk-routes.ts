@@ -51,6 +51,7 @@ export class StoreTrunkRoutes implements TrunkRoutes {
       host,
       port: out?.port ?? (transport === 'tls' ? 5061 : 5060),
       transport,
+      srtp: spec.srtp ?? 'off',
       ...(username && password ? { credentials: { username, password } } : {}),
     };
   }

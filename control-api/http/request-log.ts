@@ -18,6 +18,16 @@ export const UNMATCHED_ROUTE = 'unmatched';
 const probePaths = new Set(['/healthz', '/readyz', '/metrics']);
 
 /**
+ * Paths whose last segment is a credential (a signed Master Report download link,
+ * reports/download-links.ts): logged with the segment replaced, since secrets are never logged.
+ */
+const credentialPaths = /^(\/v1\/report-downloads\/)[^/]+$/;
+const loggedPath = (path: string): string => {
+  const shown = path.replace(credentialPaths, '$1<redacted>');
+  return shown.length > 200 ? `${shown.slice(0, 200)}...` : shown;
+};
+
+/**
  * An incoming X-Request-Id is kept when it looks like an id (a proxy's or the client's), so one
  * id follows the request across hops; anything else (too long, spaces, control characters) is
  * replaced, so a client cannot write arbitrary text into our logs.
@@ -75,7 +85,7 @@ export function requestLog(app: string, logger: Logger): Koa.Middleware {
         requestId,
         method: ctx.method,
         route,
-        path: ctx.path.length > 200 ? `${ctx.path.slice(0, 200)}...` : ctx.path,
+        path: loggedPath(ctx.path),
         status: ctx.status,
         ms: Math.round(seconds * 1000),
         ...(state.tenantId ? { tenantId: state.tenantId } : {}),

@@ -11,7 +11,11 @@ export interface TenantAdmin {
   list(db: Kysely<Database>, page: Page): Promise<PageResult<StoredResource<TenantSpec>>>;
   findByClientId(db: Kysely<Database>, clientId: string): Promise<StoredResource<TenantSpec> | undefined>;
   create(db: Kysely<Database>, spec: TenantSpec): Promise<StoredResource<TenantSpec>>;
-  update(db: Kysely<Database>, id: string, spec: TenantUpdate): Promise<StoredResource<TenantSpec>>;
+  /**
+   * A secret left out or sent masked keeps its stored value; `clear` names fields a merge patch set
+   * to null (`settings.webhookSecret`, or a parent such as `settings.llm`): secrets under them go.
+   */
+  update(db: Kysely<Database>, id: string, spec: TenantUpdate, clear?: readonly string[]): Promise<StoredResource<TenantSpec>>;
   delete(db: Kysely<Database>, id: string): Promise<void>;
   isUnchanged(db: Kysely<Database>, stored: StoredResource<TenantSpec>, spec: TenantSpec): Promise<boolean>;
 }

@@ -30,6 +30,15 @@ export const renderTenant = (stored: StoredResource<TenantSpec>): TenantBody => 
   updatedAt: stored.updatedAt.toISOString(),
 });
 
+/** Dotted paths a merge patch sets to null (`settings.webhookSecret`): what it removes. */
+function nullPaths(patch: Record<string, unknown>, prefix = ''): string[] {
+  return Object.entries(patch).flatMap(([key, value]) => {
+    const path = prefix ? `${prefix}.${key}` : key;
+    if (value === null) return [path];
+    return isObject(value) ? nullPaths(value, path) : [];
+  });
+}
+
 /** `/tenants` (operator only) and `/tenants/:clientId` (a tenant token reads and edits its own). */
 export function mountTenantRoutes(router: Router, deps: ManagementDeps, tenants: TenantAdmin): void {
   const { db } = deps;
@@ -92,7 +101,7 @@ export function mountTenantRoutes(router: Router, deps: ManagementDeps, tenants:
         issues: [{ path: '', message: 'a merge patch must be a JSON object' }],
       });
     }
-    ctx.body = renderTenant(await tenants.update(db, stored.id, replacement(stored, mergePatch(stored.spec, patch))));
+    ctx.body = renderTenant(await tenants.update(db, stored.id, replacement(stored, mergePatch(stored.spec, patch)), nullPaths(patch)));
   });
 
   router.delete('/tenants/:clientId', async (ctx) => {

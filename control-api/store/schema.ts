@@ -186,6 +186,10 @@ export interface CallsTable {
   disposition: string | null;
   /** SIP Call-ID of the call's dialog (migration 0303); null for simulations. */
   sip_call_id: string | null;
+  /** SIP facts of the call (migration 0331): transport, far end's signalling address, SDP codec. */
+  sip_transport: string | null;
+  sip_remote_address: string | null;
+  codec: string | null;
   /** Answering-machine verdict of a screened outbound call (migration 0301). */
   amd_verdict: 'human' | 'machine' | 'unknown' | null;
   /** Caller audio heard until that verdict. */

@@ -109,11 +109,13 @@ export function createTenantsRepository(box: SecretBox): TenantsRepository {
       }
     },
 
-    async update(db, id, input: TenantUpdate) {
+    async update(db, id, input: TenantUpdate, clear: readonly string[] = []) {
       const spec = parseOrThrow(tenantUpdateSchema, input, 'tenant');
       const previous = await byId(db, id);
       if (!previous) throw notFound(`tenant ${id}`);
-      const sealed = sealSecrets(spec, { settings: previous.settings }, options(id));
+      // A secret a patch set to null is not carried over: that is how a key is removed.
+      const cleared = settingsSecretPaths.filter((p) => clear.some((c) => p === c || p.startsWith(`${c}.`)));
+      const sealed = sealSecrets(spec, withoutSecrets({ settings: previous.settings }, cleared), options(id));
       refuseMissingKeys(sealed);
       const row = await db
         .updateTable('tenants')

@@ -91,6 +91,17 @@ describe('platform configuration', () => {
     assert.throws(() => loadConfig({ env: { RTP_PORT_MIN: '40000', RTP_PORT_MAX: '30000' } }), /media\.portMax: media\.portMin must be below media\.portMax/);
   });
 
+  it('reads IPv6 media addresses, and refuses :: without an address to advertise', () => {
+    assert.equal(loadConfig({ env: {} }).media.bindAddressIpv6, undefined);
+    const config = loadConfig({ env: { RTP_BIND_ADDRESS_IPV6: '::1' } });
+    assert.equal(config.media.bindAddressIpv6, '::1');
+    const any = loadConfig({ env: { RTP_BIND_ADDRESS_IPV6: '::', RTP_PUBLIC_ADDRESS_IPV6: '2001:db8::5' } });
+    assert.equal(any.media.publicAddressIpv6, '2001:db8::5');
+    assert.throws(() => loadConfig({ env: { RTP_BIND_ADDRESS_IPV6: '::' } }), /media\.publicAddressIpv6: media\.publicAddressIpv6 is required when media\.bindAddressIpv6 is ::/);
+    assert.throws(() => loadConfig({ env: { RTP_BIND_ADDRESS_IPV6: '127.0.0.1' } }), /media\.bindAddressIpv6: must be an IPv6 address/);
+    assert.throws(() => loadConfig({ env: { RTP_PUBLIC_ADDRESS_IPV6: '2001:db8::5' } }), /media\.bindAddressIpv6: media\.publicAddressIpv6 needs media\.bindAddressIpv6/);
+  });
+
   it('reads the campaign scheduler timings from the file and the environment, with defaults and bounds', () => {
     const defaults = loadConfig({ env: {} }).scheduler;
     assert.equal(defaults.pollMs, 500);
@@ -135,6 +146,27 @@ describe('platform configuration', () => {
     assert.throws(() => loadConfig({ env: { SIP_ABUSE_PER_SOURCE_RATE: '0' } }), /sip\.abuse\.perSourceRate/);
     assert.throws(() => loadConfig({ env: { SIP_ABUSE_REFUSAL_RATE: '-1' } }), /sip\.abuse\.refusalRate/);
     assert.throws(() => loadConfig({ env: { SIP_ABUSE_SCANNER_USER_AGENTS: 'ok,(unclosed' } }), /sip\.abuse\.scannerUserAgents\.1: must be a valid regular expression/);
+  });
+
+  it('reads admission by capacity and the UDP receive buffer, with defaults and bounds', () => {
+    const defaults = loadConfig({ env: {} }).sip;
+    assert.deepEqual(defaults.admission, { maxEventLoopLagMs: 50, maxRecogniserQueue: 20, maxReceiveWaitMs: 1000 }, 'maxCalls and maxCallsPerSecond follow the cores when unset');
+    assert.equal(defaults.udpReceiveBufferBytes, 4 * 1024 * 1024);
+    const sip = loadConfig({
+      env: {
+        SIP_ADMISSION_MAX_CALLS: '40',
+        SIP_ADMISSION_MAX_CALLS_PER_SECOND: '8',
+        SIP_ADMISSION_MAX_EVENT_LOOP_LAG_MS: '0',
+        SIP_ADMISSION_MAX_RECOGNISER_QUEUE: '5',
+        SIP_ADMISSION_MAX_RECEIVE_WAIT_MS: '500',
+        SIP_UDP_RECEIVE_BUFFER_BYTES: '8388608',
+      },
+    }).sip;
+    assert.deepEqual(sip.admission, { maxCalls: 40, maxCallsPerSecond: 8, maxEventLoopLagMs: 0, maxRecogniserQueue: 5, maxReceiveWaitMs: 500 });
+    assert.equal(sip.udpReceiveBufferBytes, 8 * 1024 * 1024);
+    assert.throws(() => loadConfig({ env: { SIP_ADMISSION_MAX_CALLS: '0' } }), /sip\.admission\.maxCalls/);
+    assert.throws(() => loadConfig({ env: { SIP_ADMISSION_MAX_CALLS_PER_SECOND: 'fast' } }), /SIP_ADMISSION_MAX_CALLS_PER_SECOND: expected an integer/);
+    assert.throws(() => loadConfig({ env: { SIP_UDP_RECEIVE_BUFFER_BYTES: '1024' } }), /sip\.udpReceiveBufferBytes/);
   });
 
   it('reads the SIP trust list, call limits, session timer, DNS servers and maddr groups, with their bounds', () => {

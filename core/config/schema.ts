@@ -84,6 +84,26 @@ export const sipAbuseSchema = z.strictObject({
 });
 export type SipAbuseSettings = z.infer<typeof sipAbuseSchema>;
 
+/**
+ * Admission by the node's capacity (docs/sip-stack.md "Admission by capacity"): a new inbound
+ * call is taken while the node has room on every signal, refused 503 + Retry-After beyond,
+ * before any parse, media or recipe work. Unset maxCalls / maxCallsPerSecond follow the cores
+ * (bin/roles/gateway.ts: 30 and 2 per core).
+ */
+export const sipAdmissionSchema = z.strictObject({
+  /** Calls being set up or up on this node, both directions, with new INVITEs waiting to be read. */
+  maxCalls: z.number().int().min(1).max(1_000_000).optional(),
+  /** New inbound calls taken per second on this node (a token bucket, burst the same). */
+  maxCallsPerSecond: z.number().int().min(1).max(100_000).optional(),
+  /** Mean event-loop delay over the last second beyond which new calls are refused while calls are in progress (0: not judged). */
+  maxEventLoopLagMs: z.number().int().min(0).max(10_000).default(50),
+  /** Utterances waiting for the recogniser beyond which new calls are refused, once the recogniser reports its queue. */
+  maxRecogniserQueue: z.number().int().min(0).max(100_000).default(20),
+  /** A new INVITE that waited longer than this in the receive queue is refused 503 rather than set up (0: never). */
+  maxReceiveWaitMs: z.number().int().min(0).max(60_000).default(1_000),
+});
+export type SipAdmissionSettings = z.infer<typeof sipAdmissionSchema>;
+
 /** `sip:<IP literal>[:port][;transport=udp|tcp]`: where every outbound request goes first (RFC 3261 sec. 8.1.2). */
 const outboundProxy = z.string().refine((v) => {
   const m = /^sip:(\[[0-9a-fA-F:.]+\]|[0-9.]+)(?::(\d{1,5}))?((?:;[a-z]+(?:=[a-z]+)?)*)$/i.exec(v);
@@ -313,6 +333,9 @@ export const configSchema = z
             unregisterTimeoutMs: z.number().int().min(0).max(60_000).default(5_000),
           })
           .prefault({}),
+        admission: sipAdmissionSchema.prefault({}),
+        /** SO_RCVBUF of the SIP UDP sockets: a burst waits in the kernel instead of being dropped (Linux caps it at net.core.rmem_max). */
+        udpReceiveBufferBytes: z.number().int().min(65_536).max(1024 * 1024 * 1024).default(4 * 1024 * 1024),
         edge: sipEdgeSchema.prefault({}),
       })
       .refine((s) => s.sessionExpiresSeconds === 0 || s.sessionExpiresSeconds >= s.minSessionExpiresSeconds, {
@@ -324,6 +347,13 @@ export const configSchema = z
       .strictObject({
         /** RTP sockets bind here; the SDP advertises `sip.publicAddress`. */
         bindAddress: host.default('0.0.0.0'),
+        /**
+         * IPv6 media (dual stack): RTP sockets for offers whose audio is on an IPv6 address (c=IN
+         * IP6) bind here, e.g. `::` or this host's IPv6 address; unset: such offers get 488.
+         */
+        bindAddressIpv6: z.string().refine((v) => isIP(v) === 6, 'must be an IPv6 address').optional(),
+        /** The IPv6 address our SDP advertises for them; default bindAddressIpv6 (required when that is `::`). */
+        publicAddressIpv6: z.string().refine((v) => isIP(v) === 6 && v !== '::', 'must be an IPv6 address other than ::').optional(),
         portMin: port.default(20_000),
         portMax: port.default(29_999),
         /** Jitter buffer depth in 20 ms packets. */
@@ -332,6 +362,14 @@ export const configSchema = z
         rtpTimeoutMs: z.number().int().min(0).max(3_600_000).default(30_000),
       })
       .refine((m) => m.portMin < m.portMax && m.portMax - m.portMin >= 3, { message: 'media.portMin must be below media.portMax, with room for at least two RTP/RTCP pairs', path: ['portMax'] })
+      .refine((m) => m.bindAddressIpv6 !== '::' || m.publicAddressIpv6 !== undefined, {
+        message: 'media.publicAddressIpv6 is required when media.bindAddressIpv6 is :: (the SDP must name a reachable address)',
+        path: ['publicAddressIpv6'],
+      })
+      .refine((m) => m.publicAddressIpv6 === undefined || m.bindAddressIpv6 !== undefined, {
+        message: 'media.publicAddressIpv6 needs media.bindAddressIpv6 (the sockets it advertises)',
+        path: ['bindAddressIpv6'],
+      })
       .prefault({}),
     scheduler: schedulerSchema.prefault({}),
     providers: providersSchema.prefault({}),

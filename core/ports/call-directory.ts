@@ -4,12 +4,16 @@
  * imports control-api/.
  */
 
+import type { SrtpMode } from './srtp-relay.js';
+
 export interface DirectoryTrunk {
   readonly id: string;
   readonly tenantId: string;
   readonly name: string;
   /** Fallback tenant identifier (spec: custom SIP trunk, inbound). */
   readonly extension: string | null;
+  /** SDES-SRTP on the trunk's calls; absent: off. */
+  readonly srtp?: SrtpMode;
 }
 
 export interface DirectoryNumber {

@@ -8,6 +8,12 @@ export interface AudioFrame {
   readonly samples: Int16Array;
   /** True when synthesised for a lost or missing packet (concealment), not decoded from one. */
   readonly concealed: boolean;
+  /**
+   * The same 20 ms at 16 kHz (320 samples) when the call's codec is wideband (G.722); `samples`
+   * is then this audio low-passed and decimated to 8 kHz. A consumer that can use 16 kHz (the
+   * recogniser) takes this and skips its own upsampling; every other consumer keeps `samples`.
+   */
+  readonly wideband?: Int16Array;
 }
 
 export type PlaybackOutcome = 'completed' | 'interrupted';

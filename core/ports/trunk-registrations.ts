@@ -4,6 +4,8 @@
  * only through this port (control-api/gateway-adapters), so gateway/ never reads the store.
  */
 
+import type { SrtpMode } from './srtp-relay.js';
+
 export type RegistrationTransport = 'udp' | 'tcp' | 'tls';
 
 export interface TrunkRegistration {
@@ -12,6 +14,8 @@ export interface TrunkRegistration {
   /** The trunk's name and Extension Number, as inbound routing knows trunks (DirectoryTrunk). */
   readonly name: string;
   readonly extension: string | null;
+  /** The trunk's SDES-SRTP mode (docs/media.md), for the calls to its Contact. */
+  readonly srtp: SrtpMode;
   /** IP literal or FQDN (RFC 3263) of the registrar. */
   readonly registrar: string;
   /** Explicit port; absent: 5060/5061 and, for an FQDN, NAPTR/SRV. */

@@ -4,6 +4,8 @@
  * it over only through this port (control-api/gateway-adapters), so gateway/ never reads the store.
  */
 
+import type { SrtpMode } from './srtp-relay.js';
+
 export type OutboundTransport = 'udp' | 'tcp' | 'tls';
 
 export interface OutboundTrunkRoute {
@@ -15,6 +17,8 @@ export interface OutboundTrunkRoute {
   readonly transport: OutboundTransport;
   /** Absent when the trunk has no outbound username/password: challenges then fail the call. */
   readonly credentials?: { readonly username: string; readonly password: string };
+  /** SDES-SRTP: `required` makes our offer RTP/SAVP (through the SRTP relay); absent: off. */
+  readonly srtp?: SrtpMode;
 }
 
 export interface TrunkRoutes {

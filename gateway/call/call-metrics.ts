@@ -1,10 +1,16 @@
-import { histogram, sampledGauge, type Sample } from '../../core/metrics.js';
+import { histogram, sampledCounter, sampledGauge, type Sample } from '../../core/metrics.js';
 import type { CallRegistry } from './call-registry.js';
 
 /** What a running gateway shows of itself at scrape time. */
 export interface GatewayView {
   readonly registry: CallRegistry;
   readonly draining: boolean;
+  /** Datagrams waiting to be parsed, by receive lane (receive-lanes.ts). */
+  readonly receiveQueue?: () => { readonly priority: number; readonly calls: number };
+  /** The admission's event-loop delay, ms (loop-lag.ts), when it watches one. */
+  readonly loopLagMs?: () => number;
+  /** Kernel drops on the SIP UDP sockets (udp-drops.ts), where the system tells. */
+  readonly udpDrops?: () => number | undefined;
 }
 
 /** The gateways of this process (one in production; several in some tests). */
@@ -40,6 +46,32 @@ sampledGauge('gateway_draining', '1 while the gateway drains: new INVITEs and OP
   let draining = 0;
   for (const g of gateways) if (g.draining) draining = 1;
   return [[{}, draining]];
+});
+
+sampledGauge('sip_receive_queue_messages', 'SIP datagrams admitted and waiting to be parsed, by receive lane (priority: responses, ACK, in-dialog, OPTIONS; calls: new INVITEs and CANCEL)', ['lane'], () => {
+  let priority = 0;
+  let calls = 0;
+  for (const g of gateways) {
+    const q = g.receiveQueue?.();
+    priority += q?.priority ?? 0;
+    calls += q?.calls ?? 0;
+  }
+  return [[{ lane: 'priority' }, priority], [{ lane: 'calls' }, calls]];
+});
+
+sampledGauge('gateway_event_loop_lag_seconds', 'Mean event-loop delay over the last second that admission by capacity judges new calls by (sip.admission.maxEventLoopLagMs)', [], () => {
+  const samples: Sample[] = [];
+  for (const g of gateways) if (g.loopLagMs) samples.push([{}, g.loopLagMs() / 1000]);
+  return samples.slice(0, 1);
+});
+
+sampledCounter('sip_udp_receive_drops_total', 'Datagrams the kernel dropped on the SIP UDP sockets because their receive buffer was full (/proc/net/udp; Linux)', [], () => {
+  let total: number | undefined;
+  for (const g of gateways) {
+    const n = g.udpDrops?.();
+    if (n !== undefined) total = (total ?? 0) + n;
+  }
+  return total === undefined ? [] : [[{}, total]];
 });
 
 const answerLatency = histogram(

@@ -6,6 +6,7 @@ import type { CallMediaSession, MediaDtmfEvent } from '../../core/ports/media.js
 import type { CallCompletion } from '../../core/ports/originator.js';
 import type { Dialog } from '../sip/dialog/dialog.js';
 import { SipError } from '../sip/ua/sip-error.js';
+import { directSdpPath, type SdpPath } from './sdp-path.js';
 
 export interface CallLimits {
   /** Hard limit (spec: Max call duration with AI); the gateway sends BYE when it is reached. */
@@ -14,6 +15,8 @@ export interface CallLimits {
   readonly silenceMs: number;
   /** Our offer went in the 200: the ACK must carry the answer (RFC 3264 sec. 5). */
   readonly lateOffer?: boolean;
+  /** How later offers and answers reach the media session; straight to it by default (SRTP: through the relay). */
+  readonly sdpPath?: SdpPath;
 }
 
 export type CallState = 'active' | 'ending' | 'ended';
@@ -32,6 +35,8 @@ export class Call extends TypedEmitter<ActiveCallEvents> implements ActiveCall {
   state: CallState = 'active';
   /** The call's logger: every line carries the call id (the call record's id too) and the SIP Call-ID. */
   readonly log: Logger;
+  /** Where re-offers, late answers and session refreshes go (sdp-path.ts). */
+  readonly sdp: SdpPath;
 
   constructor(
     readonly info: InboundCallInfo,
@@ -45,10 +50,11 @@ export class Call extends TypedEmitter<ActiveCallEvents> implements ActiveCall {
     this.log = logger.child({ callId: info.id, sipCallId: info.sipCallId });
     leg.callLogger = this.log;
     this.ended = new Promise((resolve) => (this.resolveEnded = resolve));
+    this.sdp = limits.sdpPath ?? directSdpPath(media);
     leg.offerHandler = (offer) => this.reoffer(offer);
     leg.on('destroy', ({ reason }) => void this.finish(this.endReason ?? reason));
     leg.on('info', ({ contentType, body }) => this.infoDtmf(contentType, body));
-    if (limits.lateOffer) leg.once('confirmed', ({ sdp }) => this.lateAnswer(sdp));
+    if (limits.lateOffer) leg.once('confirmed', ({ sdp }) => void this.lateAnswer(sdp));
     const onDtmf = (e: MediaDtmfEvent): void => void this.emit('dtmf', { ...e, via: 'rtp' });
     const onTimeout = (e: { silentMs: number }): void => {
       this.log.info({ silentMs: e.silentMs }, 'no RTP from the caller: ending the call');
@@ -88,16 +94,16 @@ export class Call extends TypedEmitter<ActiveCallEvents> implements ActiveCall {
   }
 
   /** RFC 3264 sec. 8: a re-offer goes to the media session; a refusal becomes 488 (or 400). */
-  private reoffer(offer: string | undefined): string {
-    if (offer === undefined) return this.media.localSdp;
-    const result = this.media.update(offer);
+  private async reoffer(offer: string | undefined): Promise<string> {
+    if (offer === undefined) return this.sdp.localSdp;
+    const result = await this.sdp.answer(offer);
     if (!result.ok) throw new SipError(result.sipStatus, result.message);
     return result.sdp;
   }
 
   /** The answer to our offer, from the ACK; without a usable one the call cannot have media: BYE. */
-  private lateAnswer(sdp: string | undefined): void {
-    const result = sdp === undefined ? undefined : this.media.applyAnswer(sdp);
+  private async lateAnswer(sdp: string | undefined): Promise<void> {
+    const result = sdp === undefined ? undefined : await this.sdp.applyAnswer(sdp);
     if (result?.ok) return;
     this.log.info({ reason: result?.ok === false ? result.message : 'ACK without SDP' }, 'late-offer call has no usable answer: ending it');
     void this.hangup('no-sdp-answer');

@@ -2,18 +2,21 @@ import assert from 'node:assert/strict';
 import { FakeClock } from '../../core/clock.js';
 import { Headers } from '../sip/message/headers.js';
 import { SipRequest } from '../sip/message/message.js';
+import { parseViaParm } from '../sip/message/via.js';
 import type { ArrivingRequest } from '../sip/transport/receive-gate.js';
 import type { Flow } from '../sip/transport/types.js';
 import { AbuseGuard } from './abuse-guard.js';
+import { CallCapacity } from './call-capacity.js';
 
 const flow = (address: string): Flow => ({
   transport: 'UDP', reliable: false, secure: false, open: true,
   local: { address: '127.0.0.1', port: 5060 }, remote: { address, port: 5060 },
   send: () => undefined,
 });
-const arriving = (method: string, opts: { ua?: string; toTag?: string; callId?: string } = {}): ArrivingRequest => ({
+const arriving = (method: string, opts: { ua?: string; toTag?: string; callId?: string; branch?: string } = {}): ArrivingRequest => ({
   method,
   toTag: opts.toTag,
+  topVia: parseViaParm(`SIP/2.0/UDP 127.0.0.9:5060;branch=${opts.branch ?? 'z9hG4bK-1'}`),
   header: (k) => (k === 'user-agent' ? opts.ua : k === 'call-id' ? (opts.callId ?? 'c1') : undefined),
 });
 const actions = (g: AbuseGuard, n: number, source = '127.0.0.9', method = 'INVITE'): string[] =>
@@ -69,6 +72,41 @@ describe('AbuseGuard: per-source admission before the parse', () => {
     assert.deepEqual(g.admit('127.0.0.9', arriving('OPTIONS')), { action: 'drop', reason: 'source blocked' });
     clock.advance(60_001);
     assert.equal(g.admit('127.0.0.9', arriving('OPTIONS')).action, 'admit');
+  });
+});
+
+describe('AbuseGuard: new calls by the node\'s capacity', () => {
+  it('refuses a new INVITE the node has no room for, with the capacity\'s reason, from the source\'s refusal budget', () => {
+    const clock = new FakeClock(0);
+    let calls = 2;
+    const capacity = new CallCapacity({ clock, maxCalls: 2, callsInProgress: () => calls });
+    const g = new AbuseGuard({ clock, perSourceRate: 100, perSourceBurst: 100, refusalRate: 1, concurrentCalls: () => calls, capacity });
+    assert.deepEqual(g.admit('127.0.0.9', arriving('INVITE')), { action: 'refuse', reason: 'node at its call capacity' });
+    assert.deepEqual(g.admit('127.0.0.9', arriving('INVITE')), { action: 'drop', reason: 'source over its refusal rate' }, 'refusals are bounded per source');
+    assert.deepEqual(g.admit('127.0.0.9', arriving('OPTIONS')), { action: 'admit' }, 'capacity is for new calls only');
+    assert.deepEqual(g.admit('127.0.0.9', arriving('INVITE', { toTag: 'x' })).action, 'admit', 'not a new call (charged to the source only)');
+    calls = 1;
+    assert.deepEqual(g.admit('127.0.0.9', arriving('INVITE')), { action: 'admit', newCall: true });
+  });
+
+  it('spends the call rate only for calls it admits: a call its source may not make costs the node nothing', () => {
+    const clock = new FakeClock(0);
+    const capacity = new CallCapacity({ clock, maxCallsPerSecond: 2, callsInProgress: () => 0 });
+    const g = new AbuseGuard({ clock, perSourceRate: 1, perSourceBurst: 1, refusalRate: 10, concurrentCalls: () => 0, capacity });
+    assert.deepEqual(actions(g, 2, '127.0.0.8'), ['admit', 'refuse'], 'the second is over its source\'s rate');
+    assert.deepEqual(g.admit('127.0.0.7', arriving('INVITE')), { action: 'admit', newCall: true }, 'the node still had a token for another source');
+    assert.deepEqual(g.admit('127.0.0.6', arriving('INVITE')), { action: 'refuse', reason: 'node over its call rate' });
+    clock.advance(500);
+    assert.equal(g.admit('127.0.0.6', arriving('INVITE')).action, 'admit', 'half a second: one token back');
+  });
+
+  it('lets a retransmitted INVITE of a live transaction through whatever the capacity, never answering it 503', () => {
+    const clock = new FakeClock(0);
+    const capacity = new CallCapacity({ clock, maxCalls: 1, callsInProgress: () => 1 });
+    const live = new Set(['z9hG4bK-ringing']);
+    const g = new AbuseGuard({ clock, perSourceRate: 1, perSourceBurst: 1, refusalRate: 10, concurrentCalls: () => 1, capacity, retransmission: (r) => live.has(r.topVia?.branch ?? '') });
+    assert.deepEqual(g.admit('127.0.0.9', arriving('INVITE', { branch: 'z9hG4bK-ringing' })), { action: 'admit' });
+    assert.deepEqual(g.admit('127.0.0.9', arriving('INVITE', { branch: 'z9hG4bK-new' })), { action: 'refuse', reason: 'node at its call capacity' });
   });
 });
 

@@ -4,6 +4,7 @@ import { countShed } from '../sip/sip-metrics.js';
 import type { AdmissionDecision, AdmissionPolicy, ArrivingRequest } from '../sip/transport/receive-gate.js';
 import type { Flow } from '../sip/transport/types.js';
 import type { GuardVerdict } from '../sip/ua/sip-stack.js';
+import type { CallCapacity } from './call-capacity.js';
 
 export interface AbuseGuardOptions {
   readonly clock: Clock;
@@ -33,6 +34,10 @@ export interface AbuseGuardOptions {
    * absent. Behind a SIP edge it is the carrier's address the edge passed on (edge-source.ts).
    */
   readonly admissionKey?: (source: string, header: (key: string) => string | undefined) => string;
+  /** The node's room for new calls (call-capacity.ts); without it only the sources are limited. */
+  readonly capacity?: Pick<CallCapacity, 'room' | 'take'>;
+  /** True for an INVITE whose server transaction is live (SipStack.isInviteRetransmission). */
+  readonly retransmission?: (request: ArrivingRequest) => boolean;
 }
 
 /**
@@ -56,21 +61,32 @@ interface Bucket {
 }
 
 const ADMIT: AdmissionDecision = { action: 'admit' };
+/** A new call: it waits behind everything else and counts against the node's capacity meanwhile. */
+const ADMIT_CALL: AdmissionDecision = { action: 'admit', newCall: true };
 const BLOCKED: AdmissionDecision = { action: 'drop', reason: 'source blocked' };
 const SCANNER: AdmissionDecision = { action: 'drop', reason: 'scanner User-Agent' };
 const OVER_RATE: AdmissionDecision = { action: 'refuse', reason: 'source over its rate' };
 const GLOBAL_LIMIT = 'global concurrency limit';
 const OVER_REFUSALS: AdmissionDecision = { action: 'drop', reason: 'source over its refusal rate' };
+const nodeRefusalCache = new Map<string, AdmissionDecision>();
+/** One frozen decision per capacity reason (a fixed set), so a refusal allocates nothing. */
+const nodeRefusals = (reason: string): AdmissionDecision => {
+  let d = nodeRefusalCache.get(reason);
+  if (!d) nodeRefusalCache.set(reason, (d = { action: 'refuse', reason }));
+  return d;
+};
 
 /**
  * Overload and abuse protection. Before any parse (`admit`, the gate's AdmissionPolicy), per
- * source address: requests of a live dialog and CANCELs always pass (calls already up are never
- * touched; RFC 3261 sec. 9.2 needs CANCEL to stop a ringing call); for every other request, a
- * blocked source (failed authentication too often) or a scanner User-Agent is dropped silently
- * (answering scanners only confirms a SIP service), then a token bucket admits `perSourceRate`
- * per second (burst `perSourceBurst`), a second bucket answers the excess 503 with Retry-After
- * (sec. 21.5.4) up to `refusalRate` per second, and drops the rest. After the parse (`verdict`,
- * the stack's RequestGuard), INVITEs beyond the global concurrency limit get 503 as well.
+ * source address: requests of a live dialog, CANCELs and retransmitted INVITEs of a live
+ * transaction always pass (calls already up are never touched; RFC 3261 sec. 9.2 needs CANCEL to
+ * stop a ringing call); for every other request, a blocked source (failed authentication too
+ * often) or a scanner User-Agent is dropped silently (answering scanners only confirms a SIP
+ * service); a new call (INVITE without To tag) the node has no room for (`capacity`) is refused;
+ * then a token bucket admits `perSourceRate` per second (burst `perSourceBurst`). Refusals are
+ * 503 with Retry-After (sec. 21.5.4) from a second bucket of `refusalRate` per second and
+ * source; beyond it they are dropped. After the parse (`verdict`, the stack's RequestGuard),
+ * INVITEs beyond the global concurrency limit get 503 as well.
  */
 export class AbuseGuard implements AdmissionPolicy {
   private readonly buckets = new Map<string, Bucket>();
@@ -101,6 +117,9 @@ export class AbuseGuard implements AdmissionPolicy {
       const callId = req.header('call-id');
       if (callId !== undefined && this.options.liveDialog(callId)) return ADMIT;
     }
+    const newCall = req.method === 'INVITE' && req.toTag === undefined;
+    // Its transaction absorbs it; refusing it would answer 503 to a call being set up.
+    if (newCall && this.options.retransmission?.(req)) return ADMIT;
     const source = this.options.admissionKey ? this.options.admissionKey(packetSource, (k) => req.header(k)) : packetSource;
     const now = this.options.clock.now();
     const until = this.blocked.get(source);
@@ -111,16 +130,24 @@ export class AbuseGuard implements AdmissionPolicy {
     const ua = req.header('user-agent');
     if (ua !== undefined && this.scanners.some((p) => p.test(ua))) return SCANNER;
     const b = this.bucket(source, now);
+    const capacity = newCall ? this.options.capacity : undefined;
+    const full = capacity?.room();
+    if (full !== undefined) return this.refusal(b, nodeRefusals(full));
     if (b.tokens >= 1) {
       b.tokens -= 1;
-      return ADMIT;
+      if (!newCall) return ADMIT;
+      capacity?.take();
+      return ADMIT_CALL;
     }
-    if (b.refusals >= 1) {
-      b.refusals -= 1;
-      return OVER_RATE;
-    }
-    return OVER_REFUSALS;
+    return this.refusal(b, OVER_RATE);
   };
+
+  /** 503 while the source has refusal tokens, else dropped (the source's refusal rate bounds our answers). */
+  private refusal(b: Bucket, decision: AdmissionDecision): AdmissionDecision {
+    if (b.refusals < 1) return OVER_REFUSALS;
+    b.refusals -= 1;
+    return decision;
+  }
 
   /** After the parse, for new out-of-dialog requests: the global concurrency limit for INVITEs. */
   readonly verdict = (req: SipRequest, _flow: Flow): GuardVerdict => {

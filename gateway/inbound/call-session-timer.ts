@@ -14,10 +14,11 @@ export function startSessionTimer(
 ): SessionTimer {
   // The call's logger: every line carries its call id and SIP Call-ID.
   const timer = new SessionTimer(call.leg, deps.clock, call.log, deps.sessionTimer, {
-    offer: () => call.media.localSdp,
+    offer: () => call.sdp.localSdp,
     answer: (sdp) => {
-      const applied = call.media.applyAnswer(sdp);
-      if (!applied.ok) call.log.info({ reason: applied.message }, 'answer to a session refresh not applied');
+      void call.sdp.applyAnswer(sdp).then((applied) => {
+        if (!applied.ok) call.log.info({ reason: applied.message }, 'answer to a session refresh not applied');
+      });
     },
     expired: (why) => void call.hangup(why),
   });

@@ -2,6 +2,7 @@ import type { DirectoryNumber, DirectoryTrunk } from '../../core/ports/call-dire
 import type { InboundCallInfo } from '../../core/ports/call-handler.js';
 import type { CallMediaSession } from '../../core/ports/media.js';
 import type { WebCallRoute } from '../../core/ports/web-call.js';
+import type { SdpPath } from '../call/sdp-path.js';
 import type { UasNegotiation } from '../sip/dialog/session-timer.js';
 import type { ServerRequest } from '../sip/ua/server-request.js';
 
@@ -25,6 +26,8 @@ export interface InviteState {
   session?: CallMediaSession;
   answerSdp?: string;
   lateOffer?: boolean;
+  /** Set when the call's SDP goes through the SRTP relay (srtp-step.ts). */
+  sdpPath?: SdpPath;
   timer?: UasNegotiation;
   /** Set for a web call: what its call token allows (the number, or a recipe without one). */
   web?: WebCallRoute;

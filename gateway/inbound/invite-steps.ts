@@ -4,6 +4,7 @@ import type { Logger } from '../../core/logger.js';
 import type { CallDirectory, DirectoryNumber } from '../../core/ports/call-directory.js';
 import type { CallHandler, InboundCallInfo } from '../../core/ports/call-handler.js';
 import type { CallMediaSession, MediaPort } from '../../core/ports/media.js';
+import type { SrtpRelay } from '../../core/ports/srtp-relay.js';
 import type { WebCallAuthority, WebRtcBridge } from '../../core/ports/web-call.js';
 import { Call } from '../call/call.js';
 import { observeAnswer } from '../call/call-metrics.js';
@@ -21,6 +22,7 @@ import { byCallToken, refuseCallTokens, webCallSteps } from './web-call-steps.js
 import { byRegisteredContact, registeredTrunkStep, type RegisteredContacts } from './registered-steps.js';
 import { countInviteOutcome } from './count-invite.js';
 import { inviteStates as states, state } from './invite-state.js';
+import { srtpStep } from './srtp-step.js';
 
 export interface InviteDeps {
   readonly host: DialogHost;
@@ -46,6 +48,8 @@ export interface InviteDeps {
   readonly web?: { readonly authority: WebCallAuthority; readonly bridge: WebRtcBridge };
   /** Trunks registered with their carriers (registered-steps.ts): calls to their Contacts skip the source check. */
   readonly registered?: RegisteredContacts;
+  /** SDES-SRTP for trunks that use it (srtp-step.ts); absent: SRTP offers are refused 488. */
+  readonly srtp?: SrtpRelay;
 }
 
 /** The INVITE steps, in order; each answers its own status (spec: inbound routing). */
@@ -157,6 +161,8 @@ export function inviteSteps(deps: InviteDeps): Array<Step<ServerRequest>> {
   /** Offer/answer through the media port: 488 without a common codec (RFC 3264 sec. 6). */
   const media: Step<ServerRequest> = async (sreq, next) => {
     const req = sreq.request;
+    // The SRTP step has already negotiated through its relay.
+    if (state(sreq).session) return next();
     const type = (req.contentType ?? '').toLowerCase();
     if (req.body.length > 0 && !type.startsWith('application/sdp')) throw new SipError(415, 'Unsupported Media Type', [['Accept', 'application/sdp']]);
     // Only the media port's own failures mean "no capacity": the later steps run outside this
@@ -217,6 +223,7 @@ export function inviteSteps(deps: InviteDeps): Array<Step<ServerRequest>> {
       maxDurationMs: n.maxCallDurationMinutes * 60_000,
       silenceMs: n.endCallOnSilenceMinutes * 60_000,
       lateOffer: s.lateOffer === true,
+      ...(s.sdpPath ? { sdpPath: s.sdpPath } : {}),
     }, deps.clock, deps.logger);
     startSessionTimer(call, timer, deps);
     deps.registry.add(call, s.release ?? (() => undefined));
@@ -239,7 +246,8 @@ export function inviteSteps(deps: InviteDeps): Array<Step<ServerRequest>> {
     );
   };
 
-  const tail = [enabled, sessionTimer, limits, media, answer];
+  const srtp = srtpStep({ media: deps.media, logger: deps.logger, retryAfterSeconds: deps.retryAfterSeconds, ...(deps.srtp ? { relay: deps.srtp } : {}) });
+  const tail = [enabled, sessionTimer, limits, srtp, media, answer];
   const reg = deps.registered;
   const phone = reg ? [byRegisteredContact(reg, [registeredTrunkStep(reg, deps.directory), ...tail], [source, identify, ...tail])] : [source, identify, ...tail];
   if (!deps.web) return [countInviteOutcome, trying, refuseCallTokens, ...phone];

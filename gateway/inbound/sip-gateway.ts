@@ -3,16 +3,20 @@ import type { Logger } from '../../core/logger.js';
 import type { CallDirectory } from '../../core/ports/call-directory.js';
 import type { CallHandler } from '../../core/ports/call-handler.js';
 import type { MediaPort } from '../../core/ports/media.js';
+import type { SrtpRelay } from '../../core/ports/srtp-relay.js';
 import type { WebCallAuthority, WebRtcBridge } from '../../core/ports/web-call.js';
 import { watchGateway } from '../call/call-metrics.js';
 import { CallRegistry } from '../call/call-registry.js';
 import type { TimerValues } from '../sip/transaction/timers.js';
-import { ReceiveGate } from '../sip/transport/receive-gate.js';
+import type { ReceiveGate } from '../sip/transport/receive-gate.js';
 import { TransportSet, type TransportSetOptions } from '../sip/transport/transport-set.js';
+import type { UdpTransport } from '../sip/transport/udp.js';
 import { DEFAULT_SESSION_TIMER, type SessionTimerPolicy } from '../sip/dialog/session-timer.js';
 import { SipStack, type GuardVerdict } from '../sip/ua/sip-stack.js';
 import { StoppableClock } from '../sip/ua/stoppable-clock.js';
-import { AbuseGuard, type AbuseGuardOptions } from './abuse-guard.js';
+import type { AbuseGuard, AbuseGuardOptions } from './abuse-guard.js';
+import { buildAdmission, type AdmissionOptions, type ReceiveQueueOptions } from './admission.js';
+import type { LoopLagMonitor } from './loop-lag.js';
 import { EdgeSources } from './edge-source.js';
 import { inviteSteps } from './invite-steps.js';
 import type { RegisteredContacts } from './registered-steps.js';
@@ -37,13 +41,17 @@ export interface SipGatewayOptions {
   readonly ringMs?: number;
   /** RFC 4028 session timers (default 1800 s, Min-SE 90 s). */
   readonly sessionTimer?: SessionTimerPolicy;
-  readonly abuse?: Omit<AbuseGuardOptions, 'clock' | 'concurrentCalls' | 'liveDialog'>;
-  /** Admitted datagrams waiting per source, and handed on per source and round (FairQueue). */
-  readonly receiveQueue?: { readonly perSource?: number; readonly turnBudget?: number };
+  readonly abuse?: Omit<AbuseGuardOptions, 'clock' | 'concurrentCalls' | 'liveDialog' | 'capacity' | 'retransmission'>;
+  /** New calls by the node's capacity (admission.ts); without it only sources are limited. */
+  readonly admission?: AdmissionOptions;
+  /** The receive lanes: new INVITEs waiting per source, handed on per round, and their longest wait. */
+  readonly receiveQueue?: ReceiveQueueOptions;
   /** Web calls from browsers (invite's web chain, web-call-steps.ts); absent: call tokens are refused 403. */
   readonly web?: { readonly authority: WebCallAuthority; readonly bridge: WebRtcBridge };
   /** Trunks registered with their carriers: INVITEs to their Contacts are theirs (registered-steps.ts). */
   readonly registered?: RegisteredContacts;
+  /** SDES-SRTP for trunks with `srtp` optional/required (rtpengine); absent: SRTP offers are refused 488. */
+  readonly srtp?: SrtpRelay;
 }
 
 /** How a drain ended. */
@@ -74,12 +82,17 @@ export class SipGateway {
     readonly guard: AbuseGuard,
     private readonly clock: StoppableClock,
     private readonly drainFlag: DrainFlag,
+    private readonly admission: { readonly lag: LoopLagMonitor | undefined; readonly loopLagMs: (() => number) | undefined; readonly gate: ReceiveGate },
   ) {
+    const udp = transports.get('UDP') as UdpTransport | undefined;
     this.unwatch = watchGateway({
       registry,
       get draining() {
         return drainFlag.since !== undefined;
       },
+      receiveQueue: () => admission.gate.waiting,
+      ...(admission.loopLagMs ? { loopLagMs: admission.loopLagMs } : {}),
+      ...(udp ? { udpDrops: () => udp.kernelDrops } : {}),
     });
   }
 
@@ -97,13 +110,16 @@ export class SipGateway {
     });
     const registry = new CallRegistry();
     const edge = new EdgeSources(options.edgeAddresses ?? []);
-    const guard = new AbuseGuard({
-      ...options.abuse,
-      ...(edge.enabled ? { admissionKey: (source: string, header: (key: string) => string | undefined) => edge.admissionKey(source, header) } : {}),
+    const admission = buildAdmission({
       clock: options.clock,
-      concurrentCalls: () => registry.inProgress,
-      liveDialog: (callId) => stack.dialogs.hasCallId(callId),
+      stack,
+      registry,
+      edge,
+      ...(options.abuse ? { abuse: options.abuse } : {}),
+      ...(options.admission ? { admission: options.admission } : {}),
+      ...(options.receiveQueue ? { receiveQueue: options.receiveQueue } : {}),
     });
+    const { guard, gate } = admission;
     const retryAfterSeconds = guard.retryAfterSeconds;
     const drainFlag: DrainFlag = { since: undefined };
     // RFC 3261 sec. 21.5.4: 503 + Retry-After tells a proxy or carrier to send elsewhere; OPTIONS
@@ -130,22 +146,22 @@ export class SipGateway {
         sessionTimer: options.sessionTimer ?? DEFAULT_SESSION_TIMER,
         ...(options.web ? { web: options.web } : {}),
         ...(options.registered ? { registered: options.registered } : {}),
+        ...(options.srtp ? { srtp: options.srtp } : {}),
       }),
     );
     // Trunk keep-alives (RFC 3261 sec. 11): answered whoever asks, so carriers see us up.
     router.use('OPTIONS', async (sreq) => stack.answerOptions(sreq));
     stack.onRequest(router.handle);
     stack.setGuard((req, flow) => (drainFlag.since !== undefined && (req.method === 'INVITE' || req.method === 'OPTIONS') ? drainRefusal : guard.verdict(req, flow)));
-    const gate = new ReceiveGate({
-      policy: guard,
-      retryAfterSeconds,
-      server: stack.userAgent,
-      ...(options.receiveQueue?.perSource !== undefined ? { queuePerSource: options.receiveQueue.perSource } : {}),
-      ...(options.receiveQueue?.turnBudget !== undefined ? { turnBudget: options.receiveQueue.turnBudget } : {}),
-    });
-    const transports = await TransportSet.start({ ...options.transports, gate }, stack.receive);
+    let transports: TransportSet;
+    try {
+      transports = await TransportSet.start({ ...options.transports, gate }, stack.receive);
+    } catch (error) {
+      admission.lag?.stop();
+      throw error;
+    }
     stack.attach(transports);
-    return new SipGateway(stack, transports, registry, guard, clock, drainFlag);
+    return new SipGateway(stack, transports, registry, guard, clock, drainFlag, admission);
   }
 
   get ports(): TransportSet['ports'] {
@@ -198,6 +214,7 @@ export class SipGateway {
     await Promise.race([Promise.allSettled(byes), new Promise((resolve) => setTimeout(resolve, graceMs).unref())]);
     await this.transports.close();
     this.clock.stop();
+    this.admission.lag?.stop();
     this.unwatch();
   }
 }

@@ -7,10 +7,12 @@ import type { CallDirectory, DirectoryNumber } from '../../core/ports/call-direc
 import type { InboundCallInfo } from '../../core/ports/call-handler.js';
 import type { CallMediaSession, MediaPort } from '../../core/ports/media.js';
 import type { OriginateRequest, OriginateResult, Originator } from '../../core/ports/originator.js';
+import type { SrtpMode, SrtpRelay } from '../../core/ports/srtp-relay.js';
 import type { OutboundTransport, TrunkRoutes } from '../../core/ports/trunk-routes.js';
 import { Call } from '../call/call.js';
 import { observeAnswer } from '../call/call-metrics.js';
 import { countUnansweredCall } from '../call/call-outcomes.js';
+import { SrtpSdpPath } from '../call/sdp-path.js';
 import type { CallRegistry } from '../call/call-registry.js';
 import { startSessionTimer } from '../inbound/call-session-timer.js';
 import type { ClientCredentials } from '../sip/auth/digest-client.js';
@@ -28,6 +30,7 @@ export interface OutboundRoute {
   readonly transport: OutboundTransport;
   readonly credentials?: ClientCredentials;
   readonly trunkId?: string;
+  readonly srtp?: SrtpMode;
 }
 
 export interface SipOriginatorOptions {
@@ -56,6 +59,8 @@ export interface SipOriginatorOptions {
    * resolves and relays to. No RFC 3263 lookups happen here then.
    */
   readonly outboundProxy?: OutboundProxy;
+  /** SDES <-> RTP relay for trunks with `srtp: required` (docs/media.md, SRTP); absent: such calls fail 503. */
+  readonly srtp?: SrtpRelay;
 }
 
 /** A loose-routing outbound proxy: an IP literal, a port, UDP or TCP. */
@@ -158,11 +163,37 @@ export class SipOriginator implements Originator {
       log.warn({ err: error }, 'no media session for an outbound call');
       return { outcome: 'failed', sipStatus: 503, reason: 'no media capacity', cause: error };
     }
+    // A required-SRTP trunk gets an RTP/SAVP offer with our keys, which only TLS may carry (RFC 4568 sec. 8.3).
+    let secure: SrtpSdpPath | undefined;
+    if (route.srtp === 'required') {
+      const tls = route.transport === 'tls' && !o.outboundProxy;
+      if (!tls || !o.srtp) {
+        await session.close();
+        return { outcome: 'failed', sipStatus: 503, reason: tls ? 'SRTP required but no SRTP relay (rtpengine) runs' : 'SRTP required but the route is not TLS' };
+      }
+      try {
+        secure = await SrtpSdpPath.offer(o.srtp, callId, session);
+      } catch (error) {
+        log.warn({ err: error }, 'the SRTP relay refused our offer');
+        await session.close();
+        await o.srtp.release(callId);
+        return { outcome: 'failed', sipStatus: 503, reason: 'SRTP relay unavailable', cause: error };
+      }
+    }
+    const relay = secure ? o.srtp : undefined;
+    const closeMedia = async (): Promise<void> => {
+      await session.close();
+      await relay?.release(callId);
+    };
+    /** The callee's SDP answer to the session (through the relay for SRTP). */
+    const applyAnswer = (sdp: string): Promise<{ ok: true } | { ok: false; message: string; sipStatus: 488 | 400 }> =>
+      secure ? secure.applyAnswer(sdp) : Promise.resolve(session.applyAnswer(sdp));
+    let early: Promise<unknown> = Promise.resolve();
     if (request.beforeInvite) {
       try {
         await request.beforeInvite();
       } catch (error) {
-        await session.close();
+        await closeMedia();
         return { outcome: 'failed', reason: `not dialled: ${error instanceof Error ? error.message : String(error)}` };
       }
     }
@@ -184,7 +215,7 @@ export class SipOriginator implements Originator {
         fromUri: `${scheme}:${request.from.e164}@${hostPart}`,
         toUri: `${scheme}:${request.to}@${hostPart}`,
         flow,
-        sdp: session.localSdp,
+        sdp: secure?.localSdp ?? session.localSdp,
         ...(route.credentials ? { credentials: route.credentials } : {}),
         ...(o.outboundProxy ? { headers: [['Route', proxyRoute(o.outboundProxy)]] as const } : {}),
         ringTimeoutMs: request.ringTimeoutMs,
@@ -194,7 +225,13 @@ export class SipOriginator implements Originator {
         onProvisional: (res) => {
           // Early media (RFC 3261 sec. 13.2.1, RFC 3960): the 18x's SDP is the answer; audio may flow now.
           const sdp = sdpOf(res);
-          if (sdp && earlyApplied === undefined && session.applyAnswer(sdp).ok) earlyApplied = sdp;
+          if (sdp && earlyApplied === undefined) {
+            earlyApplied = sdp;
+            const first = sdp;
+            early = applyAnswer(sdp).then((r) => {
+              if (!r.ok && earlyApplied === first) earlyApplied = undefined;
+            });
+          }
           if (!ringing && (res.status === 180 || res.status === 183)) {
             ringing = true;
             request.onRinging?.();
@@ -216,7 +253,7 @@ export class SipOriginator implements Originator {
     }
     if (!outcome) throw new Error('no INVITE was sent');
     if (outcome.kind === 'rejected') {
-      await session.close();
+      await closeMedia();
       // The INVITE's Call-ID goes on the attempt's call record, to find it in a SIP trace.
       const result: OriginateResult = outcome.invite ? { ...classify(outcome), sipCallId: outcome.invite.callId } : classify(outcome);
       log.info({ sipStatus: outcome.status, outcome: result.outcome }, 'outbound call not answered');
@@ -226,17 +263,19 @@ export class SipOriginator implements Originator {
     observeAnswer('outbound', o.clock.now() - invitedAt);
     const fail = async (reason: string, sipStatus?: number): Promise<OriginateResult> => {
       await dialog.bye('local-bye');
-      await session.close();
+      await closeMedia();
       return { outcome: 'failed', ...(sipStatus ? { sipStatus } : {}), reason };
     };
     // A 2xx that overtook the CANCEL of an abort was already ended by sendInvite; this is an abort just after the 2xx.
     if (request.signal.aborted) return fail('aborted before an answer');
     if (outcome.answerSdp === undefined) return fail('2xx without an SDP answer', 488);
+    await early;
     if (outcome.answerSdp !== earlyApplied) {
-      const applied = session.applyAnswer(outcome.answerSdp);
+      const applied = await applyAnswer(outcome.answerSdp);
       if (!applied.ok) return fail(`SDP answer refused: ${applied.message}`, applied.sipStatus);
     }
-    const call = await this.callFor(callId, request, route, dialog, session, flow, log);
+    const call = await this.callFor(callId, request, route, dialog, session, flow, log, secure);
+    if (relay) void call.ended.finally(() => relay.release(callId));
     // RFC 4028 sec. 7.2, 10: refresh (re-INVITE or UPDATE) or watch for the callee's refreshes.
     startSessionTimer(call, outcome.sessionTimer, { clock: o.clock, sessionTimer: o.sessionTimer ?? DEFAULT_SESSION_TIMER });
     call.log.info({ messageId: request.context.messageId, attempt: request.context.attempt }, 'outbound call answered');
@@ -266,7 +305,9 @@ export class SipOriginator implements Originator {
   async routeForTrunk(trunkId: string | null | undefined): Promise<OutboundRoute | undefined> {
     if (!trunkId) return this.options.nativeRoute;
     const r = await this.options.trunks.outboundRoute(trunkId);
-    return r ? { host: r.host, port: r.port, transport: r.transport, trunkId: r.trunkId, ...(r.credentials ? { credentials: r.credentials } : {}) } : undefined;
+    return r
+      ? { host: r.host, port: r.port, transport: r.transport, trunkId: r.trunkId, ...(r.srtp ? { srtp: r.srtp } : {}), ...(r.credentials ? { credentials: r.credentials } : {}) }
+      : undefined;
   }
 
   /**
@@ -285,7 +326,16 @@ export class SipOriginator implements Originator {
     return targets.map((t) => flowTo(o.stack, t));
   }
 
-  private async callFor(callId: string, request: OriginateRequest, route: OutboundRoute, dialog: Call['leg'], session: CallMediaSession, flow: Flow, log: Logger): Promise<Call> {
+  private async callFor(
+    callId: string,
+    request: OriginateRequest,
+    route: OutboundRoute,
+    dialog: Call['leg'],
+    session: CallMediaSession,
+    flow: Flow,
+    log: Logger,
+    sdpPath: SrtpSdpPath | undefined,
+  ): Promise<Call> {
     const o = this.options;
     let number: DirectoryNumber | undefined;
     try {
@@ -314,7 +364,11 @@ export class SipOriginator implements Originator {
       info,
       dialog,
       session,
-      { maxDurationMs: (number?.maxCallDurationMinutes ?? 30) * 60_000, silenceMs: (number?.endCallOnSilenceMinutes ?? 0) * 60_000 },
+      {
+        maxDurationMs: (number?.maxCallDurationMinutes ?? 30) * 60_000,
+        silenceMs: (number?.endCallOnSilenceMinutes ?? 0) * 60_000,
+        ...(sdpPath ? { sdpPath } : {}),
+      },
       o.clock,
       o.logger,
     );

@@ -95,7 +95,11 @@ export class TrunkRegistrar implements RegisteredContacts {
     for (const r of wanted) {
       seen.add(r.trunkId);
       const known = this.entries.get(r.trunkId);
-      if (known?.registration.revision === r.revision) continue;
+      if (known?.registration.revision === r.revision) {
+        // Name, extension or SRTP mode changed: calls to the Contact see it, the binding stays.
+        this.byContact.set(r.contactUser, directoryTrunk(r));
+        continue;
+      }
       if (known) {
         this.o.logger.info({ trunkId: r.trunkId }, 'trunk registration settings changed: registering again');
         this.forget(known);
@@ -149,7 +153,7 @@ export class TrunkRegistrar implements RegisteredContacts {
           .catch((error: unknown) => log.warn({ err: error }, 'trunk registration state not recorded')));
       },
     });
-    const trunk: DirectoryTrunk = { id: r.trunkId, tenantId: r.tenantId, name: r.name, extension: r.extension };
+    const trunk = directoryTrunk(r);
     this.entries.set(r.trunkId, { registration: r, client, trunk });
     this.byContact.set(r.contactUser, trunk);
     client.start();
@@ -165,3 +169,6 @@ export class TrunkRegistrar implements RegisteredContacts {
     return targets.map((t) => flowTo(stack, t));
   }
 }
+
+/** The trunk as inbound routing knows it. */
+const directoryTrunk = (r: TrunkRegistration): DirectoryTrunk => ({ id: r.trunkId, tenantId: r.tenantId, name: r.name, extension: r.extension, srtp: r.srtp });

@@ -32,7 +32,8 @@ export class RtpPortsExhaustedError extends AppError {
 
 function bind(host: string, port: number, receiveBufferBytes: number | undefined): Promise<Socket> {
   return new Promise((resolve, reject) => {
-    const socket = createSocket({ type: host.includes(':') ? 'udp6' : 'udp4' });
+    // ipv6Only: an IPv6 pool on `::` must not take the IPv4 pool's ports as well.
+    const socket = host.includes(':') ? createSocket({ type: 'udp6', ipv6Only: true }) : createSocket({ type: 'udp4' });
     const onError = (error: Error): void => {
       socket.close();
       reject(error);

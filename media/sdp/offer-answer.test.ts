@@ -55,7 +55,7 @@ describe('SDP offer/answer (RFC 3264)', () => {
   describe('no common codec', () => {
     it('returns a typed failure the gateway maps to 488', () => {
       const result = negotiate(
-        crlf(['v=0', 'o=- 1 1 IN IP4 192.0.2.1', 's=-', 'c=IN IP4 192.0.2.1', 't=0 0', 'm=audio 4000 RTP/AVP 18 9', 'a=rtpmap:18 G729/8000']),
+        crlf(['v=0', 'o=- 1 1 IN IP4 192.0.2.1', 's=-', 'c=IN IP4 192.0.2.1', 't=0 0', 'm=audio 4000 RTP/AVP 18 4', 'a=rtpmap:18 G729/8000']),
         local, 30000, origin,
       );
       assert.deepEqual(result.ok ? null : [result.reason, result.sipStatus], ['no_common_codec', 488]);
@@ -151,7 +151,7 @@ describe('SDP offer/answer (RFC 3264)', () => {
       const offer = parseSdp(createOffer(local, 31000, origin));
       const m = offer.media[0];
       assert.ok(m);
-      assert.deepEqual(m.formats.map((f) => f.encoding), ['PCMU', 'PCMA', 'TELEPHONE-EVENT']);
+      assert.deepEqual(m.formats.map((f) => f.encoding), ['PCMU', 'PCMA', 'G722', 'TELEPHONE-EVENT']);
       assert.equal(m.port, 31000);
       const answer = negotiate(offer, { ...local, codecs: ['PCMA'] }, 32000, { sessionId: '9', sessionVersion: 1 });
       assert.ok(answer.ok);

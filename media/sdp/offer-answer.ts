@@ -1,6 +1,6 @@
-import { isIPv4 } from 'node:net';
+import { isIPv4, isIPv6 } from 'node:net';
 import type { MediaDescription, SessionDescription } from 'sdp-transform';
-import type { G711Law } from '../codecs/g711.js';
+import { staticPayloadType, type CodecName } from '../codecs/audio-codec.js';
 import {
   answerDirection,
   effectiveRemoteDirection,
@@ -13,12 +13,20 @@ import {
   type SdpMedia,
 } from './sdp.js';
 
-/** What this side can do; one audio stream, G.711 and RFC 4733 events. */
+/** What this side can do; one audio stream, G.711 and G.722, and RFC 4733 events. */
 export interface MediaCapabilities {
-  /** IPv4 address advertised in o= and c=. */
+  /**
+   * Address advertised in o= and c= (IPv4, or IPv6 for a session on an IPv6 socket): streams on
+   * an address of its family are answerable.
+   */
   readonly address: string;
+  /**
+   * A second family's address (IPv6 beside an IPv4 `address`), for the media service's check
+   * before it picks a socket: a stream on it is answerable too (docs/media.md, IPv6).
+   */
+  readonly address6?: string;
   /** Codecs in local preference order. */
-  readonly codecs: readonly G711Law[];
+  readonly codecs: readonly CodecName[];
   /** Dynamic payload type for telephone-event in our offers; `false` disables RFC 4733. */
   readonly telephoneEventPayloadType: number | false;
   readonly ptime: number;
@@ -27,7 +35,9 @@ export interface MediaCapabilities {
 }
 
 export const defaultCapabilities: Omit<MediaCapabilities, 'address'> = {
-  codecs: ['PCMU', 'PCMA'],
+  // G.722 last: our own offers keep narrowband first (what every trunk takes), and an offer that
+  // puts G.722 first gets it (the answer follows the offerer's order, RFC 3264 sec. 6.1).
+  codecs: ['PCMU', 'PCMA', 'G722'],
   telephoneEventPayloadType: 101,
   ptime: 20,
 };
@@ -42,8 +52,8 @@ export interface NegotiatedAudio {
   readonly mediaIndex: number;
   readonly remoteAddress: string;
   readonly remotePort: number;
-  readonly codec: G711Law;
-  /** Payload type of the codec on the wire (static 0/8 unless the peer remapped it). */
+  readonly codec: CodecName;
+  /** Payload type of the codec on the wire (static 0/8/9 unless the peer remapped it). */
   readonly payloadType: number;
   readonly telephoneEventPayloadType: number | undefined;
   readonly ptime: number;
@@ -66,22 +76,33 @@ export type NegotiationResult =
     };
 
 const isTelephoneEvent = (f: SdpFormat): boolean => f.encoding === 'TELEPHONE-EVENT' && f.clockRate === 8000;
-const isG711 = (f: SdpFormat, law: G711Law): boolean => f.encoding === law && f.clockRate === 8000 && f.channels === 1;
+// RFC 3551 sec. 4.5.2: G.722's RTP clock rate is 8000 although it samples at 16 kHz.
+const isCodec = (f: SdpFormat, name: CodecName): boolean => f.encoding === name && f.clockRate === 8000 && f.channels === 1;
 const isPlainRtp = (m: SdpMedia): boolean => m.protocol.toUpperCase() === 'RTP/AVP';
-// Our sockets are IPv4; an FQDN in c= (allowed by RFC 8866 sec. 5.7, never seen from carriers)
-// would cost a DNS lookup per packet, so only IPv4 literals are usable.
-const reachable = (m: SdpMedia): m is SdpMedia & { address: string } => m.address !== undefined && isIPv4(m.address);
+/**
+ * Our address in the family of the stream's c= address, when we have one (RFC 8866 sec. 5.7: IP4
+ * or IP6). An FQDN in c= (allowed, never seen from carriers) would cost a DNS lookup per packet,
+ * so only IP literals are usable.
+ */
+function localAddressFor(remote: string | undefined, local: MediaCapabilities): string | undefined {
+  if (remote === undefined) return undefined;
+  if (isIPv4(remote)) return isIPv4(local.address) ? local.address : undefined;
+  if (isIPv6(remote)) return local.address6 ?? (isIPv6(local.address) ? local.address : undefined);
+  return undefined;
+}
+const reachable = (m: SdpMedia, local: MediaCapabilities): m is SdpMedia & { address: string } => localAddressFor(m.address, local) !== undefined;
+const families = (local: MediaCapabilities): string => (local.address6 || isIPv6(local.address) ? (isIPv4(local.address) ? 'IPv4 or IPv6' : 'IPv6') : 'IPv4');
 
-function pickCodec(offered: readonly SdpFormat[], local: MediaCapabilities): { law: G711Law; format: SdpFormat } | undefined {
+function pickCodec(offered: readonly SdpFormat[], local: MediaCapabilities): { law: CodecName; format: SdpFormat } | undefined {
   if (local.preferLocalCodecOrder) {
     for (const law of local.codecs) {
-      const format = offered.find((f) => isG711(f, law));
+      const format = offered.find((f) => isCodec(f, law));
       if (format) return { law, format };
     }
     return undefined;
   }
   for (const format of offered) {
-    const law = local.codecs.find((l) => isG711(format, l));
+    const law = local.codecs.find((l) => isCodec(format, l));
     if (law) return { law, format };
   }
   return undefined;
@@ -91,7 +112,9 @@ function failure(reason: NegotiationFailure, message: string): NegotiationResult
   return { ok: false, reason, message, sipStatus: reason === 'malformed' ? 400 : 488 };
 }
 
-function sessionShell(local: MediaCapabilities, origin: SdpOrigin, media: MediaDescription[]): SessionDescription {
+function sessionShell(address: string, origin: SdpOrigin, media: MediaDescription[]): SessionDescription {
+  // RFC 8866 sec. 5.2, 5.7: IN IP4 or IN IP6 with the address of the socket the media uses.
+  const ipVer = isIPv6(address) ? 6 : 4;
   return {
     version: 0,
     origin: {
@@ -99,11 +122,11 @@ function sessionShell(local: MediaCapabilities, origin: SdpOrigin, media: MediaD
       sessionId: origin.sessionId,
       sessionVersion: origin.sessionVersion,
       netType: 'IN',
-      ipVer: 4,
-      address: local.address,
+      ipVer,
+      address,
     },
     name: '-',
-    connection: { version: 4, ip: local.address },
+    connection: { version: ipVer, ip: address },
     timing: { start: 0, stop: 0 },
     media,
   };
@@ -111,7 +134,7 @@ function sessionShell(local: MediaCapabilities, origin: SdpOrigin, media: MediaD
 
 function audioDescription(
   port: number,
-  codec: { law: G711Law; payloadType: number },
+  codec: { law: CodecName; payloadType: number },
   telephoneEvent: { payloadType: number; events: string } | undefined,
   ptime: number,
   direction: Direction,
@@ -153,16 +176,18 @@ export function negotiate(
     return failure('malformed', error instanceof SdpError ? error.message : 'invalid SDP');
   }
   let accepted: NegotiatedAudio | undefined;
+  let answerAddress = local.address;
   let sawAudio = false;
   const media = doc.media.map((m): MediaDescription => {
     const rejected = { type: m.type, port: 0, protocol: m.protocol, payloads: m.formatList, rtp: [], fmtp: [] };
-    if (accepted || m.type !== 'audio' || m.port === 0 || !isPlainRtp(m) || !reachable(m)) return rejected;
+    if (accepted || m.type !== 'audio' || m.port === 0 || !isPlainRtp(m) || !reachable(m, local)) return rejected;
     sawAudio = true;
     const codec = pickCodec(m.formats, local);
     if (!codec) return rejected;
     const te = local.telephoneEventPayloadType === false ? undefined : m.formats.find(isTelephoneEvent);
     const remoteDirection = effectiveRemoteDirection(m);
     const direction = answerDirection(remoteDirection, localDirection);
+    answerAddress = localAddressFor(m.address, local) ?? local.address;
     accepted = {
       mediaIndex: m.index,
       remoteAddress: m.address,
@@ -186,15 +211,15 @@ export function negotiate(
   });
   if (!accepted) {
     return sawAudio
-      ? failure('no_common_codec', 'no common audio codec (we accept PCMU, PCMA over RTP/AVP)')
-      : failure('no_audio_stream', 'offer has no usable RTP/AVP audio stream on an IPv4 address');
+      ? failure('no_common_codec', `no common audio codec (we accept ${local.codecs.join(', ')} over RTP/AVP)`)
+      : failure('no_audio_stream', `offer has no usable RTP/AVP audio stream on an ${families(local)} address`);
   }
-  return { ok: true, sdp: serializeSdp(sessionShell(local, origin, media)), audio: accepted };
+  return { ok: true, sdp: serializeSdp(sessionShell(answerAddress, origin, media)), audio: accepted };
 }
 
 /** An offer for an outbound call: one audio stream, our codecs in preference order. */
 export function createOffer(local: MediaCapabilities, localPort: number, origin: SdpOrigin, direction: Direction = 'sendrecv'): string {
-  const rtp: MediaDescription['rtp'] = local.codecs.map((law) => ({ payload: law === 'PCMU' ? 0 : 8, codec: law, rate: 8000 }));
+  const rtp: MediaDescription['rtp'] = local.codecs.map((law) => ({ payload: staticPayloadType[law], codec: law, rate: 8000 }));
   const fmtp: MediaDescription['fmtp'] = [];
   if (local.telephoneEventPayloadType !== false) {
     rtp.push({ payload: local.telephoneEventPayloadType, codec: 'telephone-event', rate: 8000 });
@@ -210,7 +235,7 @@ export function createOffer(local: MediaCapabilities, localPort: number, origin:
     ptime: local.ptime,
     direction,
   } as MediaDescription;
-  return serializeSdp(sessionShell(local, origin, [m]));
+  return serializeSdp(sessionShell(local.address, origin, [m]));
 }
 
 /** RFC 3264 sec. 7/8: read the answer to our own offer (the audio stream at `mediaIndex`). */
@@ -229,7 +254,7 @@ export function acceptAnswer(
   const m = doc.media[mediaIndex];
   if (!m || m.type !== 'audio') return failure('no_audio_stream', `answer has no audio stream at m= line ${mediaIndex + 1}`);
   if (m.port === 0) return failure('no_common_codec', 'answerer rejected the audio stream (port 0)');
-  if (!reachable(m)) return failure('no_audio_stream', 'answer audio stream has no IPv4 connection address');
+  if (!reachable(m, local)) return failure('no_audio_stream', `answer audio stream has no ${families(local)} connection address`);
   const codec = pickCodec(m.formats, { ...local, preferLocalCodecOrder: false });
   if (!codec) return failure('no_common_codec', 'answer selected no codec we offered');
   const te = local.telephoneEventPayloadType === false ? undefined : m.formats.find(isTelephoneEvent);
@@ -276,5 +301,5 @@ export function createReoffer(
       direction,
     );
   });
-  return serializeSdp(sessionShell(local, origin, media));
+  return serializeSdp(sessionShell(local.address, origin, media));
 }

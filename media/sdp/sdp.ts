@@ -146,7 +146,8 @@ export function answerDirection(offered: Direction, local: Direction = 'sendrecv
  * as the peer no longer receiving, whatever direction attribute came with it.
  */
 export function effectiveRemoteDirection(media: SdpMedia): Direction {
-  if (media.address !== '0.0.0.0') return media.direction;
+  // An IPv6 peer's equivalent is the unspecified address (RFC 3264 sec. 8.4 names only IPv4).
+  if (media.address !== '0.0.0.0' && media.address !== '::') return media.direction;
   if (media.direction === 'sendrecv' || media.direction === 'sendonly') return 'sendonly';
   return 'inactive';
 }

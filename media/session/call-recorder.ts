@@ -1,4 +1,3 @@
-import { FRAME_SAMPLES } from '../codecs/g711.js';
 import { WavFileWriter } from '../wav/wav.js';
 
 const FRAMES_PER_WRITE = 50;
@@ -6,22 +5,31 @@ const FRAMES_PER_WRITE = 50;
 /**
  * Records both directions into one stereo WAV, caller (received) on the left channel and agent
  * (sent) on the right, frame-aligned on the media tick so the two sides stay in sync. Samples are
- * interleaved into a one-second block that is handed to the writer when full.
+ * interleaved into a one-second block that is handed to the writer when full. A wideband (G.722)
+ * call is recorded at 16 kHz, everything else at 8 kHz.
  */
 export class CallRecorder {
-  private block = new Int16Array(FRAME_SAMPLES * 2 * FRAMES_PER_WRITE);
+  private readonly frameSamples: number;
+  private readonly block: Int16Array;
   private frames = 0;
 
-  private constructor(private readonly writer: WavFileWriter) {}
-
-  static async create(path: string): Promise<CallRecorder> {
-    return new CallRecorder(await WavFileWriter.create(path, 2));
+  private constructor(
+    private readonly writer: WavFileWriter,
+    readonly sampleRate: 8000 | 16000,
+  ) {
+    this.frameSamples = sampleRate / 50;
+    this.block = new Int16Array(this.frameSamples * 2 * FRAMES_PER_WRITE);
   }
 
-  /** One tick: what was heard and what was said (undefined = silence). */
+  static async create(path: string, sampleRate: 8000 | 16000 = 8000): Promise<CallRecorder> {
+    return new CallRecorder(await WavFileWriter.create(path, 2, sampleRate), sampleRate);
+  }
+
+  /** One tick: what was heard and what was said at the recording's rate (undefined = silence). */
   add(received: Int16Array | undefined, sent: Int16Array | undefined): void {
-    const base = this.frames * FRAME_SAMPLES * 2;
-    for (let i = 0; i < FRAME_SAMPLES; i++) {
+    const frameSamples = this.frameSamples;
+    const base = this.frames * frameSamples * 2;
+    for (let i = 0; i < frameSamples; i++) {
       this.block[base + i * 2] = received ? (received[i] ?? 0) : 0;
       this.block[base + i * 2 + 1] = sent ? (sent[i] ?? 0) : 0;
     }
@@ -35,7 +43,7 @@ export class CallRecorder {
 
   private flush(): void {
     if (this.frames === 0) return;
-    this.writer.write(this.block.subarray(0, this.frames * FRAME_SAMPLES * 2));
+    this.writer.write(this.block.subarray(0, this.frames * this.frameSamples * 2));
     this.frames = 0;
   }
 }

@@ -1,16 +1,15 @@
 import type { AudioFrame } from '../../core/ports/media.js';
-import { FRAME_SAMPLES, type G711Codec } from '../codecs/g711.js';
+import type { RtpAudioCodec } from '../codecs/audio-codec.js';
 import type { AdaptiveDelay } from '../rtp/adaptive-delay.js';
 import type { JitterBuffer } from '../rtp/jitter-buffer.js';
 
-const FIFO_SAMPLES = FRAME_SAMPLES * 8;
 const FRAME_MS = 20;
 /** Up to this many stand-in frames before the stream resumed count as lateness, more as a pause. */
 const LATE_NOT_PAUSE_FRAMES = 5;
 /** Past this without a packet the peer is quiet whatever our own lateness (VAD must see time pass). */
 const STALL_LIMIT_MS = 300;
 
-/** Where playout hands each 20 ms frame (already a fresh copy, owned by the receiver). */
+/** Where playout hands each 20 ms frame (already a fresh copy, owned by the receiver), at the codec's rate. */
 export type FrameSink = (frame: AudioFrame) => void;
 
 /** A frame quieter than this mean magnitude counts as silence for the adaptive delay. */
@@ -34,12 +33,12 @@ const SILENT_MEAN_ABS = 200;
  * packet's size; event and CN slots become plain silence.
  */
 export class Playout {
-  private readonly fifo = new Int16Array(FIFO_SAMPLES);
+  private readonly fifo: Int16Array;
   /** 1 where the sample was synthesised rather than decoded. */
-  private readonly synthetic = new Uint8Array(FIFO_SAMPLES);
+  private readonly synthetic: Uint8Array;
   private length = 0;
-  private packetSamples = FRAME_SAMPLES;
-  private readonly lastHeard = new Int16Array(FRAME_SAMPLES);
+  private packetSamples: number;
+  private readonly lastHeard: Int16Array;
   private heardAny = false;
   private concealedRun = 0;
   private started = false;
@@ -58,16 +57,23 @@ export class Playout {
     private readonly jitter: JitterBuffer,
     private readonly delay: AdaptiveDelay,
     private readonly pauseGraceMs = 60,
-  ) {}
+    /** Samples per 20 ms frame: 160 (8 kHz, G.711) or 320 (16 kHz, G.722). */
+    private readonly frameSamples = 160,
+  ) {
+    this.fifo = new Int16Array(frameSamples * 8);
+    this.synthetic = new Uint8Array(frameSamples * 8);
+    this.lastHeard = new Int16Array(frameSamples);
+    this.packetSamples = frameSamples;
+  }
 
   /**
    * Plays what can be played now. `wanted` false (nobody listens or records) still consumes the
    * slots but allocates no frame.
    */
-  drain(codec: G711Codec, now: number, wanted: boolean, sink: FrameSink): void {
+  drain(codec: RtpAudioCodec, now: number, wanted: boolean, sink: FrameSink): void {
     const waitMs = this.delay.targetMs;
     for (;;) {
-      while (this.length < FRAME_SAMPLES) {
+      while (this.length < this.frameSamples) {
         const slot = this.jitter.popReady(now, this.covered > 0 ? 0 : waitMs);
         if (!slot) break;
         this.started = true;
@@ -84,7 +90,7 @@ export class Playout {
           this.appendConcealment();
         }
       }
-      if (this.length < FRAME_SAMPLES) return;
+      if (this.length < this.frameSamples) return;
       this.emit(wanted, sink);
       this.lastFrameAt = now;
     }
@@ -95,16 +101,16 @@ export class Playout {
    * `standIns` false (a catch-up tick after the process stalled) holds them back unless the peer
    * has been quiet for long: what looks like its silence may be our own stall.
    */
-  tick(codec: G711Codec, now: number, wanted: boolean, sink: FrameSink, standIns = true): void {
+  tick(codec: RtpAudioCodec, now: number, wanted: boolean, sink: FrameSink, standIns = true): void {
     this.drain(codec, now, wanted, sink);
     if (!this.started || this.jitter.waiting > 0) return;
     if (!standIns && now - this.lastFrameAt < STALL_LIMIT_MS) return;
     const waitMs = Math.max(this.delay.targetMs, this.pauseGraceMs);
     // At most a few per tick: after a long stall the pause clock restarts rather than flooding.
     for (let n = 0; n < 3 && now - this.lastFrameAt >= FRAME_MS + waitMs; n++) {
-      if (this.length > 0) this.appendSilence(FRAME_SAMPLES - this.length, true);
+      if (this.length > 0) this.appendSilence(this.frameSamples - this.length, true);
       else {
-        this.appendSilence(FRAME_SAMPLES, true);
+        this.appendSilence(this.frameSamples, true);
         this.covered++;
       }
       this.emit(wanted, sink);
@@ -114,30 +120,33 @@ export class Playout {
   }
 
   private emit(wanted: boolean, sink: FrameSink): void {
+    const frameSamples = this.frameSamples;
     let concealed = false;
     let sum = 0;
-    for (let i = 0; i < FRAME_SAMPLES; i++) {
+    for (let i = 0; i < frameSamples; i++) {
       if (this.synthetic[i]) concealed = true;
       const v = this.fifo[i]!;
       sum += v < 0 ? -v : v;
     }
     // Shrink the wait only while the line is quiet (never mid-word).
-    if (concealed || sum / FRAME_SAMPLES < SILENT_MEAN_ABS) this.delay.onSilence(FRAME_MS);
-    if (wanted) sink({ samples: this.fifo.slice(0, FRAME_SAMPLES), concealed });
-    this.fifo.copyWithin(0, FRAME_SAMPLES, this.length);
-    this.synthetic.copyWithin(0, FRAME_SAMPLES, this.length);
-    this.length -= FRAME_SAMPLES;
+    if (concealed || sum / frameSamples < SILENT_MEAN_ABS) this.delay.onSilence(FRAME_MS);
+    if (wanted) sink({ samples: this.fifo.slice(0, frameSamples), concealed });
+    this.fifo.copyWithin(0, frameSamples, this.length);
+    this.synthetic.copyWithin(0, frameSamples, this.length);
+    this.length -= frameSamples;
   }
 
-  private appendDecoded(codec: G711Codec, payload: Buffer): void {
-    const n = Math.min(payload.length, FIFO_SAMPLES - this.length);
+  private appendDecoded(codec: RtpAudioCodec, payload: Buffer): void {
+    const octets = Math.min(payload.length, Math.floor((this.fifo.length - this.length) / codec.samplesPerOctet));
+    const n = octets * codec.samplesPerOctet;
     if (n <= 0) return;
-    codec.decode(payload.subarray(0, n), this.fifo.subarray(this.length, this.length + n));
+    codec.decode(payload.subarray(0, octets), this.fifo.subarray(this.length, this.length + n));
     this.synthetic.fill(0, this.length, this.length + n);
     // Keep the last 20 ms for concealment.
-    const tailFrom = this.length + n - Math.min(n, FRAME_SAMPLES);
+    const frameSamples = this.frameSamples;
+    const tailFrom = this.length + n - Math.min(n, frameSamples);
     this.lastHeard.fill(0);
-    this.lastHeard.set(this.fifo.subarray(tailFrom, this.length + n), FRAME_SAMPLES - Math.min(n, FRAME_SAMPLES));
+    this.lastHeard.set(this.fifo.subarray(tailFrom, this.length + n), frameSamples - Math.min(n, frameSamples));
     this.heardAny = true;
     this.packetSamples = n;
     this.concealedRun = 0;
@@ -145,7 +154,7 @@ export class Playout {
   }
 
   private appendSilence(samples: number, synthetic: boolean): void {
-    const n = Math.min(samples, FIFO_SAMPLES - this.length);
+    const n = Math.min(samples, this.fifo.length - this.length);
     this.fifo.fill(0, this.length, this.length + n);
     this.synthetic.fill(synthetic ? 1 : 0, this.length, this.length + n);
     this.length += n;
@@ -155,6 +164,6 @@ export class Playout {
     const start = this.length;
     this.appendSilence(this.packetSamples, true);
     if (!this.heardAny || this.concealedRun++ > 0) return;
-    for (let i = start; i < this.length; i++) this.fifo[i] = (this.lastHeard[(i - start) % FRAME_SAMPLES] ?? 0) >> 1;
+    for (let i = start; i < this.length; i++) this.fifo[i] = (this.lastHeard[(i - start) % this.frameSamples] ?? 0) >> 1;
   }
 }

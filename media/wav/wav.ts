@@ -97,7 +97,7 @@ export async function readWav(path: string): Promise<Int16Array> {
   return decodeWav(file);
 }
 
-function header(channels: number, dataBytes: number): Buffer {
+function header(channels: number, dataBytes: number, sampleRate = SAMPLE_RATE): Buffer {
   const h = Buffer.alloc(44);
   h.write('RIFF', 0, 'ascii');
   h.writeUInt32LE(36 + dataBytes, 4);
@@ -106,8 +106,8 @@ function header(channels: number, dataBytes: number): Buffer {
   h.writeUInt32LE(16, 16);
   h.writeUInt16LE(WAVE_FORMAT_PCM, 20);
   h.writeUInt16LE(channels, 22);
-  h.writeUInt32LE(SAMPLE_RATE, 24);
-  h.writeUInt32LE(SAMPLE_RATE * channels * 2, 28);
+  h.writeUInt32LE(sampleRate, 24);
+  h.writeUInt32LE(sampleRate * channels * 2, 28);
   h.writeUInt16LE(channels * 2, 32);
   h.writeUInt16LE(16, 34);
   h.write('data', 36, 'ascii');
@@ -115,19 +115,19 @@ function header(channels: number, dataBytes: number): Buffer {
   return h;
 }
 
-/** Encodes 8 kHz PCM16 (interleaved when stereo) as a WAV file in memory. */
-export function encodeWav(samples: Int16Array, channels = 1): Buffer {
+/** Encodes PCM16 (interleaved when stereo; 8 kHz unless told) as a WAV file in memory. */
+export function encodeWav(samples: Int16Array, channels = 1, sampleRate = SAMPLE_RATE): Buffer {
   const body = Buffer.alloc(samples.length * 2);
   for (let i = 0; i < samples.length; i++) body.writeInt16LE(samples[i] ?? 0, i * 2);
-  return Buffer.concat([header(channels, body.length), body]);
+  return Buffer.concat([header(channels, body.length, sampleRate), body]);
 }
 
-export async function writeWav(path: string, samples: Int16Array, channels = 1): Promise<void> {
-  await writeFile(path, encodeWav(samples, channels));
+export async function writeWav(path: string, samples: Int16Array, channels = 1, sampleRate = SAMPLE_RATE): Promise<void> {
+  await writeFile(path, encodeWav(samples, channels, sampleRate));
 }
 
 /**
- * Streams 8 kHz PCM16 into a WAV file: a provisional header first, appended sample blocks (writes
+ * Streams PCM16 (8 kHz, or 16 kHz for a wideband call) into a WAV file: a provisional header first, appended sample blocks (writes
  * are serialised on one promise chain), and the real sizes patched in on `close()`.
  */
 export class WavFileWriter {
@@ -138,12 +138,13 @@ export class WavFileWriter {
   private constructor(
     private readonly file: FileHandle,
     readonly channels: number,
+    readonly sampleRate: number,
   ) {
-    this.chain = file.write(header(channels, 0), 0, 44, 0);
+    this.chain = file.write(header(channels, 0, sampleRate), 0, 44, 0);
   }
 
-  static async create(path: string, channels = 1): Promise<WavFileWriter> {
-    return new WavFileWriter(await open(path, 'w'), channels);
+  static async create(path: string, channels = 1, sampleRate = SAMPLE_RATE): Promise<WavFileWriter> {
+    return new WavFileWriter(await open(path, 'w'), channels, sampleRate);
   }
 
   /** Queues interleaved samples; never blocks the media tick. */
@@ -159,13 +160,13 @@ export class WavFileWriter {
   }
 
   get durationMs(): number {
-    return (this.dataBytes / 2 / this.channels / SAMPLE_RATE) * 1000;
+    return (this.dataBytes / 2 / this.channels / this.sampleRate) * 1000;
   }
 
   async close(): Promise<void> {
     await this.chain;
     try {
-      await this.file.write(header(this.channels, this.dataBytes), 0, 44, 0);
+      await this.file.write(header(this.channels, this.dataBytes, this.sampleRate), 0, 44, 0);
     } finally {
       await this.file.close();
     }

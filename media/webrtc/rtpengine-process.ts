@@ -50,7 +50,7 @@ export class RtpengineProcess {
   private spawnFailed = false;
   private readonly tail: string[] = [];
   /** Names the call of a line of rtpengine's (it writes the SIP Call-ID of the session it speaks of). */
-  private callOf: (line: string) => { callId: string; sipCallId: string } | undefined = () => undefined;
+  private callOf: (line: string) => { callId: string; sipCallId?: string } | undefined = () => undefined;
 
   private constructor(
     private readonly o: RtpengineProcessOptions,

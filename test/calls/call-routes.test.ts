@@ -76,41 +76,63 @@ forEachStore('call records API: list, filter, get, recording', (getStore) => {
   };
   const keys = (items: readonly Item[]) => items.map((i) => Object.entries(ids).find(([, id]) => id === i.id)?.[0]);
 
-  it('lists a tenant\'s calls oldest first, never another tenant\'s', async () => {
-    assert.deepEqual(keys((await list('')).items), ['c1', 'c2', 'c3', 'c4']);
+  it('lists a tenant\'s calls newest first (oldest first on request), never another tenant\'s', async () => {
+    assert.deepEqual(keys((await list('')).items), ['c4', 'c3', 'c2', 'c1']);
+    assert.deepEqual(keys((await list('?order=asc')).items), ['c1', 'c2', 'c3', 'c4']);
+  });
+
+  it('sorts by duration either way, and filters by end reason and SIP Call-ID', async () => {
+    const durations = (await list('?sort=duration')).items.map((i) => (i as unknown as { durationSeconds: number }).durationSeconds);
+    assert.deepEqual(durations, [...durations].sort((a, b) => b - a));
+    const up = (await list('?sort=duration&order=asc')).items.map((i) => (i as unknown as { durationSeconds: number }).durationSeconds);
+    assert.deepEqual(up, [...durations].reverse());
+    const reasons = (await list('')).items.map((i) => (i as unknown as { endReason: string | null }).endReason);
+    const reason = reasons.find((r) => r !== null) as string;
+    assert.deepEqual((await list(`?endReason=${reason}`)).items.length, reasons.filter((r) => r === reason).length);
+    assert.deepEqual((await list('?sipCallId=no-such-call-id')).items, []);
   });
 
   it('reads a date range in the tenant\'s timezone, an instant as given', async () => {
-    assert.deepEqual(keys((await list('?from=2026-11-02&to=2026-11-02')).items), ['c1', 'c2']);
+    assert.deepEqual(keys((await list('?from=2026-11-02&to=2026-11-02')).items), ['c2', 'c1']);
     assert.deepEqual(keys((await list('?from=2026-11-02T00:00:00Z&to=2026-11-03T05:00:00Z')).items), ['c2']);
   });
 
   it('filters by campaign, number (with or without +), outcome and disposition', async () => {
-    assert.deepEqual(keys((await list(`?campaign=${campaignId}`)).items), ['c1', 'c2']);
-    assert.deepEqual(keys((await list('?number=919800000001')).items), ['c1', 'c3', 'c4']);
+    assert.deepEqual(keys((await list(`?campaign=${campaignId}`)).items), ['c2', 'c1']);
+    assert.deepEqual(keys((await list('?number=919800000001')).items), ['c4', 'c3', 'c1']);
     assert.deepEqual(keys((await list('?number=%2B919800000002')).items), ['c2']);
-    assert.deepEqual(keys((await list('?outcome=busy&outcome=no_answer')).items), ['c2', 'c4']);
+    assert.deepEqual(keys((await list('?outcome=busy&outcome=no_answer')).items), ['c4', 'c2']);
     assert.deepEqual(keys((await list('?disposition=callback')).items), ['c3']);
     assert.deepEqual(keys((await list('?direction=inbound&analysis=analyzing')).items), ['c3']);
   });
 
   it('shows the answering-machine verdict of screened calls and null on the others', async () => {
-    const items = (await list('')).items as unknown as Array<{ answeringMachine: unknown }>;
+    const items = (await list('?order=asc')).items as unknown as Array<{ answeringMachine: unknown }>;
     assert.deepEqual(items.map((i) => i.answeringMachine), [{ verdict: 'human', decidedAfterMs: 1740 }, null, null, null]);
   });
 
-  it('pages with an opaque cursor and no overlap', async () => {
+  it('pages with opaque cursors both ways and no overlap', async () => {
     const first = await list('?limit=3');
-    assert.deepEqual(keys(first.items), ['c1', 'c2', 'c3']);
+    assert.deepEqual(keys(first.items), ['c4', 'c3', 'c2']);
     assert.ok(first.nextCursor);
+    assert.equal((first as { prevCursor?: string }).prevCursor, undefined);
     const second = await list(`?limit=3&cursor=${first.nextCursor}`);
-    assert.deepEqual(keys(second.items), ['c4']);
+    assert.deepEqual(keys(second.items), ['c1']);
     assert.equal(second.nextCursor, undefined);
+    const back = await list(`?limit=3&cursor=${(second as { prevCursor?: string }).prevCursor}`);
+    assert.deepEqual(keys(back.items), ['c4', 'c3', 'c2']);
+    const oldest = await list('?limit=3&order=asc');
+    assert.deepEqual(keys(oldest.items), ['c1', 'c2', 'c3']);
+    assert.deepEqual(keys((await list(`?limit=3&order=asc&cursor=${oldest.nextCursor}`)).items), ['c4']);
   });
 
   it('answers precise 400s for bad queries', async () => {
     const cases: Array<[string, RegExp]> = [
-      ['?sort=desc', /unknown query parameter "sort"/],
+      ['?sort=desc', /^sort must be one of startedAt, duration \(got "desc"\)/],
+      ['?order=newest', /^order must be one of desc, asc/],
+      ['?sort=duration&sort=startedAt', /^sort may be given once/],
+      ['?direction=sideways', /^direction must be one of inbound, outbound, simulation, web/],
+      ['?page=2', /unknown query parameter "page"/],
       ['?from=yesterday', /^from must be a date YYYY-MM-DD or an ISO 8601 date-time with offset/],
       ['?from=2026-11-02T00:00:00', /^from must carry a UTC offset/],
       ['?from=2026-11-03&to=2026-11-01', /^to must be after from/],

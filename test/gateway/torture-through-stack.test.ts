@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { connect } from 'node:net';
 import { tortureCases } from '../sip-torture/expectations.js';
-import { loadTortureMessage } from '../sip-torture/load-fixture.js';
+import { loadBitExactMessage, loadTortureMessage } from '../sip-torture/load-fixture.js';
 import { numbers, startGatewayFixture, type GatewayFixture, type SeenCall } from './gateway-harness.js';
 import type { SipRequest, SipResponse } from '../../gateway/sip/message/message.js';
 import { UdpPeer, sipRequest, statusLine } from './udp-peer.js';
@@ -148,6 +148,20 @@ describe('gateway: RFC 4475 torture messages through the stack', function () {
       await waitUntil(() => seen.endReason, 3000);
       assert.equal(seen.endReason, 'test-hangup');
       assert.equal(fx.handler.calls.length, before + 1, 'one call for the INVITE and its retransmission');
+    } finally {
+      peer.close();
+    }
+  });
+
+  it('answers the bit-exact baddn.dat (no empty line after the headers) over UDP 400 Bad From Header', async () => {
+    const peer = await UdpPeer.open();
+    try {
+      peer.socket.send(loadBitExactMessage('baddn'), fx.gateway.ports.UDP as number, '127.0.0.1');
+      // The answer copies the malformed From (RFC 3261 sec. 8.2.6.2), so it is read as text.
+      const { text } = await peer.wait((e) => statusLine(400)(e), 5000);
+      assert.match(text, /^SIP\/2\.0 400 Bad From Header\r\n/);
+      assert.match(text, /\r\nCall-ID: baddn\.31415@c\.example\.com\r\n/);
+      assert.match(text, /\r\nCSeq: +3923239 OPTIONS\r\n/);
     } finally {
       peer.close();
     }

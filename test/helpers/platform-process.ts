@@ -29,6 +29,14 @@ export interface SpawnOptions {
   readonly gid?: number;
   /** The folder to run from instead of the repository (a `stageForUser()` copy). */
   readonly root?: string;
+  /** Node options before the entry point (e.g. `--cpu-prof`, which NODE_OPTIONS refuses). */
+  readonly nodeArgs?: readonly string[];
+  /**
+   * Its own session (setsid): with Linux's autogroup scheduling the platform then gets a share of
+   * the CPU of its own, as a node on its own machine would, rather than sharing the share of the
+   * bench that drives it (benches on a shared machine).
+   */
+  readonly ownSession?: boolean;
 }
 
 /**
@@ -52,10 +60,11 @@ export function spawnPlatform(env: Record<string, string>, args: string[] = [], 
         : ['--import', 'tsx', 'bin/platform.ts'];
   const inherited = { ...process.env };
   if (options.uid !== undefined) delete inherited['NODE_V8_COVERAGE'];
-  const child = spawn(process.execPath, [...entry, ...args], {
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), ...entry, ...args], {
     cwd: options.root ?? repoRoot,
     env: { ...inherited, LOG_LEVEL: 'info', ...isolatedListeners, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
+    ...(options.ownSession ? { detached: true } : {}),
     ...(options.uid !== undefined ? { uid: options.uid } : {}),
     ...(options.gid !== undefined ? { gid: options.gid } : {}),
   });

@@ -23,6 +23,8 @@ export interface RawUpload {
 export class RawHttpConnection {
   private received = Buffer.alloc(0);
   private closed = false;
+  /** The server's FIN arrived ('end'): it closed the connection in order, not by a reset. */
+  private ended = false;
   private error: Error | undefined;
 
   private constructor(private readonly socket: Socket) {
@@ -31,6 +33,9 @@ export class RawHttpConnection {
     });
     socket.on('error', (error) => {
       this.error = error;
+    });
+    socket.on('end', () => {
+      this.ended = true;
     });
     socket.on('close', () => {
       this.closed = true;
@@ -100,6 +105,20 @@ export class RawHttpConnection {
     const started = Date.now();
     while (!this.closed) {
       if (Date.now() - started > timeoutMs) throw new Error(`connection still open after ${timeoutMs} ms`);
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    return Date.now() - started;
+  }
+
+  /**
+   * Resolves once the server's FIN has arrived (the socket's 'end' event), or rejects after
+   * `timeoutMs`, or at once when the connection closed without one (a reset).
+   */
+  async finWithin(timeoutMs: number): Promise<number> {
+    const started = Date.now();
+    while (!this.ended) {
+      if (this.closed) throw new Error(`connection closed without a FIN (${this.error?.message ?? 'no error'})`);
+      if (Date.now() - started > timeoutMs) throw new Error(`no FIN from the server after ${timeoutMs} ms`);
       await new Promise((r) => setTimeout(r, 10));
     }
     return Date.now() - started;

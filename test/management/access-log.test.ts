@@ -86,4 +86,19 @@ describe('HTTP access log and route metrics (control API)', function () {
     assert.doesNotMatch(metrics, /route="\/no\/such/);
     assert.doesNotMatch(metrics, /route="\/v1\/tenants\/logs/);
   });
+
+  it('logs a Master Report download link with its token redacted', async () => {
+    const link = await h.client(tenantToken).request('POST', '/v1/tenants/logs/reports/master.csv/links', { unchecked: true });
+    assert.equal(link.status, 201, link.text);
+    const url = String(link.body['url']);
+    const token = url.split('/').pop() ?? '';
+    assert.ok(token.length > 40);
+    const res = await fetch(`${h.server.url}${url}`, { headers: { 'X-Request-Id': 'download-1' } });
+    assert.equal(res.status, 200);
+    await res.text();
+    const line = accessLines().find((l) => l['requestId'] === 'download-1');
+    assert.equal(line?.['path'], '/v1/report-downloads/<redacted>');
+    assert.equal(line?.['route'], '/v1/report-downloads/:token');
+    assert.ok(!logs.lines.some((l) => JSON.stringify(l).includes(token.slice(-30))), 'the link token is in no log line');
+  });
 });

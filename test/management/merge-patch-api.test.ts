@@ -70,6 +70,27 @@ forEachStore('management API PATCH (JSON Merge Patch)', (store) => {
     assert.deepEqual(rename.body['issues'], [{ path: 'clientId', message: 'clientId cannot change' }]);
   });
 
+  it('removes a tenant secret patched to null (directly or with its parent), and keeps the others', async () => {
+    const op = h.client();
+    const put = await op.put('/v1/tenants/acme', {
+      name: 'Acme', timezone: 'Asia/Kolkata',
+      settings: { webhookSecret: 'whsec-0123456789abcdef', ssrfAllowlist: [], llm: { provider: 'openaiCompatible', baseUrl: 'https://llm.example.com/v1', model: 'm', apiKey: 'sk-0001' } },
+    });
+    assert.equal(put.status, 200, put.text);
+    const cleared = await op.request('PATCH', '/v1/tenants/acme', { body: { settings: { webhookSecret: null } } });
+    assert.equal(cleared.status, 200, cleared.text);
+    const settings = (cleared.body['spec'] as { settings: Record<string, unknown> }).settings;
+    assert.equal(settings['webhookSecret'], undefined);
+    assert.equal((settings['llm'] as { apiKey: string }).apiKey, '********', 'the LLM key stays');
+    const withParent = await op.request('PATCH', '/v1/tenants/acme', { body: { settings: { llm: null } } });
+    assert.equal(withParent.status, 200, withParent.text);
+    const restored = await op.request('PATCH', '/v1/tenants/acme', { body: { settings: { llm: { provider: 'openaiCompatible', baseUrl: 'https://llm.example.com/v1', model: 'm' } } } });
+    assert.equal(restored.status, 200, restored.text);
+    assert.equal(((restored.body['spec'] as { settings: { llm: Record<string, unknown> } }).settings.llm)['apiKey'], undefined, 'a removed key does not come back with its parent');
+    const row = await store().db.selectFrom('tenants').select(['settings']).where('client_id', '=', 'acme').executeTakeFirstOrThrow();
+    assert.doesNotMatch(JSON.stringify(row.settings), /vap1\./, 'no sealed secret is left');
+  });
+
   it('validates the merged spec like a PUT: bounds, unknown fields, non-object patches', async () => {
     const op = h.client();
     const bound = await op.request('PATCH', numberPath, { body: { maxCallDurationMinutes: 31 } });

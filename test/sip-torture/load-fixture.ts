@@ -34,3 +34,11 @@ export function tortureMessageNames(): string[] {
     .map((f) => f.slice(0, -4))
     .sort();
 }
+
+/**
+ * A message as the RFC's bit-exact archive (the base64 tarball in its appendix) carries it,
+ * octet for octet, where that differs from the figure: baddn.dat ends "l: 0" CRLF, no empty line.
+ */
+export function loadBitExactMessage(name: string): Buffer {
+  return readFileSync(join(dirname(messagesDir), 'bit-exact', `${name}.dat`));
+}

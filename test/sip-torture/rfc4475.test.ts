@@ -10,7 +10,7 @@ import {
   type SipMessage,
 } from '../../gateway/sip/message/index.js';
 import { tortureCases, type TortureCase } from './expectations.js';
-import { loadTortureMessage, tortureMessageNames } from './load-fixture.js';
+import { loadBitExactMessage, loadTortureMessage, tortureMessageNames } from './load-fixture.js';
 
 function parseError(buf: Buffer): SipParseError {
   try {
@@ -100,4 +100,21 @@ describe('RFC 4475 torture messages', () => {
       }
     });
   }
+});
+
+describe('RFC 4475 archive files that differ from the figures', () => {
+  it('baddn.dat (no empty line after "l: 0") is answered 400 Bad From Header, like the figure', () => {
+    const wire = loadBitExactMessage('baddn');
+    assert.ok(wire.toString('latin1').endsWith('l: 0\r\n') && !wire.includes('\r\n\r\n'), 'the fixture is the archive file');
+    const c = tortureCases.find((t) => t.name === 'baddn') as TortureCase;
+    expectRejection(c, parseError(wire));
+  });
+
+  it('a datagram cut inside a header line is answered 400 for the missing empty line', () => {
+    const wire = loadBitExactMessage('baddn').subarray(0, -4);
+    const err = parseError(wire);
+    assert.equal(err.status, 400);
+    assert.ok(err.canRespond);
+    assert.equal(createErrorResponse(err)?.reason, 'Bad Request (no empty line after the headers)');
+  });
 });

@@ -138,6 +138,11 @@ describe('platform process: metrics, correlation and drain on SIGTERM (SIPp, pro
     assert.equal(record['id'], callId, 'the record id is the gateway\'s call id');
     assert.equal(record['sipCallId'], sipCallId);
     assert.match(sipCallId, /.+/);
+    // The SIP facts a trace would show: SIPp called over UDP from its loopback address with G.711.
+    const sip = record['sip'] as { transport: string; remoteAddress: string; codec: string };
+    assert.equal(sip.transport, 'udp', JSON.stringify(sip));
+    assert.match(sip.remoteAddress, /^127\.\d+\.\d+\.\d+$/, JSON.stringify(sip));
+    assert.match(sip.codec, /^PCM[UA]$/, JSON.stringify(sip));
     // Every log line of the call carries both ids: the gateway's and the recipe handler's alike.
     const ofCall = p.process.lines.filter((l) => l['callId'] === callId || l['sipCallId'] === sipCallId);
     const shown = ofCall.map((l) => `${String(l['part'] ?? '-')}: ${String(l['msg'])}`).join(' | ');

@@ -57,18 +57,21 @@ describe('web dashboard in Chromium', function () {
     assert.equal((await fetch(`${h.platform.controlUrl}/assets/missing.js`)).status, 404);
   });
 
-  it('refuses a wrong token on the sign-in page with the API\'s message', async () => {
+  it('refuses a wrong token on the sign-in page in words for a person, not the API\'s', async () => {
     await page.goto(`${h.platform.controlUrl}/`);
     await h.shot(page, '01-sign-in');
     await page.getByLabel('API token').fill('not-a-real-token-000000000');
     await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('alert').filter({ hasText: 'Authentication required' }).waitFor();
+    const alert = page.getByRole('alert').filter({ hasText: 'That token was not accepted' });
+    await alert.waitFor();
+    assert.doesNotMatch((await alert.textContent()) ?? '', /Authorization|Bearer/);
   });
 
   it('the operator token lists tenants to pick from', async () => {
     await page.goto(`${h.platform.controlUrl}/`);
     await page.getByLabel('API token').fill(h.platform.operatorToken);
     await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByText('1 tenant shown').waitFor();
     await page.getByRole('link', { name: /Acme Ltd/ }).click();
     await page.getByRole('heading', { name: 'Recipes' }).waitFor();
     await h.shot(page, '02-tenant-picked');
@@ -79,7 +82,7 @@ describe('web dashboard in Chromium', function () {
     await signIn(page, h.platform.controlUrl, token);
     await page.getByLabel('New recipe name').fill('web-flow');
     await page.getByRole('button', { name: 'Create and open' }).click();
-    await page.getByRole('button', { name: /^Start block greet, Message/ }).waitFor();
+    await page.getByRole('button', { name: /^Start block greet Message/ }).waitFor();
     // An empty Message text: the API refuses it, and says why next to the field.
     await page.getByLabel('Text (may use {{variable}})').fill('');
     await page.getByRole('button', { name: 'Publish' }).click();
@@ -181,11 +184,16 @@ describe('web dashboard in Chromium', function () {
     await fill(page, 'Ring duration (15-30 s)', '20');
     await page.getByRole('button', { name: 'Create campaign' }).click();
     await page.getByRole('button', { name: 'Publish Delivery reminders' }).click();
+    // Created: the form is empty again for the next campaign.
+    assert.equal(await page.getByLabel('Campaign name').inputValue(), '');
     await page.getByRole('button', { name: 'Unpublish Delivery reminders' }).waitFor();
     const campaignId = (await page.getByTestId('campaign-id').textContent()) ?? '';
     const snippet = (await page.getByTestId('send-message-snippet').textContent()) ?? '';
     assert.ok(snippet.includes(`http://${tenant}.localhost:${new URL(h.platform.controlUrl).port}/api/v1/Campaign/SendMessage`), snippet);
     assert.ok(snippet.includes(campaignId));
+    // The example schedules a call in the future (tomorrow 10:30 by the browser's calendar).
+    const scheduled = /"Time":"([^"]+)"/.exec(snippet)?.[1] ?? '';
+    assert.ok(Date.parse(scheduled) > Number(await page.evaluate('Date.now()')), `SendMessage example time ${scheduled} is not in the future`);
     await h.shot(page, '09-campaigns');
 
     // The campaign token, issued on the tokens page (shown once).
@@ -240,7 +248,7 @@ describe('web dashboard in Chromium', function () {
     });
     assert.match(csv.split('\n')[0] ?? '', /analysis\.delivery_ok/);
     assert.equal(csv.trim().split('\n').length, 2, csv);
-    await page.getByRole('status').filter({ hasText: 'Downloaded' }).waitFor();
+    await page.getByRole('status').filter({ hasText: 'Download started: 1 call.' }).waitFor();
     await h.shot(page, '17-reports');
   });
 
@@ -253,6 +261,8 @@ describe('web dashboard in Chromium', function () {
       assert.equal(await focused(), 'main');
       await phone.keyboard.press('Shift+Tab');
       assert.equal(await focused(), 'Sign out');
+      await phone.keyboard.press('Shift+Tab');
+      assert.equal(await focused(), 'Settings');
       await phone.keyboard.press('Shift+Tab');
       assert.equal(await focused(), 'API tokens');
       await phone.keyboard.press('Enter');

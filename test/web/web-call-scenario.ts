@@ -38,6 +38,8 @@ export interface WebCallResult {
   /** Peak level (0..1) of the agent's audio as the page received it, while the greeting plays. */
   readonly agentAudioPeak: number;
   readonly call: Record<string, unknown> | undefined;
+  /** Where the page's "Open the call record" link pointed after the call. */
+  readonly recordHref: string;
   readonly screenshots: readonly string[];
   readonly rtpengineStarted: boolean;
   readonly log: string;
@@ -133,6 +135,10 @@ async function scenario(screenshots: string): Promise<WebCallResult> {
     await page.screenshot({ path: shots.at(-1)!, fullPage: true });
     await state.filter({ hasText: /Call ended|Call failed/ }).waitFor({ timeout: 120_000 });
     const pageState = (await state.textContent()) ?? '';
+    // The page finds the call's record by its Call-ID once it is written, and links to it.
+    const recordLink = page.getByRole('link', { name: 'Open the call record' });
+    await recordLink.waitFor({ timeout: 30_000 });
+    const recordHref = (await recordLink.getAttribute('href')) ?? '';
     // The record is written after the BYE and analysed by the worker: wait for both.
     let call: Record<string, unknown> | undefined;
     const deadline = Date.now() + 60_000;
@@ -154,7 +160,7 @@ async function scenario(screenshots: string): Promise<WebCallResult> {
       await page.screenshot({ path: shots.at(-1)!, fullPage: true });
     }
     const log = platform.lines.filter((l) => /web call|rtpengine|media relay/i.test(String(l['msg']))).map((l) => JSON.stringify(l)).join('\n');
-    return { pageState, setupMs, agentAudioPeak, call, screenshots: shots, rtpengineStarted: platform.lines.some((l) => l['msg'] === 'web calls: rtpengine started for WebRTC media'), log };
+    return { pageState, setupMs, agentAudioPeak, call, recordHref, screenshots: shots, rtpengineStarted: platform.lines.some((l) => l['msg'] === 'web calls: rtpengine started for WebRTC media'), log };
   } finally {
     if (process.env['WEB_CALL_DEBUG_LOG']) writeFileSync(process.env['WEB_CALL_DEBUG_LOG'], platform.lines.map((l) => JSON.stringify(l)).join('\n'));
     await chromium.close();

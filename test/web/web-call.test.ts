@@ -58,6 +58,17 @@ describe('web call from Chromium through sip.js, WSS and rtpengine', function ()
     assert.ok(call['recording'], 'the call was recorded');
   });
 
+  it('keeps the SIP facts of the call, and the page links to its record after the call', () => {
+    const call = result.call;
+    assert.ok(call, 'no web call record');
+    assert.match(String(call['sipCallId']), /\S+/);
+    const sip = call['sip'] as { transport: string | null; remoteAddress: string | null; codec: string | null };
+    assert.match(String(sip.transport), /^wss?$/);
+    assert.equal(sip.remoteAddress, '127.0.0.1');
+    assert.match(String(sip.codec), /^(PCMU|PCMA)/);
+    assert.equal(result.recordHref, `/t/acme/calls/${String(call['id'])}`);
+  });
+
   it('gets its post-call insights like a phone call', () => {
     const analysis = result.call?.['analysis'] as { status: string; insights: Record<string, unknown> };
     assert.equal(analysis.status, 'completed');

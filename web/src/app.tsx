@@ -6,6 +6,7 @@ import { NumbersPage } from './pages/numbers';
 import { RecipeEditorPage } from './pages/recipe-editor';
 import { RecipesPage } from './pages/recipes';
 import { ReportsPage } from './pages/reports';
+import { SettingsPage } from './pages/settings';
 import { SignInPage } from './pages/sign-in';
 import { SpeechProfilesPage } from './pages/speech-profiles';
 import { TenantsPage } from './pages/tenants';
@@ -38,6 +39,7 @@ const tenantPages: ReadonlyArray<{ path: string; label: string; page: (clientId:
   },
   { path: 'reports', label: 'Reports', page: (c) => <ReportsPage clientId={c} /> },
   { path: 'tokens', label: 'API tokens', page: (c) => <TokensPage clientId={c} /> },
+  { path: 'settings', label: 'Settings', page: (c) => <SettingsPage clientId={c} /> },
 ];
 
 function TenantLayout({ clientId, current, children }: { clientId: string; current: string; children: ReactNode }) {

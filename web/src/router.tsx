@@ -1,4 +1,4 @@
-import { useCallback, useSyncExternalStore, type AnchorHTMLAttributes, type MouseEvent } from 'react';
+import { useCallback, useEffect, useRef, useSyncExternalStore, type AnchorHTMLAttributes, type MouseEvent } from 'react';
 
 /**
  * A small History API router: the dashboard has a dozen fixed routes, and the control role answers
@@ -14,7 +14,58 @@ const subscribe = (listener: () => void): (() => void) => {
   };
 };
 
+/**
+ * A page with unsaved work registers a guard: it returns the question to ask before leaving, or
+ * undefined when there is nothing to lose. Every in-app navigation (links, `navigate`, the back
+ * button) asks it first; a reload or a closed tab is the page's `beforeunload` (useLeaveGuard).
+ */
+type Guard = () => string | undefined;
+const guards = new Set<Guard>();
+
+function mayLeave(): boolean {
+  for (const guard of guards) {
+    const question = guard();
+    if (question !== undefined && !window.confirm(question)) return false;
+  }
+  return true;
+}
+
+let here = window.location.pathname + window.location.search;
+window.addEventListener('popstate', () => {
+  const there = window.location.pathname + window.location.search;
+  if (there === here) return;
+  // Back/forward already moved the URL: put it back when the user stays.
+  if (!mayLeave()) {
+    window.history.pushState(null, '', here);
+    return;
+  }
+  here = there;
+});
+
+/** While `question()` says there is unsaved work, leaving the page asks first (in-app and on reload). */
+export function useLeaveGuard(question: () => string | undefined): void {
+  const latest = useRef(question);
+  latest.current = question;
+  useEffect(() => {
+    const guard: Guard = () => latest.current();
+    guards.add(guard);
+    const unload = (event: BeforeUnloadEvent) => {
+      if (latest.current() === undefined) return;
+      event.preventDefault();
+      // Chromium before 119 shows the prompt only when returnValue is set.
+      event.returnValue = '';
+    };
+    window.addEventListener('beforeunload', unload);
+    return () => {
+      guards.delete(guard);
+      window.removeEventListener('beforeunload', unload);
+    };
+  }, []);
+}
+
 export function navigate(to: string, replace = false): void {
+  if (!replace && !mayLeave()) return;
+  here = to;
   if (replace) window.history.replaceState(null, '', to);
   else window.history.pushState(null, '', to);
   for (const listener of listeners) listener();

@@ -230,13 +230,24 @@ export function parseDatagram(buf: Buffer): SipMessage {
   if (start >= buf.length) throw new SipParseError('empty datagram');
   let headEnd = buf.indexOf(CRLFCRLF, start);
   let bodyStart = headEnd + 4;
+  let framing: SipParseError | undefined;
   if (headEnd < 0) {
     // Tolerate bare-LF senders; the scan is still a single native search.
     headEnd = buf.indexOf('\n\n', start);
     bodyStart = headEnd + 2;
-    if (headEnd < 0) throw new SipParseError('no empty line after the headers');
   }
-  const head = parseHead(buf.toString('utf8', start, headEnd));
+  if (headEnd < 0) {
+    // No empty line (sec. 7 requires it). The datagram is the frame (sec. 18.3), so the head is
+    // all of it and the request can still be answered from its Via, From, To, Call-ID and CSeq.
+    // Ending on a complete header line (RFC 4475's archive file of baddn ends "l: 0" CRLF) only
+    // the empty line is missing and the head is judged as it is; a datagram cut inside a line
+    // is answered 400 for that.
+    headEnd = buf.length;
+    bodyStart = buf.length;
+    if (buf[buf.length - 1] !== 10) framing = new SipParseError('no empty line after the headers');
+  }
+  const parsed = parseHead(buf.toString('utf8', start, headEnd));
+  const head = framing ? { ...parsed, problem: parsed.problem ?? framing } : parsed;
   let length: number | undefined;
   try {
     length = declaredContentLength(head.headers);

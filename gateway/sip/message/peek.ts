@@ -1,6 +1,6 @@
 import { isToken, isWsp, trimWsp } from './chars.js';
 import { headerKey, splitList } from './headers.js';
-import { parseViaParm, responseTarget, stampTopVia } from './via.js';
+import { parseViaParm, responseTarget, stampTopVia, type Via } from './via.js';
 
 const CRLFCRLF = Buffer.from('\r\n\r\n');
 const LFLF = Buffer.from('\n\n');
@@ -17,6 +17,7 @@ export class PeekedHead {
   private names: string[] | undefined;
   private values: string[] | undefined;
   private tag: string | null | undefined;
+  private via: Via | null | undefined;
 
   private constructor(
     /** The head as latin1 (one char per octet, so it goes back to the wire unchanged). */
@@ -33,6 +34,8 @@ export class PeekedHead {
     const limit = Math.min(buf.length, start + MAX_PEEK_BYTES);
     let end = buf.indexOf(CRLFCRLF, start);
     if (end < 0 || end > limit) end = buf.indexOf(LFLF, start);
+    // Without an empty line the datagram is all head, as the parser reads it (parseDatagram).
+    if (end < 0 && buf.length <= limit) end = buf.length;
     if (end < 0 || end > limit) return undefined;
     const text = buf.toString('latin1', start, end);
     let eol = text.indexOf('\n');
@@ -70,6 +73,19 @@ export class PeekedHead {
   get toTag(): string | undefined {
     if (this.tag === undefined) this.tag = findTag(this.header('to') ?? '') ?? null;
     return this.tag ?? undefined;
+  }
+
+  /** The top via-parm (sec. 20.42), parsed; undefined when absent or malformed. */
+  get topVia(): Via | undefined {
+    if (this.via === undefined) {
+      const first = this.header('via');
+      try {
+        this.via = first === undefined ? null : parseViaParm(splitList(first)[0] ?? '');
+      } catch {
+        this.via = null;
+      }
+    }
+    return this.via ?? undefined;
   }
 
   /** Header lines split once, folded lines joined (sec. 7.3.1); a line without colon is skipped. */

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Headers, splitList } from '../message/headers.js';
 import { SipRequest, type SipMessage, type SipResponse } from '../message/message.js';
-import { MAGIC_COOKIE } from '../message/via.js';
+import { MAGIC_COOKIE, type Via } from '../message/via.js';
 
 /** A fresh RFC 3261 branch: the magic cookie plus enough randomness to be unique (sec. 8.1.1.7). */
 export function newBranch(): string {
@@ -38,10 +38,9 @@ export function serverTransactionKey(req: SipRequest): string | undefined {
   const top = req.via[0];
   if (!top) return undefined;
   const method = req.method === 'ACK' ? 'INVITE' : req.method;
+  const key = rfc3261ServerKey(top, method);
+  if (key !== undefined) return ownKey(key);
   const sentBy = `${top.host.toLowerCase()}:${top.port ?? ''}`;
-  if (top.branch && top.branch.startsWith(MAGIC_COOKIE) && top.branch.length > MAGIC_COOKIE.length) {
-    return ownKey(`${top.branch}|${sentBy}|${method}`);
-  }
   return ownKey(`2543|${req.uri}|${req.from.tag ?? ''}|${req.callId}|${req.cseq.seq}|${top.branch ?? ''}|${sentBy}|${method}`);
 }
 
@@ -78,4 +77,13 @@ export function createCancel(invite: SipRequest): SipRequest {
   h.append('Call-ID', invite.callId);
   h.append('CSeq', `${invite.cseq.seq} CANCEL`);
   return new SipRequest('CANCEL', invite.uri, h);
+}
+
+/**
+ * The server transaction key of a request with an RFC 3261 branch (magic cookie), from its top
+ * Via alone: what admission control can compute from a peeked head to recognise a retransmission.
+ */
+export function rfc3261ServerKey(top: Via, method: string): string | undefined {
+  if (!top.branch || !top.branch.startsWith(MAGIC_COOKIE) || top.branch.length <= MAGIC_COOKIE.length) return undefined;
+  return `${top.branch}|${top.host.toLowerCase()}:${top.port ?? ''}|${method}`;
 }

@@ -49,6 +49,11 @@ export class TransactionTable implements TransactionRegistry {
     return tx;
   }
 
+  /** True while a server transaction has this key (keys.ts): a request with it is a retransmission. */
+  hasServer(key: string): boolean {
+    return this.servers.has(key);
+  }
+
   /** A terminated transaction leaves the index, unless a newer one already took its key. */
   release(key: string, tx: object): void {
     if (this.servers.get(key) === tx) this.servers.delete(key);

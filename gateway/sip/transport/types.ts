@@ -44,3 +44,6 @@ export interface SipTransport {
   flowTo(target: Endpoint): Flow;
   close(): Promise<void>;
 }
+
+/** Sends octets to the flow's remote address at `port` (a stateless answer; sec. 18.2.2 picks the port). */
+export type Reply = (wire: Buffer, port: number, flow: Flow) => void;

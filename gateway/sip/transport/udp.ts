@@ -5,13 +5,18 @@ import { SipParseError } from '../message/errors.js';
 import type { SipMessage } from '../message/message.js';
 import { parseDatagram } from '../message/parser.js';
 import { serialize } from '../message/serializer.js';
-import type { DatagramIntake, ReceiveGate } from './receive-gate.js';
+import type { ReceiveGate } from './receive-gate.js';
+import type { DatagramIntake } from './receive-lanes.js';
 import type { Endpoint, Flow, SipTransport, TransportListener } from './types.js';
+import { udpReceiveDrops } from './udp-drops.js';
 
 export interface UdpOptions {
   readonly host: string;
   readonly port: number;
-  /** SO_RCVBUF: bursts of INVITEs must not be dropped by the kernel while the loop is busy. */
+  /**
+   * SO_RCVBUF asked for (4 MiB by default): a burst must wait in the kernel, not be dropped, while
+   * the loop is busy. Linux caps it at net.core.rmem_max; `receiveBufferBytes` tells what was given.
+   */
   readonly receiveBufferBytes?: number;
   /** Admission before parsing (receive-gate.ts); without it every datagram is parsed at once. */
   readonly gate?: ReceiveGate;
@@ -38,6 +43,8 @@ function literalFirstLookup(hostname: string, options: number | LookupOneOptions
   if (family !== 0) callback(null, hostname, family);
   else dnsLookup(hostname, typeof options === 'number' ? { family: options } : options, callback);
 }
+
+const DEFAULT_RECEIVE_BUFFER = 4 * 1024 * 1024;
 
 /** Flows are immutable, so one per peer is shared by its datagrams; bounded against address scans. */
 const MAX_CACHED_FLOWS = 4096;
@@ -106,9 +113,11 @@ export class UdpTransport implements SipTransport {
       }
       port = socket.address().port;
       try {
-        socket.setRecvBufferSize(options.receiveBufferBytes ?? 4 * 1024 * 1024);
+        // Not dgram's recvBufferSize option: where the kernel refuses the size (macOS beyond
+        // kern.ipc.maxsockbuf) it throws inside the bind callback. Linux caps it silently.
+        socket.setRecvBufferSize(options.receiveBufferBytes ?? DEFAULT_RECEIVE_BUFFER);
       } catch {
-        // The kernel caps SO_RCVBUF (net.core.rmem_max); the default still works.
+        // The default buffer still works; receiveBufferBytes reports what there is.
       }
       socket.on('message', (buf, rinfo) => t.receive(socket, family, buf, rinfo));
       // ICMP errors surface here on some platforms; one failed peer must not stop the socket.
@@ -121,6 +130,37 @@ export class UdpTransport implements SipTransport {
 
   get local(): Endpoint {
     return this.localEndpoint;
+  }
+
+  /**
+   * The receive buffer the kernel gave (the smallest over the sockets), in the bytes asked for:
+   * Linux reports twice the usable size (its bookkeeping share), so that is halved back.
+   */
+  get receiveBufferBytes(): number {
+    let least = Infinity;
+    for (const socket of this.sockets.values()) {
+      try {
+        least = Math.min(least, socket.getRecvBufferSize() / (process.platform === 'linux' ? 2 : 1));
+      } catch {
+        // A closed socket has none.
+      }
+    }
+    return Number.isFinite(least) ? least : 0;
+  }
+
+  /** Datagrams the kernel dropped on these sockets for a full receive buffer (Linux; udp-drops.ts). */
+  get kernelDrops(): number | undefined {
+    let total: number | undefined;
+    for (const socket of this.sockets.values()) {
+      try {
+        const { address, port } = socket.address();
+        const n = udpReceiveDrops(address, port);
+        if (n !== undefined) total = (total ?? 0) + n;
+      } catch {
+        // Closed.
+      }
+    }
+    return total;
   }
 
   private receive(socket: Socket, family: 'udp4' | 'udp6', buf: Buffer, remote: Endpoint): void {

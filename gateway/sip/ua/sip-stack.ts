@@ -7,8 +7,9 @@ import { isAcceptable } from '../message/media-type.js';
 import { KNOWN_METHODS } from '../message/parser.js';
 import { createErrorResponse, createResponse } from '../message/response.js';
 import { isSipUri } from '../message/uri.js';
-import { responseTarget } from '../message/via.js';
+import { responseTarget, type Via } from '../message/via.js';
 import { InviteServerTransaction } from '../transaction/server.js';
+import { rfc3261ServerKey } from '../transaction/keys.js';
 import { TransactionTable } from '../transaction/table.js';
 import { DEFAULT_TIMERS, type TimerValues } from '../transaction/timers.js';
 import type { ServerTransactionUser, TransactionTransport } from '../transaction/types.js';
@@ -151,6 +152,16 @@ export class SipStack {
 
   setGuard(guard: RequestGuard): void {
     this.guard = guard;
+  }
+
+  /**
+   * True when an INVITE with this top Via is a retransmission of one whose server transaction is
+   * live (sec. 17.2.3): admission control lets it through, the transaction absorbs it, and it is
+   * never refused as if it were a new call (a 503 to a retransmission would end a call being set up).
+   */
+  isInviteRetransmission(topVia: Via): boolean {
+    const key = rfc3261ServerKey(topVia, 'INVITE');
+    return key !== undefined && this.table.hasServer(key);
   }
 
   /** The transport listener: never throws, whatever arrives. */

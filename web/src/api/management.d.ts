@@ -604,7 +604,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List call records, oldest first (filterable) */
+        /**
+         * List call records, newest first (sortable, filterable, paged both ways)
+         * @description Sorted by `sort` and `order` (default `startedAt` `desc`: the newest call first). `nextCursor` and `prevCursor` page forwards and back; a cursor is only valid with the `sort` and `order` it was issued for.
+         */
         get: operations["listCalls"];
         put?: never;
         post?: never;
@@ -657,6 +660,43 @@ export interface paths {
         };
         /** The Master Report as CSV (streamed), for the same filters as the call list */
         get: operations["downloadMasterReport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tenants/{clientId}/reports/master.csv/links": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A signed link to download the Master Report without a header, valid for a minute
+         * @description Takes the query of `downloadMasterReport` and checks it now (a bad filter is a 400 here). The browser downloads `url` natively: the CSV streams to a file.
+         */
+        post: operations["createMasterReportLink"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/report-downloads/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The Master Report through a signed link (no Authorization header) */
+        get: operations["downloadMasterReportByLink"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1202,6 +1242,11 @@ export interface components {
                 /** @default 3600 */
                 expiresSeconds?: number;
             };
+            /**
+             * @default off
+             * @enum {string}
+             */
+            srtp?: "off" | "optional" | "required";
         };
         SipTrunkSpecStored: {
             name: string;
@@ -1240,6 +1285,11 @@ export interface components {
                 /** @default 3600 */
                 expiresSeconds: number;
             };
+            /**
+             * @default off
+             * @enum {string}
+             */
+            srtp: "off" | "optional" | "required";
         };
         /** @description A JSON Merge Patch (RFC 7396) of SipTrunkSpec: any of its fields; `null` removes an optional field (its default applies again); objects merge key by key, arrays are replaced whole. The merged result must be a valid SipTrunkSpec. */
         SipTrunkPatch: {
@@ -1264,6 +1314,7 @@ export interface components {
                 user?: string | null;
                 expiresSeconds?: number | null;
             } | null;
+            srtp?: ("off" | "optional" | "required") | null;
         };
         SipTrunk: {
             /** Format: uuid */
@@ -2928,6 +2979,15 @@ export interface components {
             id: string;
             /** @description SIP Call-ID of the call's dialog (null for simulations) */
             sipCallId: string | null;
+            /** @description SIP facts of the call; each null for simulations, provider-carried calls and records written before they were kept */
+            sip: {
+                /** @description udp, tcp, tls, ws or wss */
+                transport: string | null;
+                /** @description the far end's signalling address: the caller's source, or the address we dialled */
+                remoteAddress: string | null;
+                /** @description the audio codec negotiated in SDP, e.g. PCMU */
+                codec: string | null;
+            };
             /** @description client ID of the tenant */
             tenant: string;
             /** @enum {string} */
@@ -2989,6 +3049,15 @@ export interface components {
             id: string;
             /** @description SIP Call-ID of the call's dialog (null for simulations) */
             sipCallId: string | null;
+            /** @description SIP facts of the call; each null for simulations, provider-carried calls and records written before they were kept */
+            sip: {
+                /** @description udp, tcp, tls, ws or wss */
+                transport: string | null;
+                /** @description the far end's signalling address: the caller's source, or the address we dialled */
+                remoteAddress: string | null;
+                /** @description the audio codec negotiated in SDP, e.g. PCMU */
+                codec: string | null;
+            };
             /** @description client ID of the tenant */
             tenant: string;
             /** @enum {string} */
@@ -3105,6 +3174,8 @@ export interface components {
             items: components["schemas"]["Call"][];
             /** @description absent on the last page */
             nextCursor?: string;
+            /** @description the page before this one; absent on the first page */
+            prevCursor?: string;
         };
         MessageStatus: {
             /**
@@ -4447,6 +4518,8 @@ export interface operations {
                 cursor?: string;
                 /** @description only sip-trunks whose name equals this value (case-insensitive) */
                 name?: string;
+                /** @description only sip-trunks whose srtp equals this value (case-insensitive) */
+                srtp?: string;
             };
             header?: never;
             path: {
@@ -8208,8 +8281,12 @@ export interface operations {
             query?: {
                 /** @description Page size, 1 to 200 (default 50) */
                 limit?: number;
-                /** @description `nextCursor` of the previous page */
+                /** @description `nextCursor` or `prevCursor` of a page of the same sort and order */
                 cursor?: string;
+                /** @description sort key: start time, or duration (calls in progress count as shortest) */
+                sort?: "startedAt" | "duration";
+                /** @description `desc` (newest or longest first) or `asc` */
+                order?: "desc" | "asc";
                 /** @description from this day (YYYY-MM-DD in the tenant timezone) or instant with offset, inclusive */
                 from?: string;
                 /** @description through this day (YYYY-MM-DD) or until this instant with offset, exclusive */
@@ -8218,10 +8295,14 @@ export interface operations {
                 campaign?: string;
                 /** @description the platform's number or the other party's, E.164 (`+` optional) */
                 number?: string;
+                /** @description the SIP Call-ID of the call's dialog (how a web page finds the record of the call it placed) */
+                sipCallId?: string;
                 /** @description outcome(s); repeat or comma-separate */
                 outcome?: ("completed" | "busy" | "no_answer" | "failed" | "canceled")[];
                 /** @description Close block disposition(s) */
                 disposition?: string[];
+                /** @description the record's end reason(s): closed, callerHangup, transferred, silenceTimeout, maxDuration, voicemail, ... */
+                endReason?: string[];
                 /** @description direction(s) */
                 direction?: ("inbound" | "outbound" | "simulation" | "web")[];
                 /** @description analysis state(s) */
@@ -8413,10 +8494,14 @@ export interface operations {
                 campaign?: string;
                 /** @description the platform's number or the other party's, E.164 (`+` optional) */
                 number?: string;
+                /** @description the SIP Call-ID of the call's dialog (how a web page finds the record of the call it placed) */
+                sipCallId?: string;
                 /** @description outcome(s); repeat or comma-separate */
                 outcome?: ("completed" | "busy" | "no_answer" | "failed" | "canceled")[];
                 /** @description Close block disposition(s) */
                 disposition?: string[];
+                /** @description the record's end reason(s): closed, callerHangup, transferred, silenceTimeout, maxDuration, voicemail, ... */
+                endReason?: string[];
                 /** @description direction(s) */
                 direction?: ("inbound" | "outbound" | "simulation" | "web")[];
                 /** @description analysis state(s) */
@@ -8430,6 +8515,139 @@ export interface operations {
             path: {
                 /** @description Client ID of the tenant (its subdomain) */
                 clientId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description CSV with a header row (`Content-Disposition: attachment`) */
+            200: {
+                headers: {
+                    "Content-Disposition": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                };
+            };
+            /** @description Invalid argument or malformed body (`issues` names every offending field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found, or not reachable with this credential */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createMasterReportLink: {
+        parameters: {
+            query?: {
+                /** @description from this day (YYYY-MM-DD in the tenant timezone) or instant with offset, inclusive */
+                from?: string;
+                /** @description through this day (YYYY-MM-DD) or until this instant with offset, exclusive */
+                to?: string;
+                /** @description campaign id */
+                campaign?: string;
+                /** @description the platform's number or the other party's, E.164 (`+` optional) */
+                number?: string;
+                /** @description the SIP Call-ID of the call's dialog (how a web page finds the record of the call it placed) */
+                sipCallId?: string;
+                /** @description outcome(s); repeat or comma-separate */
+                outcome?: ("completed" | "busy" | "no_answer" | "failed" | "canceled")[];
+                /** @description Close block disposition(s) */
+                disposition?: string[];
+                /** @description the record's end reason(s): closed, callerHangup, transferred, silenceTimeout, maxDuration, voicemail, ... */
+                endReason?: string[];
+                /** @description direction(s) */
+                direction?: ("inbound" | "outbound" | "simulation" | "web")[];
+                /** @description analysis state(s) */
+                analysis?: ("pending" | "analyzing" | "completed" | "failed" | "skipped")[];
+                /** @description start with a UTF-8 byte order mark (Excel) */
+                bom?: boolean;
+                /** @description prefix cells that a spreadsheet would run as formulas */
+                formulaGuard?: boolean;
+            };
+            header?: never;
+            path: {
+                /** @description Client ID of the tenant (its subdomain) */
+                clientId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The link */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description `/v1/report-downloads/{token}`, relative to the control API */
+                        url: string;
+                        /** Format: date-time */
+                        expiresAt: string;
+                        /** @description how many calls (rows) the report holds now */
+                        calls: number;
+                    };
+                };
+            };
+            /** @description Invalid argument or malformed body (`issues` names every offending field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found, or not reachable with this credential */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    downloadMasterReportByLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the token of a link from `createMasterReportLink` */
+                token: string;
             };
             cookie?: never;
         };

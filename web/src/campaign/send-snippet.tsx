@@ -3,6 +3,13 @@ import { unwrap } from '../api/client';
 import { ErrorBox } from '../components/error-box';
 import { useSession } from '../session';
 
+/** `YYYY-MM-DDT10:30:00` of the day after `now` (the browser's calendar). */
+export function tomorrowAt1030(now: Date): string {
+  const day = new Date(now.getFullYear(), now.getMonth(), now.getDate() + 1);
+  const pad = (n: number) => String(n).padStart(2, '0');
+  return `${day.getFullYear()}-${pad(day.getMonth() + 1)}-${pad(day.getDate())}T10:30:00`;
+}
+
 /** The SendMessage request for a campaign, with the tenant's own URL, ready to copy. */
 export function SendMessageSnippet({ clientId, campaignId }: { clientId: string; campaignId: string }) {
   const { api } = useSession();
@@ -13,8 +20,9 @@ export function SendMessageSnippet({ clientId, campaignId }: { clientId: string;
   }, [api, clientId]);
   if (error) return <ErrorBox error={error} title="Could not read the tenant's address" />;
   if (!url) return null;
-  // ScheduledAt.Time without an offset is read in the tenant's timezone; a past time means now.
-  const body = { CampaignID: campaignId, To: { PhoneNumber: '919876543210' }, Variables: { name: 'Asha' }, ScheduledAt: { Time: '2026-03-02T10:30:00' } };
+  // ScheduledAt.Time without an offset is read in the tenant's timezone: the example says tomorrow
+  // at 10:30, so a copied snippet schedules a call instead of ringing at once.
+  const body = { CampaignID: campaignId, To: { PhoneNumber: '919876543210' }, Variables: { name: 'Asha' }, ScheduledAt: { Time: tomorrowAt1030(new Date()) } };
   const snippet = [
     `curl -s -X POST '${url}' \\`,
     `  -H 'Authorization: <campaign token>' -H 'Content-Type: application/json' \\`,

@@ -64,13 +64,16 @@ export function usePaged<T>(fetchPage: (cursor: string | undefined) => Promise<P
   };
 }
 
+/** "1 tenant", "2 tenants": every noun the lists use takes a plain -s. */
+export const counted = (n: number, plural: string): string => `${n} ${n === 1 ? plural.replace(/s$/, '') : plural}`;
+
 /** Status line and "Load more" under a paged list; announced politely to screen readers. */
 export function PageFooter<T>({ list, noun }: { list: Paged<T>; noun: string }) {
   return (
     <div className="page-footer">
       <ErrorBox error={list.error} title={`Could not load ${noun}`} />
       <p aria-live="polite" className="muted">
-        {list.loading ? `Loading ${noun}…` : `${list.items.length} ${noun} shown${list.hasMore ? ', more available' : ''}`}
+        {list.loading ? `Loading ${noun}…` : `${counted(list.items.length, noun)} shown${list.hasMore ? ', more available' : ''}`}
       </p>
       {list.hasMore && (
         <button type="button" onClick={list.loadMore} disabled={list.loading}>

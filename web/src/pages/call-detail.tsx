@@ -39,6 +39,10 @@ export function CallDetailPage({ clientId, callId }: { clientId: string; callId:
   if (!call) return error ? <ErrorBox error={error} title="Could not load the call" /> : <p aria-live="polite">Loading the call…</p>;
   const s = liveStatus(call);
   const insights = Object.entries(call.analysis.insights ?? {});
+  const variables = Object.entries(call.variables);
+  // The run's last step says how the run saw the end (a hang-up, say); the record's end reason
+  // is the platform's word for it (transferred, silenceTimeout, ...), and the one shown.
+  const lastEnded = call.steps.map((s) => s.end !== undefined).lastIndexOf(true);
   return (
     <>
       <h1>
@@ -64,6 +68,39 @@ export function CallDetailPage({ clientId, callId }: { clientId: string; callId:
         <dt>Language</dt>
         <dd>{call.language ?? '—'}</dd>
       </dl>
+      <section aria-labelledby="sip-title">
+        <h2 id="sip-title">SIP</h2>
+        <dl className="facts" data-testid="sip-facts">
+          <dt>Call-ID</dt>
+          <dd>
+            <code>{call.sipCallId ?? '—'}</code>
+          </dd>
+          <dt>Final status</dt>
+          <dd>{call.sipStatus ?? '—'}</dd>
+          <dt>Remote address</dt>
+          <dd>{call.sip.remoteAddress ? `${call.sip.remoteAddress}${call.sip.transport ? ` (${call.sip.transport.toUpperCase()})` : ''}` : '—'}</dd>
+          <dt>Codec</dt>
+          <dd>{call.sip.codec ?? '—'}</dd>
+        </dl>
+      </section>
+      <section aria-labelledby="variables-title">
+        <h2 id="variables-title">Variables</h2>
+        {variables.length > 0 ? (
+          <table data-testid="variables">
+            <caption className="sr-only">Variables captured by the recipe</caption>
+            <tbody>
+              {variables.map(([name, value]) => (
+                <tr key={name}>
+                  <th scope="row">{name}</th>
+                  <td>{typeof value === 'string' ? value : JSON.stringify(value)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        ) : (
+          <p className="muted">No variables were captured.</p>
+        )}
+      </section>
       <section aria-labelledby="insights-title">
         <h2 id="insights-title">Insights</h2>
         {call.analysis.status === 'completed' ? (
@@ -95,7 +132,13 @@ export function CallDetailPage({ clientId, callId }: { clientId: string; callId:
         <ol className="transcript" data-testid="transcript">
           {call.transcript.map((line, i) => (
             <li key={i} className={line.speaker}>
-              <strong>{line.speaker === 'agent' ? 'Agent' : 'Caller'}:</strong> {line.text}
+              <strong>{line.speaker === 'agent' ? 'Agent' : 'Caller'}:</strong>{' '}
+              {line.dtmf ? (
+                <span className="badge keyed" title="Entered on the keypad (DTMF)">
+                  ⌨ Keyed
+                </span>
+              ) : null}{' '}
+              {line.text}
               {line.interrupted ? <span className="badge">Interrupted</span> : null}
             </li>
           ))}
@@ -108,7 +151,7 @@ export function CallDetailPage({ clientId, callId }: { clientId: string; callId:
           {call.steps.map((step, i) => (
             <li key={i}>
               <code>{step.blockId}</code> ({step.type}){step.exit ? ` → ${step.exit}` : ''}
-              {step.end ? ` (${step.end})` : ''}
+              {step.end ? ` (${i === lastEnded ? (call.endReason ?? step.end) : step.end})` : ''}
             </li>
           ))}
         </ol>

@@ -12,6 +12,9 @@ import { useSession } from '../session';
 type CampaignSpec = Schemas['CampaignSpec'];
 const scenarios = [['busy', 'Busy'], ['noAnswer', 'No answer'], ['failed', 'Failed']] as const;
 
+const emptyForm = { name: '', phoneNumber: '', recipe: '', startLogic: 'immediately', waitSeconds: '2', ring: '30', retries: '0', interval: '30', dnd: 'reschedule' };
+const defaultRetryOn = ['busy', 'noAnswer', 'failed'];
+
 /** Outreach campaigns: settings, publish, the SendMessage snippet and a message tracker. */
 export function CampaignsPage({ clientId }: { clientId: string }) {
   const { api } = useSession();
@@ -19,8 +22,8 @@ export function CampaignsPage({ clientId }: { clientId: string }) {
   const list = usePaged(async (cursor) => unwrap(await api.GET('/v1/tenants/{clientId}/campaigns', { params: { path, query: { limit: 50, ...(cursor ? { cursor } : {}) } } })), clientId);
   const numbers = useNames(clientId, 'phone-numbers');
   const recipes = useNames(clientId, 'recipes');
-  const [form, setForm] = useState({ name: '', phoneNumber: '', recipe: '', startLogic: 'immediately', waitSeconds: '2', ring: '30', retries: '0', interval: '30', dnd: 'reschedule' });
-  const [retryOn, setRetryOn] = useState<Set<string>>(new Set(['busy', 'noAnswer', 'failed']));
+  const [form, setForm] = useState(emptyForm);
+  const [retryOn, setRetryOn] = useState<Set<string>>(new Set(defaultRetryOn));
   const [selected, setSelected] = useState<string>();
   const [error, attempt] = useAttempt();
   const [rowError, attemptRow] = useAttempt();
@@ -45,6 +48,9 @@ export function CampaignsPage({ clientId }: { clientId: string }) {
     await attempt(async () => {
       const created = unwrap(await api.POST('/v1/tenants/{clientId}/campaigns', { params: { path }, body }));
       setSelected(created.id);
+      // A created campaign is in the list; the form is ready for the next one.
+      setForm(emptyForm);
+      setRetryOn(new Set(defaultRetryOn));
       list.reload();
     });
   };

@@ -1,10 +1,11 @@
-import { useState, type FormEvent } from 'react';
+import { Fragment, useState, type FormEvent } from 'react';
 import { ApiError, unwrap, type Schemas } from '../api/client';
 import { ErrorBox } from '../components/error-box';
 import { useAttempt } from '../components/use-attempt';
 import { CheckField, SelectField, TextField, issueAt } from '../components/field';
 import { PageFooter, usePaged } from '../components/paged';
 import { splitList, useNames } from '../components/use-options';
+import { SpecEditor } from '../components/spec-editor';
 import { useSession } from '../session';
 
 type NumberSpec = Schemas['PhoneNumberSpec'];
@@ -20,6 +21,7 @@ export function NumbersPage({ clientId }: { clientId: string }) {
   const [form, setForm] = useState({ number: '', recipe: '', provider: 'nativeStack', trunk: '', language: 'en-IN', voice: '', boostedKeywords: '', silence: '2', maxDuration: '10' });
   const [error, attempt] = useAttempt();
   const [rowError, attemptRow] = useAttempt();
+  const [editing, setEditing] = useState<string>();
   const issues = error instanceof ApiError ? (error.body.issues ?? []) : [];
   const set = (key: keyof typeof form) => (e: { target: { value: string } }) => setForm({ ...form, [key]: e.target.value });
 
@@ -62,19 +64,46 @@ export function NumbersPage({ clientId }: { clientId: string }) {
             <th scope="col">Provider</th>
             <th scope="col">Language</th>
             <th scope="col">Status</th>
+            <th scope="col">
+              <span className="sr-only">Actions</span>
+            </th>
           </tr>
         </thead>
         <tbody>
           {list.items.map((n) => (
-            <tr key={n.id}>
-              <td>{n.spec.number as string}</td>
-              <td>{n.spec.recipe as string}</td>
-              <td>{n.spec.provider.type}</td>
-              <td>{n.spec.language}</td>
-              <td>
-                <CheckField label={n.spec.enabled === false ? 'Disabled' : 'Enabled'} checked={n.spec.enabled !== false} onChange={(e) => toggle(n.id, e.target.checked)} aria-label={`Number ${String(n.spec.number)} enabled`} />
-              </td>
-            </tr>
+            <Fragment key={n.id}>
+              <tr>
+                <td data-label="Number">{n.spec.number as string}</td>
+                <td data-label="Recipe">{n.spec.recipe as string}</td>
+                <td data-label="Provider">{n.spec.provider.type}</td>
+                <td data-label="Language">{n.spec.language}</td>
+                <td data-label="Status">
+                  <CheckField label={n.spec.enabled === false ? 'Disabled' : 'Enabled'} checked={n.spec.enabled !== false} onChange={(e) => toggle(n.id, e.target.checked)} aria-label={`Number ${String(n.spec.number)} enabled`} />
+                </td>
+                <td>
+                  <button type="button" onClick={() => setEditing(editing === n.id ? undefined : n.id)} aria-expanded={editing === n.id} aria-label={`Edit number ${String(n.spec.number)}`}>
+                    Edit
+                  </button>
+                </td>
+              </tr>
+              {editing === n.id ? (
+                <tr>
+                  <td colSpan={6}>
+                    <SpecEditor
+                      title={`Edit number ${String(n.spec.number)}`}
+                      spec={n.spec as never}
+                      readOnly={['enabled']}
+                      onCancel={() => setEditing(undefined)}
+                      onSave={async (spec) => {
+                        const updated = unwrap(await api.PUT('/v1/tenants/{clientId}/phone-numbers/{id}', { params: { path: { clientId, id: n.id } }, body: spec as never }));
+                        list.replace((x) => x.id === n.id, updated);
+                        setEditing(undefined);
+                      }}
+                    />
+                  </td>
+                </tr>
+              ) : null}
+            </Fragment>
           ))}
         </tbody>
       </table>

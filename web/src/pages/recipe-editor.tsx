@@ -6,7 +6,7 @@ import { BlockPanel } from '../recipe/block-panel';
 import { GlobalSettingsEditor } from '../recipe/global-settings';
 import { RecipeGraph } from '../recipe/graph';
 import { blockTypes, newBlock, type BlockType, type RecipeSpec, type Settings } from '../recipe/model';
-import { Link } from '../router';
+import { Link, useLeaveGuard } from '../router';
 import { useSession } from '../session';
 
 type Recipe = Schemas['Recipe'];
@@ -39,7 +39,11 @@ export function RecipeEditorPage({ clientId, recipeId }: { clientId: string; rec
   const [status, setStatus] = useState('');
   const [newType, setNewType] = useState<BlockType>('message');
   const [newId, setNewId] = useState('');
+  const [addIssue, setAddIssue] = useState<string>();
   const path = { params: { path: { clientId, id: recipeId } } };
+  const dirty = draft !== undefined && recipe !== undefined && JSON.stringify(draft) !== JSON.stringify(recipe.spec);
+  // Nothing is lost by accident: leaving with unpublished edits asks first (links, back, reload).
+  useLeaveGuard(() => (dirty ? 'This recipe has unpublished changes. Leave and lose them?' : undefined));
 
   useEffect(() => {
     api.GET('/v1/tenants/{clientId}/recipes/{id}', path).then(
@@ -57,7 +61,6 @@ export function RecipeEditorPage({ clientId, recipeId }: { clientId: string; rec
   if (loadError) return <ErrorBox error={loadError} title="Could not load the recipe" />;
   if (!draft || !recipe) return <p aria-live="polite">Loading the recipe…</p>;
 
-  const dirty = JSON.stringify(draft) !== JSON.stringify(recipe.spec);
   const index = draft.blocks.findIndex((b) => b.id === selected);
   const block = index >= 0 ? draft.blocks[index] : undefined;
   const blockIssues = saveError instanceof ApiError && index >= 0 ? saveError.issuesUnder(`blocks[${index}]`) : [];
@@ -80,8 +83,20 @@ export function RecipeEditorPage({ clientId, recipeId }: { clientId: string; rec
     });
     setSelected(undefined);
   };
+  const taken = new Set(draft.blocks.map((b) => b.id));
+  const freeId = (): string => {
+    let n = draft.blocks.length + 1;
+    while (taken.has(`${newType}-${n}`)) n++;
+    return `${newType}-${n}`;
+  };
   const add = () => {
-    const id = newId.trim() || `${newType}-${draft.blocks.length + 1}`;
+    const id = newId.trim() || freeId();
+    // Two blocks with one id would be one box in the graph: the second would look lost.
+    if (taken.has(id)) {
+      setAddIssue(`A block named "${id}" exists already: choose another id.`);
+      return;
+    }
+    setAddIssue(undefined);
     edit({ ...draft, blocks: [...draft.blocks, newBlock(id, newType)] });
     setSelected(id);
     setNewId('');
@@ -95,8 +110,9 @@ export function RecipeEditorPage({ clientId, recipeId }: { clientId: string; rec
       setDraft(saved.spec as RecipeSpec);
       setStatus(`Published at ${new Date(saved.updatedAt).toLocaleTimeString()}`);
     } catch (error) {
+      // The draft stays as it is: fix what the API named and publish again.
       setSaveError(error);
-      setStatus('Not published: see the errors');
+      setStatus('Not published: see the errors. Your changes are kept.');
     } finally {
       setSaving(false);
     }
@@ -133,7 +149,7 @@ export function RecipeEditorPage({ clientId, recipeId }: { clientId: string; rec
         }}
       >
         <SelectField label="New block type" value={newType} options={blockTypes} onChange={(e) => setNewType(e.target.value as BlockType)} />
-        <TextField label="New block id" value={newId} placeholder={`${newType}-${draft.blocks.length + 1}`} onChange={(e) => setNewId(e.target.value)} />
+        <TextField label="New block id" value={newId} issue={addIssue} placeholder={freeId()} onChange={(e) => setNewId(e.target.value)} />
         <button type="submit">Add block</button>
       </form>
       <GlobalSettingsEditor

@@ -1,15 +1,17 @@
 import { useState, type FormEvent } from 'react';
-import { fetchBlob } from '../api/client';
+import { unwrap } from '../api/client';
 import { ErrorBox } from '../components/error-box';
 import { CheckField, TextField } from '../components/field';
 import { useSession } from '../session';
 
 /**
  * The Master Report: one CSV row per call, one column per insight parameter (`analysis.<name>`).
- * Downloaded with the bearer token (a plain link cannot send it), then saved by the browser.
+ * The page asks the API for a signed link valid for a minute (with the bearer token), then lets
+ * the browser download it natively: the CSV streams to a file with the browser's own progress,
+ * however large, and nothing is held in the page.
  */
 export function ReportsPage({ clientId }: { clientId: string }) {
-  const { token } = useSession();
+  const { api } = useSession();
   const [form, setForm] = useState({ from: '', to: '', campaign: '', bom: true, formulaGuard: true });
   const [error, setError] = useState<unknown>();
   const [busy, setBusy] = useState(false);
@@ -20,23 +22,22 @@ export function ReportsPage({ clientId }: { clientId: string }) {
     setBusy(true);
     setError(undefined);
     setDone(undefined);
-    const query = new URLSearchParams();
-    if (form.from) query.set('from', form.from);
-    if (form.to) query.set('to', form.to);
-    if (form.campaign) query.set('campaign', form.campaign);
-    if (form.bom) query.set('bom', 'true');
-    if (form.formulaGuard) query.set('formulaGuard', 'true');
+    const query = {
+      ...(form.from ? { from: form.from } : {}),
+      ...(form.to ? { to: form.to } : {}),
+      ...(form.campaign ? { campaign: form.campaign } : {}),
+      ...(form.bom ? { bom: true } : {}),
+      ...(form.formulaGuard ? { formulaGuard: true } : {}),
+    };
     try {
-      const blob = await fetchBlob(token, `/v1/tenants/${encodeURIComponent(clientId)}/reports/master.csv?${query.toString()}`);
-      const url = URL.createObjectURL(blob);
+      const link = unwrap(await api.POST('/v1/tenants/{clientId}/reports/master.csv/links', { params: { path: { clientId }, query } }));
       const a = document.createElement('a');
-      a.href = url;
-      a.download = `master-report-${clientId}.csv`;
+      a.href = link.url;
+      a.download = '';
       document.body.append(a);
       a.click();
       a.remove();
-      setTimeout(() => URL.revokeObjectURL(url), 10_000);
-      setDone(`Downloaded ${blob.size.toLocaleString()} bytes.`);
+      setDone(`Download started: ${link.calls.toLocaleString()} ${link.calls === 1 ? 'call' : 'calls'}. Your browser shows its progress in its downloads.`);
     } catch (failure) {
       setError(failure);
     } finally {
@@ -64,7 +65,7 @@ export function ReportsPage({ clientId }: { clientId: string }) {
           </p>
         ) : null}
         <button type="submit" className="primary" disabled={busy}>
-          {busy ? 'Preparing…' : 'Download Master Report (CSV)'}
+          {busy ? 'Starting the download…' : 'Download Master Report (CSV)'}
         </button>
       </form>
     </>

@@ -1,5 +1,5 @@
 import { useState, type FormEvent } from 'react';
-import { managementClient, unwrap } from '../api/client';
+import { ApiError, managementClient, unwrap } from '../api/client';
 import { ErrorBox } from '../components/error-box';
 import { TextField } from '../components/field';
 import { navigate } from '../router';
@@ -21,7 +21,12 @@ export function SignInPage() {
       signIn(token.trim(), who);
       navigate(who.kind === 'operator' ? '/tenants' : `/t/${encodeURIComponent(who.clientId)}/recipes`, true);
     } catch (failure) {
-      setError(failure);
+      // The API speaks to programs ("send Authorization: Bearer <token>"); a person typed a token.
+      setError(
+        failure instanceof ApiError && failure.status === 401
+          ? new ApiError(401, { code: failure.body.code, message: 'That token was not accepted. Check that it is complete, not revoked or expired, and has the management scope (or is the operator token).' })
+          : failure,
+      );
     } finally {
       setBusy(false);
     }

@@ -1,10 +1,11 @@
-import { useEffect, useState, type FormEvent } from 'react';
+import { Fragment, useEffect, useState, type FormEvent } from 'react';
 import { ApiError, unwrap, type Schemas } from '../api/client';
 import { ErrorBox } from '../components/error-box';
 import { useAttempt } from '../components/use-attempt';
 import { SelectField, TextField, issueAt } from '../components/field';
 import { PageFooter, usePaged } from '../components/paged';
 import { splitList } from '../components/use-options';
+import { SpecEditor } from '../components/spec-editor';
 import { useSession } from '../session';
 import { TrunkRegistrationsBox } from './trunk-registrations';
 
@@ -46,6 +47,7 @@ export function TrunksPage({ clientId }: { clientId: string }) {
   const [form, setForm] = useState({ name: '', addresses: '', dids: '', extension: '', outAddress: '', outPort: '', transport: 'udp', username: '', password: '' });
   const [error, attempt] = useAttempt();
   const [rowError, attemptRow] = useAttempt();
+  const [editing, setEditing] = useState<string>();
   const issues = error instanceof ApiError ? (error.body.issues ?? []) : [];
   const set = (key: keyof typeof form) => (e: { target: { value: string } }) => setForm({ ...form, [key]: e.target.value });
 
@@ -98,18 +100,42 @@ export function TrunksPage({ clientId }: { clientId: string }) {
         </thead>
         <tbody>
           {list.items.map((t) => (
-            <tr key={t.id}>
-              <td>{t.spec.name}</td>
-              <td>{(t.spec.inbound.terminationAddresses as string[]).join(', ')}</td>
-              <td>{(t.spec.inbound.dids as string[] | undefined)?.join(', ')}</td>
-              <td>{t.spec.inbound.extension}</td>
-              <td>{t.spec.outbound?.address ? `${String(t.spec.outbound.address)}:${t.spec.outbound.port ?? 5060} ${t.spec.outbound.transport ?? ''}` : '—'}</td>
-              <td>
-                <button type="button" className="danger" onClick={() => remove(t.id)} aria-label={`Delete trunk ${t.spec.name}`}>
-                  Delete
-                </button>
-              </td>
-            </tr>
+            <Fragment key={t.id}>
+              <tr>
+                <td data-label="Name">{t.spec.name}</td>
+                <td data-label="Termination addresses">{(t.spec.inbound.terminationAddresses as string[]).join(', ')}</td>
+                <td data-label="DIDs">{(t.spec.inbound.dids as string[] | undefined)?.join(', ')}</td>
+                <td data-label="Extension">{t.spec.inbound.extension}</td>
+                <td data-label="Outbound">{t.spec.outbound?.address ? `${String(t.spec.outbound.address)}:${t.spec.outbound.port ?? 5060} ${t.spec.outbound.transport ?? ''}` : '—'}</td>
+                <td>
+                  <div className="row">
+                    <button type="button" onClick={() => setEditing(editing === t.id ? undefined : t.id)} aria-expanded={editing === t.id} aria-label={`Edit trunk ${t.spec.name}`}>
+                      Edit
+                    </button>
+                    <button type="button" className="danger" onClick={() => remove(t.id)} aria-label={`Delete trunk ${t.spec.name}`}>
+                      Delete
+                    </button>
+                  </div>
+                </td>
+              </tr>
+              {editing === t.id ? (
+                <tr>
+                  <td colSpan={6}>
+                    {/* Generic over the trunk schema: fields the schema gains are edited here too. */}
+                    <SpecEditor
+                      title={`Edit trunk ${t.spec.name}`}
+                      spec={t.spec as never}
+                      onCancel={() => setEditing(undefined)}
+                      onSave={async (spec) => {
+                        const updated = unwrap(await api.PUT('/v1/tenants/{clientId}/sip-trunks/{id}', { params: { path: { clientId, id: t.id } }, body: spec as never }));
+                        list.replace((x) => x.id === t.id, updated);
+                        setEditing(undefined);
+                      }}
+                    />
+                  </td>
+                </tr>
+              ) : null}
+            </Fragment>
           ))}
         </tbody>
       </table>

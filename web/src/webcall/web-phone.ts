@@ -16,6 +16,30 @@ export interface PhoneEvents {
 }
 
 /**
+ * The SIP WebSocket could not be opened: with the gateway's generated (self-signed) certificate
+ * the browser refuses the TLS handshake and says only "closed (code: 1006)"; the page then offers
+ * the certificate page (`certificatePage`) to accept it on.
+ */
+export class WebSocketUnreachable extends Error {
+  constructor(
+    readonly websocketUrl: string,
+    cause: unknown,
+  ) {
+    super(cause instanceof Error ? cause.message : String(cause));
+  }
+  /** `https://host:port/` of the WSS server, where the browser shows its certificate warning. */
+  get certificatePage(): string | undefined {
+    try {
+      const url = new URL(this.websocketUrl);
+      if (url.protocol !== 'wss:') return undefined;
+      return `https://${url.host}/`;
+    } catch {
+      return undefined;
+    }
+  }
+}
+
+/**
  * One web call with sip.js: a user agent on the gateway's SIP WebSocket (RFC 7118), an INVITE to the
  * ticket's target carrying the call token (X-Call-Token), the microphone as the only track, and the
  * agent's audio handed back for an <audio> element. The browser does ICE and DTLS-SRTP itself;
@@ -24,6 +48,8 @@ export interface PhoneEvents {
 export class WebPhone {
   private ua: UserAgent | undefined;
   private session: Session | undefined;
+  /** The SIP Call-ID of the INVITE, which the call record keeps (`sipCallId`). */
+  sipCallId: string | undefined;
 
   constructor(private readonly events: PhoneEvents) {}
 
@@ -41,12 +67,17 @@ export class WebPhone {
       logLevel: 'warn',
     });
     this.ua = ua;
-    await ua.start();
+    try {
+      await ua.start();
+    } catch (error) {
+      throw new WebSocketUnreachable(ticket.websocketUrl, error);
+    }
     const inviter = new Inviter(ua, target, {
       extraHeaders: [`X-Call-Token: ${ticket.token}`],
       sessionDescriptionHandlerOptions: { constraints: { audio: true, video: false } },
     });
     this.session = inviter;
+    this.sipCallId = inviter.request.callId;
     inviter.stateChange.addListener((state) => {
       if (state === SessionState.Established) {
         const sdh = inviter.sessionDescriptionHandler as SessionDescriptionHandler | undefined;

@@ -1,0 +1,69 @@
+import { useEffect, useRef, useState } from 'react';
+import { unwrap, type ManagementClient, type Schemas } from '../api/client';
+
+export type CallItem = Schemas['Call'];
+type ListQuery = Readonly<Record<string, unknown>>;
+
+export interface CallPages {
+  readonly items: readonly CallItem[];
+  readonly loading: boolean;
+  readonly error: unknown;
+  readonly hasNewer: boolean;
+  readonly hasOlder: boolean;
+  /** Page number from the first (1-based), for the status line. */
+  readonly page: number;
+  next(): void;
+  prev(): void;
+  reload(): void;
+  replace(id: string, call: CallItem): void;
+}
+
+/**
+ * The call list one page at a time with the API's two cursors (`nextCursor`, `prevCursor`): a page
+ * never grows, so the newest call stays at the top however long the history is. A change of
+ * `query` (filters, sort) starts again at the first page.
+ */
+export function useCallPages(api: ManagementClient, clientId: string, query: ListQuery): CallPages {
+  const key = `${clientId}:${JSON.stringify(query)}`;
+  const [cursor, setCursor] = useState<{ key: string; value?: string; page: number }>({ key, page: 1 });
+  const [result, setResult] = useState<{ items: readonly CallItem[]; next?: string; prev?: string }>({ items: [] });
+  const [loading, setLoading] = useState(false);
+  const [error, setError] = useState<unknown>();
+  const [generation, setGeneration] = useState(0);
+  const run = useRef(0);
+  const current = cursor.key === key ? cursor : { key, page: 1 };
+
+  useEffect(() => {
+    const mine = ++run.current;
+    setLoading(true);
+    setError(undefined);
+    const params = { path: { clientId }, query: { limit: 50, ...query, ...(current.value ? { cursor: current.value } : {}) } as never };
+    api.GET('/v1/tenants/{clientId}/calls', { params }).then(
+      (response) => {
+        if (mine !== run.current) return;
+        const page = unwrap(response);
+        setResult({ items: page.items, ...(page.nextCursor ? { next: page.nextCursor } : {}), ...(page.prevCursor ? { prev: page.prevCursor } : {}) });
+        setLoading(false);
+      },
+      (failure: unknown) => {
+        if (mine !== run.current) return;
+        setError(failure);
+        setLoading(false);
+      },
+    );
+    // `key` stands for `query` (a new object each render).
+  }, [api, key, current.value, generation]);
+
+  return {
+    items: result.items,
+    loading,
+    error,
+    hasNewer: result.prev !== undefined,
+    hasOlder: result.next !== undefined,
+    page: current.page,
+    next: () => result.next && setCursor({ key, value: result.next, page: current.page + 1 }),
+    prev: () => result.prev && setCursor({ key, value: result.prev, page: Math.max(1, current.page - 1) }),
+    reload: () => setGeneration((g) => g + 1),
+    replace: (id, call) => setResult((old) => ({ ...old, items: old.items.map((c) => (c.id === id ? call : c)) })),
+  };
+}
