@@ -50,7 +50,7 @@ forEachStore('registering SIP trunks in the management API (spec registration, G
     const [listed] = await registrations.list();
     assert.ok(listed);
     assert.deepEqual({ ...listed, contactUser: 'x', revision: 'x', trunkId: 'x', tenantId: 'x' }, {
-      trunkId: 'x', tenantId: 'x', name: 'carrier-reg', extension: null, registrar: 'sip.carrier.example', port: undefined, transport: 'tcp',
+      trunkId: 'x', tenantId: 'x', name: 'carrier-reg', extension: null, srtp: 'off', registrar: 'sip.carrier.example', port: undefined, transport: 'tcp',
       domain: 'sip.carrier.example', user: 'acme-reg', expiresSeconds: 600, credentials: { username: 'acme-reg', password: 'reg-secret-3' }, contactUser: 'x', revision: 'x',
     });
     assert.match(listed.contactUser, /^r[0-9a-f]{24}$/);
