@@ -145,12 +145,13 @@ export async function startPlatform(config: PlatformConfig, logger: Logger, opti
 /** The ops endpoint when `ops.port` is set; without it a process serving no HTTP says it cannot be scraped. */
 async function startOps(config: PlatformConfig, ctx: PlatformContext): Promise<RunningServer | undefined> {
   if (config.ops.port === undefined) {
-    if (!config.roles.includes('control') && !config.roles.includes('sandbox')) {
+    if (!config.ops.metricsOnAppPorts) ctx.logger.warn('ops.metricsOnAppPorts is false and ops.port is unset: /metrics is served nowhere');
+    else if (!config.roles.includes('control') && !config.roles.includes('sandbox')) {
       ctx.logger.warn({ roles: config.roles }, 'no /metrics, /readyz or /healthz in this process: set ops.port (OPS_PORT) to serve them');
     }
     return undefined;
   }
-  const app = createOpsApp({ store: ctx.store, logger: ctx.logger.child({ role: 'ops' }), isDraining: ctx.isDraining, readinessChecks: ctx.readinessChecks });
+  const app = createOpsApp({ store: ctx.store, logger: ctx.logger.child({ role: 'ops' }), isDraining: ctx.isDraining, readinessChecks: ctx.readinessChecks, metricsToken: config.ops.metricsToken });
   const running = await serve(app, config.ops.host, config.ops.port, { name: 'ops endpoint', http: config.http });
   ctx.logger.info({ url: running.url, port: running.port }, 'ops endpoint listening (/healthz, /readyz, /metrics)');
   return running;

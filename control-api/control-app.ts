@@ -69,7 +69,7 @@ export function createControlApp(deps: ControlAppDeps): Koa {
   app.use(requestLog('control', deps.logger));
   app.use(drainUnreadBody(deps.config.http.drainLimitBytes));
   app.use(jsonErrors(deps.logger));
-  const ops = opsRouter(storeReadinessChecks(deps.store, deps.readinessChecks), deps.isDraining);
+  const ops = opsRouter(storeReadinessChecks(deps.store, deps.readinessChecks), deps.isDraining, { serve: deps.config.ops.metricsOnAppPorts, token: deps.config.ops.metricsToken });
   app.use(ops.routes()).use(ops.allowedMethods());
   // Twirp campaign service: owns everything under /api/ (Twirp error bodies, tenant from the Host).
   app.use(campaignService({ db: deps.store.db, logger: deps.logger, baseDomain: deps.config.control.baseDomain, bodyLimitBytes: deps.config.control.bodyLimitBytes, ...deps.campaigns }));

@@ -28,6 +28,7 @@ export const redactedPaths: readonly string[] = [
   'headers["proxy-authorization"]',
   'config.security.operatorToken',
   'config.security.secretKey',
+  'config.ops.metricsToken',
   'config.database.url',
 ];
 

@@ -1,4 +1,5 @@
 import { Registry, collectDefaultMetrics, Counter, Gauge, Histogram } from 'prom-client';
+import { packageVersion } from './package-version.js';
 
 /**
  * One Prometheus registry per process. Parts register their own metrics on it with the helpers
@@ -23,6 +24,9 @@ export function collectProcessMetrics(): void {
   // rejects (only counters end in _total). The same figures stay by type in nodejs_active_handles,
   // nodejs_active_requests and nodejs_active_resources: sum() them.
   for (const name of ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total']) metricsRegistry.removeSingleMetric(name);
+  // The usual build-info gauge: always 1, the version in its label, so a dashboard can show which
+  // release each instance runs and join it onto other series.
+  gauge('build_info', 'The platform\'s version (package.json) as a label; always 1', ['version']).set({ version: packageVersion() }, 1);
 }
 
 export function counter(name: string, help: string, labelNames: readonly string[] = []): Counter<string> {

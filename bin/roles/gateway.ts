@@ -9,6 +9,8 @@ import { QuickJsCodeRunner } from '../../control-api/recipes/code-sandbox/quickj
 import { platformServices } from '../../control-api/recipes/platform-services.js';
 import { StoreCallDirectory } from '../../control-api/gateway-adapters/store-call-directory.js';
 import { StoreTrunkRoutes } from '../../control-api/gateway-adapters/store-trunk-routes.js';
+import { StoreTrunkRegistrations } from '../../control-api/gateway-adapters/store-trunk-registrations.js';
+import { TrunkRegistrar } from '../../gateway/registration/trunk-registrar.js';
 import { createSecretBox } from '../../control-api/crypto/secret-box.js';
 import { tenantCallSpeech } from '../../control-api/tenants/tenant-speech.js';
 import { createTenantsRepository } from '../../control-api/tenants/tenants-repository.js';
@@ -161,6 +163,17 @@ export const startGatewayRole: RoleStarter = async (ctx) => {
   const web = webMedia ? { authority: new StoreWebCallAuthority({ db: ctx.store.db, key: callTokenKey(ctx.secrets.secretKey), clock: systemClock }), bridge: webMedia.bridge } : undefined;
   // RFC 4028 session timers for both directions (config keeps Min-SE at or above 90 s).
   const sessionTimer = { intervalSeconds: config.sip.sessionExpiresSeconds, minSeSeconds: config.sip.minSessionExpiresSeconds };
+  const resolver = new SipResolver({ servers: config.sip.dnsServers });
+  // Trunks that register with their carrier (RFC 3261 sec. 10.2); calls to their Contacts are theirs.
+  const registrar = new TrunkRegistrar({
+    registrations: new StoreTrunkRegistrations({ db: ctx.store.db, secretBox, secretKey: ctx.secrets.secretKey }),
+    clock: systemClock,
+    logger: logger.child({ part: 'registration' }),
+    resolver,
+    pollIntervalMs: config.sip.registration.pollIntervalMs,
+    backoffBaseSeconds: config.sip.registration.backoffBaseSeconds,
+    backoffMaxSeconds: config.sip.registration.backoffMaxSeconds,
+  });
   const gateway = await SipGateway.start({
     transports: {
       host: config.sip.host,
@@ -192,6 +205,7 @@ export const startGatewayRole: RoleStarter = async (ctx) => {
       ...(config.sip.admission.maxReceiveWaitMs > 0 ? { maxWaitMs: config.sip.admission.maxReceiveWaitMs } : {}),
     },
     ...(web ? { web } : {}),
+    registered: registrar,
     ...(srtp ? { srtp } : {}),
   }).catch(async (error: unknown) => {
     // A port in use: nothing of this role may keep the process alive while it reports and exits.
@@ -229,7 +243,7 @@ export const startGatewayRole: RoleStarter = async (ctx) => {
     onAnswered: (call, request) => callHandler.handle(call, request),
     sessionTimer,
     // RFC 3263 NAPTR/SRV/A for trunk FQDNs, on the configured DNS servers (the system's when none).
-    resolver: new SipResolver({ servers: config.sip.dnsServers }),
+    resolver,
     // Behind a SIP edge, every outbound call leaves through it (docs/edge.md).
     ...(config.sip.edge.outboundProxy ? { outboundProxy: parseOutboundProxy(config.sip.edge.outboundProxy) } : {}),
     ...(srtp ? { srtp } : {}),
@@ -245,6 +259,7 @@ export const startGatewayRole: RoleStarter = async (ctx) => {
     logger: logger.child({ part: 'transfer' }),
     ...(config.sip.referNotifyWaitMs !== undefined ? { referTimeoutMs: config.sip.referNotifyWaitMs } : {}),
   });
+  registrar.start(gateway.stack, `${publicAddress.includes(':') ? `[${publicAddress}]` : publicAddress}:${gateway.ports.UDP ?? config.sip.port}`);
   ctx.countLiveCalls(() => gateway.registry.inProgress + providers.calls.size);
   return {
     name: 'gateway',
@@ -252,11 +267,17 @@ export const startGatewayRole: RoleStarter = async (ctx) => {
       logger.info({ liveCalls: gateway.registry.inProgress, drainTimeoutMs: timeoutMs }, 'gateway draining: new INVITEs and OPTIONS get 503, live calls go on');
       // Calls on cloud providers drain beside the SIP calls; those still up at the timeout are hung
       // up at their provider by stop().
-      const [result, providersIdle] = await Promise.all([gateway.drain(timeoutMs, config.shutdownGraceMs), providers.drain(timeoutMs)]);
+      // Carriers stop sending this node calls once its bindings are gone (Expires: 0, RFC 3261 sec. 10.2.2).
+      const [result, providersIdle] = await Promise.all([
+        gateway.drain(timeoutMs, config.shutdownGraceMs),
+        providers.drain(timeoutMs),
+        registrar.stop(config.sip.registration.unregisterTimeoutMs),
+      ]);
       logger.info({ ms: result.ms, endedAtTimeout: result.endedAtTimeout, providerCallsLeft: providersIdle ? 0 : providers.calls.size }, 'gateway drained');
     },
     stop: async (graceMs) => {
       unbindOriginator();
+      await registrar.stop(Math.min(graceMs, config.sip.registration.unregisterTimeoutMs));
       await providers.stop(graceMs);
       await providerListener.close(graceMs);
       await gateway.stop(graceMs);

@@ -11,6 +11,7 @@ export const startSandboxRole: RoleStarter = async (ctx) => {
     isDraining: ctx.isDraining,
     readinessChecks: ctx.readinessChecks,
     drainLimitBytes: config.http.drainLimitBytes,
+    metrics: { serve: config.ops.metricsOnAppPorts, token: config.ops.metricsToken },
   });
   const running = await serve(app, config.sandbox.host, config.sandbox.port, { name: 'plant sandbox', http: config.http });
   logger.info({ role: 'sandbox', url: running.url, port: running.port }, 'plant sandbox listening');

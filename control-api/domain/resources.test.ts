@@ -35,7 +35,7 @@ describe('domain resources', () => {
       const parsed = sipTrunkSchema.parse({ ...trunk, inbound: { ...trunk.inbound, terminationAddresses: ['2001:db8::1', 'SBC.Carrier.Example'], dids: ['+91 44 4000 0001'], extension: '7001' } });
       assert.deepEqual(parsed.inbound.terminationAddresses, ['2001:db8::1', 'sbc.carrier.example']);
       assert.deepEqual(parsed.inbound.dids, ['+914440000001']);
-      rejectsWith(sipTrunkSchema, { ...trunk, inbound: { terminationAddresses: [] } }, 'inbound.terminationAddresses: inbound.terminationAddresses needs at least one IP address or FQDN');
+      rejectsWith(sipTrunkSchema, { ...trunk, inbound: { terminationAddresses: [] } }, 'inbound.terminationAddresses: inbound.terminationAddresses needs at least one IP address or FQDN unless the trunk registers (registration)');
       rejectsWith(sipTrunkSchema, { ...trunk, inbound: { terminationAddresses: ['not a host'] } }, 'inbound.terminationAddresses.0: inbound.terminationAddresses entry must be an IPv4/IPv6 address or a fully qualified domain name');
       rejectsWith(sipTrunkSchema, { ...trunk, inbound: { ...trunk.inbound, extension: '12a' } }, 'inbound.extension: inbound.extension must be 2 to 16 digits');
     });
@@ -51,6 +51,15 @@ describe('domain resources', () => {
       rejectsWith(sipTrunkSchema, { ...trunk, srtp: 'required' }, "srtp: srtp 'required' needs outbound.transport 'tls' (SDES keys travel in the SDP, RFC 4568 sec. 8.3)");
       rejectsWith(sipTrunkSchema, { ...trunk, outbound: { password: 'p' } }, 'outbound.username: outbound.username is required when outbound.password is set');
       accepts(sipTrunkSchema, { ...trunk, outbound: { username: 'u', password: '********' } });
+    });
+
+    it('registration: registrar, expires between 60 s and a day, an AOR user; it may stand in for termination addresses', () => {
+      const parsed = sipTrunkSchema.parse({ name: 'reg', inbound: { terminationAddresses: [] }, outbound: { username: 'alice', password: 'p' }, registration: { registrar: 'Sip.Carrier.Example' } });
+      assert.deepEqual(parsed.registration, { registrar: 'sip.carrier.example', transport: 'udp', expiresSeconds: 3600 });
+      rejectsWith(sipTrunkSchema, { ...trunk, registration: { registrar: 'sip.carrier.example' } }, 'registration.user: registration.user is required when outbound.username is not set');
+      rejectsWith(sipTrunkSchema, { ...trunk, registration: { registrar: 'sip.carrier.example', user: 'a', expiresSeconds: 30 } }, 'registration.expiresSeconds: registration.expiresSeconds must be between 60 and 86400');
+      rejectsWith(sipTrunkSchema, { ...trunk, registration: { registrar: 'not a host', user: 'a' } }, 'registration.registrar: registration.registrar must be an IPv4/IPv6 address or a fully qualified domain name');
+      rejectsWith(sipTrunkSchema, { ...trunk, registration: { registrar: '192.0.2.1', user: 'a b' } }, 'registration.user: registration.user must be 1 to 100 characters allowed in a SIP user part');
     });
   });
 

@@ -36,7 +36,6 @@ export const sipTrunkSchema = z.object({
     /** Customer gateways allowed to send INVITEs on this trunk. */
     terminationAddresses: z
       .array(hostAddress('inbound.terminationAddresses entry'))
-      .min(1, { error: 'inbound.terminationAddresses needs at least one IP address or FQDN' })
       .max(20, { error: 'inbound.terminationAddresses must have at most 20 entries' }),
     dids: z.array(e164('inbound.dids entry')).max(1_000, { error: 'inbound.dids must have at most 1000 numbers' }).default([]),
     /** Fallback tenant identifier when the carrier does not forward the To header correctly. */
@@ -61,8 +60,45 @@ export const sipTrunkSchema = z.object({
       path: ['username'],
     })
     .default({ transport: 'udp' }),
+  /**
+   * Register with the carrier (RFC 3261 sec. 10.2), for carriers that deliver DID calls only to a
+   * registered contact and take calls only from it. Digest credentials are the outbound ones.
+   */
+  registration: z
+    .object({
+      /** The registrar REGISTERs go to: an IP, or an FQDN resolved per RFC 3263 before every REGISTER. */
+      registrar: hostAddress('registration.registrar'),
+      port: z.number().int().min(1, { error: 'registration.port must be between 1 and 65535' }).max(65_535, { error: 'registration.port must be between 1 and 65535' }).optional(),
+      transport: z.enum(sipTransports, { error: "registration.transport must be 'udp', 'tcp' or 'tls'" }).default('udp'),
+      /** The address-of-record's domain and the REGISTER's Request-URI; the registrar's name when absent. */
+      domain: hostAddress('registration.domain').optional(),
+      /** The address-of-record's user; outbound.username when absent. */
+      user: z
+        .string({ error: 'registration.user must be a string' })
+        .regex(/^[A-Za-z0-9\-_.!~*'()&=+$,;?/%]{1,100}$/, { error: 'registration.user must be 1 to 100 characters allowed in a SIP user part' })
+        .optional(),
+      /** The binding lifetime asked for (Expires); a registrar's 423 Min-Expires raises it. */
+      expiresSeconds: z
+        .number({ error: 'registration.expiresSeconds must be a number' })
+        .int({ error: 'registration.expiresSeconds must be a whole number' })
+        .min(60, { error: 'registration.expiresSeconds must be between 60 and 86400' })
+        .max(86_400, { error: 'registration.expiresSeconds must be between 60 and 86400' })
+        .default(3600),
+    })
+    .optional(),
   srtp: z.enum(srtpModes, { error: "srtp must be 'off', 'optional' or 'required'" }).default('off'),
 })
+  // A trunk is recognised by its termination addresses or by its registration (calls to the
+  // registered contact): it needs at least one of the two.
+  .refine((t) => t.inbound.terminationAddresses.length > 0 || t.registration !== undefined, {
+    error: 'inbound.terminationAddresses needs at least one IP address or FQDN unless the trunk registers (registration)',
+    path: ['inbound', 'terminationAddresses'],
+  })
+  // The address-of-record needs a user part (RFC 3261 sec. 10.2: To names the AOR).
+  .refine((t) => t.registration === undefined || t.registration.user !== undefined || t.outbound.username !== undefined, {
+    error: 'registration.user is required when outbound.username is not set',
+    path: ['registration', 'user'],
+  })
   // Our offers on a `required` trunk carry SDES keys, which may only travel over TLS (RFC 4568
   // sec. 8.3): a trunk that would send them in the clear cannot be saved.
   .refine((t) => t.srtp !== 'required' || t.outbound.transport === 'tls', {

@@ -12,7 +12,7 @@ export interface StoreTrunkRoutesOptions {
 
 /**
  * The gateway's TrunkRoutes over `sip_trunks`: outbound address (spec field `outbound.address`,
- * defaulting to the first termination address), port (5060, 5061 for TLS), transport, and the
+ * defaulting to the first termination address, else the registrar), port (5060, 5061 for TLS), transport, and the
  * outbound username/password with the password opened from its sealed form for this call only.
  */
 export class StoreTrunkRoutes implements TrunkRoutes {
@@ -40,7 +40,8 @@ export class StoreTrunkRoutes implements TrunkRoutes {
     if (!row) return undefined;
     const spec = openSecrets(row.spec as SipTrunkSpec, { box: this.options.secretBox, tenantId: row.tenant_id, kind: 'SipTrunk', paths: sipTrunkSecretPaths });
     const out = spec.outbound;
-    const host = out?.address ?? row.termination_addresses[0];
+    // A registering trunk without termination addresses takes calls at its registrar (the usual carrier set-up).
+    const host = out?.address ?? row.termination_addresses[0] ?? spec.registration?.registrar;
     if (!host) return undefined;
     const transport = out?.transport ?? 'udp';
     const { username, password } = out ?? {};

@@ -10,6 +10,8 @@ export interface OpsAppDeps {
   readonly isDraining: () => boolean;
   /** More /readyz checks from the composition root (the platform's own start). */
   readonly readinessChecks?: Readonly<Record<string, ReadinessCheck>>;
+  /** Config `ops.metricsToken`: /metrics then needs it as a bearer token. */
+  readonly metricsToken?: string | undefined;
 }
 
 /**
@@ -21,7 +23,7 @@ export function createOpsApp(deps: OpsAppDeps): Koa {
   app.proxy = false;
   app.silent = true;
   app.use(requestLog('ops', deps.logger));
-  const ops = opsRouter(storeReadinessChecks(deps.store, deps.readinessChecks), deps.isDraining);
+  const ops = opsRouter(storeReadinessChecks(deps.store, deps.readinessChecks), deps.isDraining, { serve: true, token: deps.metricsToken });
   app.use(ops.routes()).use(ops.allowedMethods());
   return app;
 }

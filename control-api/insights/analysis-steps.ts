@@ -1,3 +1,4 @@
+import { webhookHost, withoutUrlCredentials } from '../webhooks/log-safe.js';
 import type { Kysely } from 'kysely';
 import { isAppError } from '../../core/errors.js';
 import { getTranscript, toCallRecord } from '../calls/call-repository.js';
@@ -34,6 +35,19 @@ export interface StepDeps {
   readonly deliverBackoffMs: (attempt: number) => number;
   readonly webhookTimeoutMs: number;
   readonly signal: AbortSignal;
+  /** A delivery that did not succeed (retried or given up): the worker logs it as a warning. */
+  readonly onDeliveryFailed?: (failure: DeliveryFailure) => void;
+}
+
+export interface DeliveryFailure {
+  readonly jobId: string;
+  readonly callId: string;
+  /** The receiver's host: never the whole URL, which may carry credentials. */
+  readonly host: string;
+  readonly status: number | undefined;
+  readonly error: string;
+  readonly attempt: number;
+  readonly willRetry: boolean;
 }
 
 export type StepResult = 'done' | 'retry' | 'failed' | 'skipped' | 'released' | 'lost';
@@ -131,6 +145,15 @@ export async function runDeliver(deps: StepDeps, job: AnalysisJobRow): Promise<S
   });
   if (result.ok) return (await finishJob(db, job, deps.workerId, { state: 'done', at: at(), status: result.status })) ? 'done' : 'lost';
   if (deps.signal.aborted) return (await releaseJob(db, job, deps.workerId, at())) ? 'released' : 'lost';
+  deps.onDeliveryFailed?.({
+    jobId: job.id,
+    callId: job.call_id,
+    host: webhookHost(webhook.url),
+    status: result.status,
+    error: withoutUrlCredentials(result.error),
+    attempt: job.attempts,
+    willRetry: !result.permanent && job.attempts < deps.deliverMaxAttempts,
+  });
   if (result.permanent || job.attempts >= deps.deliverMaxAttempts) {
     const why = result.permanent ? result.error : `gave up after ${job.attempts} attempts: ${result.error}`;
     return (await finishJob(db, job, deps.workerId, { state: 'failed', at: at(), error: why, ...(result.status ? { status: result.status } : {}) })) ? 'failed' : 'lost';

@@ -143,6 +143,8 @@ export class AnalysisWorker {
       deliverBackoffMs: o.deliverBackoffMs ?? defaultDeliverBackoff,
       webhookTimeoutMs: o.webhookTimeoutMs ?? 10_000,
       signal: this.abort.signal,
+      // A failed delivery is the tenant's to fix (their receiver): say so with the cause, at warn.
+      onDeliveryFailed: (f) => this.options.logger.warn(f, f.willRetry ? 'analysis_success webhook not delivered: will retry' : 'analysis_success webhook not delivered: given up'),
     };
   }
 

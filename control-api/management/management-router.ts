@@ -10,6 +10,7 @@ import type { OpenApiContribution } from './openapi/builder.js';
 import { buildManagementOpenApi } from './openapi/document.js';
 import { mountResourceRoutes } from './resource-routes.js';
 import { mountSipInfoRoute, sipInfoOpenApi, type SipInfo } from './sip-info.js';
+import { mountTrunkRegistrationRoute, trunkRegistrationOpenApi } from './trunk-registrations.js';
 import type { TenantAdmin } from './tenant-admin.js';
 import { mountTenantRoutes } from './tenant-routes.js';
 import { mountTokenRoutes } from './token-routes.js';
@@ -41,7 +42,7 @@ export interface ManagementRouterDeps extends ManagementDeps {
 export function managementRouter(deps: ManagementRouterDeps): Router {
   const kinds = new Set<string>();
   for (const d of deps.definitions) {
-    if (kinds.has(d.plural) || d.plural === 'tokens' || d.plural === 'sip-info' || d.plural === 'endpoints' || d.plural === 'web-calls') throw new Error(`resource path "${d.plural}" is defined twice`);
+    if (kinds.has(d.plural) || d.plural === 'tokens' || d.plural === 'sip-info' || d.plural === 'sip-trunk-registrations' || d.plural === 'endpoints' || d.plural === 'web-calls') throw new Error(`resource path "${d.plural}" is defined twice`);
     kinds.add(d.plural);
   }
   const router = new Router({ prefix: '/v1' });
@@ -50,6 +51,7 @@ export function managementRouter(deps: ManagementRouterDeps): Router {
     ...(deps.openApi ?? []),
     ...(deps.simulations ? [simulationOpenApi] : []),
     ...(deps.sipInfo ? [sipInfoOpenApi] : []),
+    trunkRegistrationOpenApi,
     ...(deps.drain ? [adminDrainOpenApi] : []),
     ...(deps.baseDomain !== undefined ? [endpointsOpenApi] : []),
     ...(deps.webCalls ? [webCallOpenApi] : []),
@@ -63,6 +65,7 @@ export function managementRouter(deps: ManagementRouterDeps): Router {
   mountTokenRoutes(router, deps);
   for (const definition of deps.definitions) mountResourceRoutes(router, deps, definition);
   if (deps.sipInfo) mountSipInfoRoute(router, deps, deps.sipInfo);
+  mountTrunkRegistrationRoute(router, deps);
   if (deps.baseDomain !== undefined) mountEndpointsRoute(router, deps, deps.baseDomain);
   if (deps.webCalls) mountWebCallRoutes(router, { ...deps, ...deps.webCalls });
   if (deps.drain) mountAdminDrainRoutes(router, deps, deps.drain);

@@ -1,3 +1,4 @@
+import { countAnsweredCall } from '../../gateway/call/call-outcomes.js';
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Clock, TimerHandle } from '../../core/clock.js';
 import type { Logger } from '../../core/logger.js';
@@ -211,7 +212,10 @@ export class ProviderCalls {
     entry.answered = true;
     this.byCallId.set(info.id, entry);
     call.streamStarted(stream);
-    void call.ended.then(() => this.release(entry));
+    void call.ended.then((end) => {
+      this.release(entry);
+      countAnsweredCall(entry.direction, end.reason, end.durationMs);
+    });
     log.info({ callId: info.id, direction: entry.direction, number: number.e164 }, 'provider call connected over its media stream');
     if (entry.dial) {
       const { request } = entry.dial;
@@ -266,6 +270,11 @@ export class ProviderCalls {
   /** Every call still up (shutdown hangs them up). */
   live(): StreamCall[] {
     return [...this.entries.values()].flatMap((e) => (e.call ? [e.call] : []));
+  }
+
+  /** Live calls by provider and direction, for /metrics. */
+  liveByProvider(): Array<{ provider: CloudProviderType; direction: 'inbound' | 'outbound' }> {
+    return [...this.entries.values()].flatMap((e) => (e.call ? [{ provider: e.provider, direction: e.direction }] : []));
   }
 
   /** Every call not yet streaming (shutdown settles their dials). */

@@ -23,6 +23,7 @@ import type { ProviderAdapter } from './provider-adapter.js';
 import { ProviderCalls, type CallRunner } from './provider-calls.js';
 import { PublicUrls, refuseUpgrade, type ProviderEndpoint } from './provider-http.js';
 import { StoreProviderNumbers, type CloudProviderType } from './provider-numbers.js';
+import { countMediaStream, countWebhook, watchProviderCalls } from './provider-metrics.js';
 
 export interface ProviderTelephonyOptions {
   readonly db: Kysely<Database>;
@@ -78,7 +79,10 @@ export class ProviderTelephony implements CallTransfer {
       ['providerB', new ProviderB({ ...shared, rest: new ProviderBRest(o.apiBaseUrls.providerB), logger: o.logger.child({ provider: 'providerB' }) })],
       ['providerC', new ProviderC({ ...shared, rest: new ProviderCRest(o.apiBaseUrls.providerC), logger: o.logger.child({ provider: 'providerC' }) })],
     ]);
+    this.unwatch = watchProviderCalls({ live: () => this.calls.liveByProvider() });
   }
+
+  private readonly unwatch: () => void;
 
   /** The webhook app the provider listener serves (mount nothing else on it). */
   app(): Koa {
@@ -86,6 +90,13 @@ export class ProviderTelephony implements CallTransfer {
     app.proxy = false;
     app.silent = true;
     app.use(requestLog('providers', this.o.logger));
+    app.use(async (ctx, next) => {
+      try {
+        await next();
+      } finally {
+        countWebhook(this.providerOf(ctx.path), ctx.status);
+      }
+    });
     app.use(jsonErrors(this.o.logger));
     for (const adapter of this.adapters.values()) app.use(adapter.router.routes()).use(adapter.router.allowedMethods());
     return app;
@@ -108,11 +119,18 @@ export class ProviderTelephony implements CallTransfer {
   /** WebSocket upgrades of the provider listener: each provider's media streams. */
   readonly upgrade = (req: IncomingMessage, socket: Duplex, head: Buffer): void => {
     const path = (req.url ?? '/').split('?')[0] ?? '/';
-    for (const adapter of this.adapters.values()) {
-      if (path.startsWith(`${adapter.prefix}/`)) return adapter.upgrade(req, socket, head);
-    }
+    const provider = this.providerOf(path);
+    const adapter = provider && this.adapters.get(provider);
+    countMediaStream(provider, adapter ? 'accepted' : 'refused');
+    if (adapter) return adapter.upgrade(req, socket, head);
     refuseUpgrade(socket, 404, 'no media stream endpoint here');
   };
+
+  /** The provider whose prefix a path is under. */
+  private providerOf(path: string): CloudProviderType | undefined {
+    for (const [type, adapter] of this.adapters) if (path.startsWith(`${adapter.prefix}/`)) return type;
+    return undefined;
+  }
 
   /** A campaign call from a number on a cloud provider. */
   async originate(request: OriginateRequest): Promise<OriginateResult> {
@@ -151,6 +169,7 @@ export class ProviderTelephony implements CallTransfer {
     const live = this.calls.live();
     await Promise.race([Promise.allSettled(live.map((call) => call.hangup('shutdown'))), new Promise((r) => setTimeout(r, graceMs).unref())]);
     for (const adapter of this.adapters.values()) adapter.close();
+    this.unwatch();
   }
 }
 

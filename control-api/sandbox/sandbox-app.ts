@@ -2,7 +2,7 @@ import Router from '@koa/router';
 import Koa from 'koa';
 import type { Logger } from '../../core/logger.js';
 import type { Store } from '../store/database.js';
-import { opsRouter, storeReadinessChecks, type ReadinessCheck } from '../http/ops-routes.js';
+import { opsRouter, storeReadinessChecks, type MetricsAccess, type ReadinessCheck } from '../http/ops-routes.js';
 import { requestLog } from '../http/request-log.js';
 import { defaultHttpSettings } from '../http/serve.js';
 import { drainUnreadBody } from '../http/unread-body.js';
@@ -22,6 +22,8 @@ export interface SandboxAppDeps {
   readonly readinessChecks?: Readonly<Record<string, ReadinessCheck>>;
   /** Config `http.drainLimitBytes`: how much of an upload refused unread is read away (unread-body.ts). */
   readonly drainLimitBytes?: number;
+  /** Whether /metrics is served here and the token it needs (ops-routes.ts); default served, open. */
+  readonly metrics?: MetricsAccess;
 }
 
 /** The plant store sandbox API ({sandbox_url}), on its own port. */
@@ -29,7 +31,7 @@ export function createSandboxApp(deps: SandboxAppDeps): Koa {
   const app = new Koa();
   app.proxy = false;
   app.silent = true;
-  const ops = opsRouter(storeReadinessChecks(deps.store, deps.readinessChecks), deps.isDraining);
+  const ops = opsRouter(storeReadinessChecks(deps.store, deps.readinessChecks), deps.isDraining, deps.metrics);
   const docs = new Router().get('/openapi.json', (ctx) => {
     ctx.body = plantStoreOpenApi;
   });

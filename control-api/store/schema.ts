@@ -232,6 +232,18 @@ export interface AnalysisJobsTable {
 }
 
 /** A recording kept in the database (migration 0321, control-api/calls/database-recordings.ts). */
+/** One gateway node's registration of a trunk (migration 0400). */
+export interface SipTrunkRegistrationsTable {
+  trunk_id: string;
+  tenant_id: string;
+  contact: string;
+  state: string;
+  expires_at: NullableTimestamp;
+  retry_at: NullableTimestamp;
+  last_error: string | null;
+  updated_at: Timestamp;
+}
+
 export interface CallRecordingsTable {
   ref: string;
   size: ColumnType<bigint, bigint | number, bigint | number>;
@@ -257,6 +269,7 @@ export interface Database {
   speech_profile_favourites: SpeechProfileFavouritesTable;
   knowledge_documents: KnowledgeDocumentsTable;
   sip_trunks: SipTrunksTable;
+  sip_trunk_registrations: SipTrunkRegistrationsTable;
   phone_numbers: PhoneNumbersTable;
   campaigns: CampaignsTable;
   plants: PlantsTable;

@@ -265,6 +265,16 @@ export const configSchema = z
       .strictObject({
         host: host.default('0.0.0.0'),
         port: port.optional(),
+        /**
+         * A bearer token /metrics requires on every port that serves it (`Authorization: Bearer
+         * <token>`, Prometheus' `authorization` scrape setting); unset: /metrics is open.
+         */
+        metricsToken: z.string().min(16, 'ops.metricsToken must be at least 16 characters').max(512).optional(),
+        /**
+         * Serve /metrics on the control and sandbox ports too; false keeps it on ops.port alone (say
+         * on a private or loopback address), since its labels name tenants and trunks.
+         */
+        metricsOnAppPorts: z.boolean().default(true),
       })
       .prefault({}),
     sandbox: z
@@ -310,6 +320,19 @@ export const configSchema = z
          */
         referNotifyWaitMs: z.number().int().min(32_000, 'must outlast the transferee\'s Timer B (64*T1 = 32 s)').max(600_000).optional(),
         abuse: sipAbuseSchema.prefault({}),
+        /** Trunks that register with their carriers (docs/carriers.md, RFC 3261 sec. 10.2). */
+        registration: z
+          .object({
+            /** How often the gateway reads the trunk list again to start, restart or remove registrations. */
+            pollIntervalMs: z.number().int().min(1_000).max(3_600_000).default(30_000),
+            /** RFC 5626 sec. 4.5: the wait after a first failure, doubled per consecutive failure ... */
+            backoffBaseSeconds: z.number().int().min(1).max(3_600).default(30),
+            /** ... up to this; also the wait after a refusal (403, credentials refused). */
+            backoffMaxSeconds: z.number().int().min(1).max(86_400).default(1_800),
+            /** How long a drain or shutdown waits for the registrars' answers to Expires: 0. */
+            unregisterTimeoutMs: z.number().int().min(0).max(60_000).default(5_000),
+          })
+          .prefault({}),
         admission: sipAdmissionSchema.prefault({}),
         /** SO_RCVBUF of the SIP UDP sockets: a burst waits in the kernel instead of being dropped (Linux caps it at net.core.rmem_max). */
         udpReceiveBufferBytes: z.number().int().min(65_536).max(1024 * 1024 * 1024).default(4 * 1024 * 1024),

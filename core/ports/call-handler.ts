@@ -17,8 +17,8 @@ export interface InboundCallInfo {
   readonly trunkId: string | null;
   readonly recipeId: string;
   readonly language: string;
-  /** How the number was found: Request-URI user, To user, or the trunk's Extension Number. */
-  readonly matchedBy: 'request-uri' | 'to' | 'extension';
+  /** How the number was found: Request-URI user, To user, the trunk's Extension Number, or the registered trunk's own number. */
+  readonly matchedBy: 'request-uri' | 'to' | 'extension' | 'registration';
   readonly transport: string;
   readonly remoteAddress: string;
   readonly startedAt: number;

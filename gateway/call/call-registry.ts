@@ -1,4 +1,5 @@
 import type { Call } from './call.js';
+import { countAnsweredCall } from './call-outcomes.js';
 
 export type CallDirection = 'inbound' | 'outbound';
 
@@ -59,6 +60,7 @@ export class CallRegistry {
   add(call: Call, release: () => void, direction: CallDirection = 'inbound'): void {
     this.calls.set(call.info.id, call);
     if (direction === 'outbound') this.outbound.add(call.info.id);
+    void call.ended.then((end) => countAnsweredCall(call.info.channel === 'web' ? 'web' : direction, end.reason, end.durationMs));
     call.signal.addEventListener('abort', () => {
       this.calls.delete(call.info.id);
       this.outbound.delete(call.info.id);

@@ -19,6 +19,8 @@ import { EDGE_SOURCE_HEADER, type EdgeSources } from './edge-source.js';
 import { callerUser, dialledUser, normaliseE164 } from './e164.js';
 import type { Step } from './method-router.js';
 import { byCallToken, refuseCallTokens, webCallSteps } from './web-call-steps.js';
+import { byRegisteredContact, registeredTrunkStep, type RegisteredContacts } from './registered-steps.js';
+import { countInviteOutcome } from './count-invite.js';
 import { inviteStates as states, state } from './invite-state.js';
 import { srtpStep } from './srtp-step.js';
 
@@ -44,6 +46,8 @@ export interface InviteDeps {
   readonly sessionTimer: SessionTimerPolicy;
   /** Web calls from browsers (web-call-steps.ts); absent: an INVITE with a call token is refused 403. */
   readonly web?: { readonly authority: WebCallAuthority; readonly bridge: WebRtcBridge };
+  /** Trunks registered with their carriers (registered-steps.ts): calls to their Contacts skip the source check. */
+  readonly registered?: RegisteredContacts;
   /** SDES-SRTP for trunks that use it (srtp-step.ts); absent: SRTP offers are refused 488. */
   readonly srtp?: SrtpRelay;
 }
@@ -243,10 +247,12 @@ export function inviteSteps(deps: InviteDeps): Array<Step<ServerRequest>> {
   };
 
   const srtp = srtpStep({ media: deps.media, logger: deps.logger, retryAfterSeconds: deps.retryAfterSeconds, ...(deps.srtp ? { relay: deps.srtp } : {}) });
-  const phone = [source, identify, enabled, sessionTimer, limits, srtp, media, answer];
-  if (!deps.web) return [trying, refuseCallTokens, ...phone];
+  const tail = [enabled, sessionTimer, limits, srtp, media, answer];
+  const reg = deps.registered;
+  const phone = reg ? [byRegisteredContact(reg, [registeredTrunkStep(reg, deps.directory), ...tail], [source, identify, ...tail])] : [source, identify, ...tail];
+  if (!deps.web) return [countInviteOutcome, trying, refuseCallTokens, ...phone];
   const web = webCallSteps({ web: deps.web, media: deps.media, logger: deps.logger, retryAfterSeconds: deps.retryAfterSeconds });
   // A browser's INVITE carries its call token; everything else is a phone call from a trunk.
-  return [trying, byCallToken([web.authorize, enabled, sessionTimer, limits, web.media, answer], phone)];
+  return [countInviteOutcome, trying, byCallToken([web.authorize, enabled, sessionTimer, limits, web.media, answer], phone)];
 }
 

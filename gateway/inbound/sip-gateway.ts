@@ -19,6 +19,7 @@ import { buildAdmission, type AdmissionOptions, type ReceiveQueueOptions } from 
 import type { LoopLagMonitor } from './loop-lag.js';
 import { EdgeSources } from './edge-source.js';
 import { inviteSteps } from './invite-steps.js';
+import type { RegisteredContacts } from './registered-steps.js';
 import { MethodRouter } from './method-router.js';
 
 export interface SipGatewayOptions {
@@ -47,6 +48,8 @@ export interface SipGatewayOptions {
   readonly receiveQueue?: ReceiveQueueOptions;
   /** Web calls from browsers (invite's web chain, web-call-steps.ts); absent: call tokens are refused 403. */
   readonly web?: { readonly authority: WebCallAuthority; readonly bridge: WebRtcBridge };
+  /** Trunks registered with their carriers: INVITEs to their Contacts are theirs (registered-steps.ts). */
+  readonly registered?: RegisteredContacts;
   /** SDES-SRTP for trunks with `srtp` optional/required (rtpengine); absent: SRTP offers are refused 488. */
   readonly srtp?: SrtpRelay;
 }
@@ -142,6 +145,7 @@ export class SipGateway {
         retryAfterSeconds,
         sessionTimer: options.sessionTimer ?? DEFAULT_SESSION_TIMER,
         ...(options.web ? { web: options.web } : {}),
+        ...(options.registered ? { registered: options.registered } : {}),
         ...(options.srtp ? { srtp: options.srtp } : {}),
       }),
     );

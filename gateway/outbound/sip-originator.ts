@@ -11,6 +11,7 @@ import type { SrtpMode, SrtpRelay } from '../../core/ports/srtp-relay.js';
 import type { OutboundTransport, TrunkRoutes } from '../../core/ports/trunk-routes.js';
 import { Call } from '../call/call.js';
 import { observeAnswer } from '../call/call-metrics.js';
+import { countUnansweredCall } from '../call/call-outcomes.js';
 import { SrtpSdpPath } from '../call/sdp-path.js';
 import type { CallRegistry } from '../call/call-registry.js';
 import { startSessionTimer } from '../inbound/call-session-timer.js';
@@ -132,6 +133,13 @@ export class SipOriginator implements Originator {
   constructor(private readonly options: SipOriginatorOptions) {}
 
   async originate(request: OriginateRequest): Promise<OriginateResult> {
+    const result = await this.attempt(request);
+    // Answered calls are counted when they end (CallRegistry); the others here, by their status.
+    if (result.outcome !== 'answered') countUnansweredCall('outbound', result.outcome, result.sipStatus ?? 0);
+    return result;
+  }
+
+  private async attempt(request: OriginateRequest): Promise<OriginateResult> {
     if (!/^\+[1-9][0-9]{5,14}$/.test(request.to)) throw new Error(`callee must be E.164, got ${request.to}`);
     const o = this.options;
     // The call's id from the start: the media session, every log line and, once answered, the call

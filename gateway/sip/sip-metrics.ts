@@ -11,15 +11,16 @@ export const countedMethods = [
   'SUBSCRIBE', 'MESSAGE', 'PRACK', 'PUBLISH',
 ] as const;
 
+/** Also the transport label of a count whose caller does not know the transport. */
 const OTHER = 'other';
 
 class MethodCells {
   private readonly cells = new Map<string, CounterCell>();
   private readonly other: CounterCell;
 
-  constructor(counter: CellCounter) {
-    for (const m of countedMethods) this.cells.set(m, counter.cell(m));
-    this.other = counter.cell(OTHER);
+  constructor(counter: CellCounter, transport: string) {
+    for (const m of countedMethods) this.cells.set(m, counter.cell(m, transport));
+    this.other = counter.cell(OTHER, transport);
   }
 
   of(method: string): CounterCell {
@@ -35,11 +36,12 @@ class StatusCells {
   constructor(
     private readonly counter: CellCounter,
     private readonly method: string,
+    private readonly transport: string,
   ) {}
 
   of(status: number): CounterCell {
-    if (!(status >= 100 && status <= 699)) return (this.otherStatus ??= this.counter.cell(this.method, OTHER));
-    return (this.byStatus[status] ??= this.counter.cell(this.method, String(status)));
+    if (!(status >= 100 && status <= 699)) return (this.otherStatus ??= this.counter.cell(this.method, OTHER, this.transport));
+    return (this.byStatus[status] ??= this.counter.cell(this.method, String(status), this.transport));
   }
 }
 
@@ -47,9 +49,9 @@ class MethodStatusCells {
   private readonly methods = new Map<string, StatusCells>();
   private readonly other: StatusCells;
 
-  constructor(counter: CellCounter) {
-    for (const m of countedMethods) this.methods.set(m, new StatusCells(counter, m));
-    this.other = new StatusCells(counter, OTHER);
+  constructor(counter: CellCounter, transport: string) {
+    for (const m of countedMethods) this.methods.set(m, new StatusCells(counter, m, transport));
+    this.other = new StatusCells(counter, OTHER, transport);
   }
 
   of(method: string, status: number): CounterCell {
@@ -57,14 +59,62 @@ class MethodStatusCells {
   }
 }
 
-const requestsReceived = new MethodCells(cellCounter('sip_requests_received_total', 'SIP requests received (retransmissions included), by method', ['method']));
-const requestsSent = new MethodCells(cellCounter('sip_requests_sent_total', 'SIP requests sent (first transmissions), by method', ['method']));
-const responsesSent = new MethodStatusCells(
-  cellCounter('sip_responses_sent_total', 'SIP responses sent (first transmissions, stateless refusals included), by request method and status', ['method', 'status']),
+/**
+ * One set of cells per transport, picked by the flow's transport name (`UDP`, `TLS`...) with a
+ * switch (cheaper than a Map lookup on this path; measured in docs/operations.md): still no string
+ * built, no label object.
+ */
+class ByTransport<T> {
+  private readonly udp: T;
+  private readonly tcp: T;
+  private readonly tls: T;
+  private readonly ws: T;
+  private readonly wss: T;
+  private readonly other: T;
+
+  constructor(make: (transport: string) => T) {
+    this.udp = make('udp');
+    this.tcp = make('tcp');
+    this.tls = make('tls');
+    this.ws = make('ws');
+    this.wss = make('wss');
+    this.other = make(OTHER);
+  }
+
+  of(transport: string | undefined): T {
+    switch (transport) {
+      case 'UDP':
+        return this.udp;
+      case 'TCP':
+        return this.tcp;
+      case 'TLS':
+        return this.tls;
+      case 'WS':
+        return this.ws;
+      case 'WSS':
+        return this.wss;
+      default:
+        return this.other;
+    }
+  }
+}
+
+const requestsReceivedCounter = cellCounter('sip_requests_received_total', 'SIP requests received (retransmissions included), by method and transport', ['method', 'transport']);
+const requestsSentCounter = cellCounter('sip_requests_sent_total', 'SIP requests sent (first transmissions), by method and transport', ['method', 'transport']);
+const responsesSentCounter = cellCounter(
+  'sip_responses_sent_total',
+  'SIP responses sent (first transmissions, stateless refusals included), by request method, status and transport',
+  ['method', 'status', 'transport'],
 );
-const responsesReceived = new MethodStatusCells(
-  cellCounter('sip_responses_received_total', 'SIP responses received (retransmissions included), by request method and status', ['method', 'status']),
+const responsesReceivedCounter = cellCounter(
+  'sip_responses_received_total',
+  'SIP responses received (retransmissions included), by request method, status and transport',
+  ['method', 'status', 'transport'],
 );
+const requestsReceived = new ByTransport((t) => new MethodCells(requestsReceivedCounter, t));
+const requestsSent = new ByTransport((t) => new MethodCells(requestsSentCounter, t));
+const responsesSent = new ByTransport((t) => new MethodStatusCells(responsesSentCounter, t));
+const responsesReceived = new ByTransport((t) => new MethodStatusCells(responsesReceivedCounter, t));
 const timeouts = cellCounter(
   'sip_transaction_timeouts_total',
   'SIP transactions ended by a timeout: client Timer B (INVITE) and F (non-INVITE) without a final response, server Timer H without the ACK for a final response (RFC 3261 sec. 17)',
@@ -74,20 +124,21 @@ const timerB = timeouts.cell('B', 'INVITE');
 const timerH = timeouts.cell('H', 'INVITE');
 const timerF = new Map<string, CounterCell>();
 
-export function countRequestReceived(method: string): void {
-  requestsReceived.of(method).value++;
+/** `transport` is the flow's name (`UDP`, `TCP`, `TLS`, `WS`, `WSS`); undefined counts as `other`. */
+export function countRequestReceived(method: string, transport: string | undefined): void {
+  requestsReceived.of(transport).of(method).value++;
 }
 
-export function countRequestSent(method: string): void {
-  requestsSent.of(method).value++;
+export function countRequestSent(method: string, transport: string | undefined): void {
+  requestsSent.of(transport).of(method).value++;
 }
 
-export function countResponseSent(method: string, status: number): void {
-  responsesSent.of(method, status).value++;
+export function countResponseSent(method: string, status: number, transport: string | undefined): void {
+  responsesSent.of(transport).of(method, status).value++;
 }
 
-export function countResponseReceived(method: string, status: number): void {
-  responsesReceived.of(method, status).value++;
+export function countResponseReceived(method: string, status: number, transport: string | undefined): void {
+  responsesReceived.of(transport).of(method, status).value++;
 }
 
 /** Timer B: an INVITE client transaction got no final response. */

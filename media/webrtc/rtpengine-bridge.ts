@@ -1,6 +1,18 @@
 import { Client, type NgResponse, type NgValue } from 'rtpengine-client';
 import type { Logger } from '../../core/logger.js';
 import type { BridgeLeg, WebRtcBridge } from '../../core/ports/web-call.js';
+import { counter } from '../../core/metrics.js';
+
+const rtpengineCommands = counter('rtpengine_commands_total', 'ng commands to the web calls\' rtpengine, by command and result (ok, refused: rtpengine said no, error: no answer or a transport failure)', ['command', 'result']);
+const countRtpengine = (command: string, result: 'ok' | 'refused' | 'error'): void => void rtpengineCommands.labels(command, result).inc();
+
+/** The platform's call id (and SIP Call-ID, when the session is keyed on it) for log lines. */
+export interface CallNames {
+  readonly callId: string;
+  readonly sipCallId?: string;
+}
+
+const names = (call: CallNames | undefined): Partial<CallNames> => (call ? { callId: call.callId, ...(call.sipCallId ? { sipCallId: call.sipCallId } : {}) } : {});
 
 export interface RtpengineBridgeOptions {
   /** rtpengine's ng control socket. */
@@ -23,6 +35,11 @@ export class RtpengineError extends Error {}
 export class RtpengineBridge implements WebRtcBridge {
   private readonly client: Client;
   private readonly ready: Promise<void>;
+  /**
+   * Our call id by the ng `call-id` of each session rtpengine holds (a web call's SIP Call-ID; the
+   * SRTP relay's sessions use our call id itself): rtpengine's own log lines name the former.
+   */
+  private readonly calls = new Map<string, string>();
 
   constructor(private readonly o: RtpengineBridgeOptions) {
     // rtpengine-client speaks over an IPv4 socket: bind it to loopback when rtpengine runs here.
@@ -40,6 +57,12 @@ export class RtpengineBridge implements WebRtcBridge {
     return r?.result === 'pong';
   }
 
+  /** The call a line of rtpengine's log is about, when it names the session id of a live session. */
+  callIn(line: string): { callId: string; sipCallId?: string } | undefined {
+    for (const [session, callId] of this.calls) if (line.includes(session)) return session === callId ? { callId } : { callId, sipCallId: session };
+    return undefined;
+  }
+
   async offer(leg: BridgeLeg, webrtcSdp: string): Promise<string> {
     return this.sdpOf('offer', await this.command('offer', {
       'call-id': leg.sipCallId,
@@ -52,7 +75,7 @@ export class RtpengineBridge implements WebRtcBridge {
       replace: ['origin', 'session-connection'],
       flags: ['trust-address'],
       label: 'browser',
-    }));
+    }, leg), leg);
   }
 
   async answer(leg: BridgeLeg, plainSdp: string): Promise<string> {
@@ -68,15 +91,15 @@ export class RtpengineBridge implements WebRtcBridge {
       replace: ['origin', 'session-connection'],
       flags: ['trust-address'],
       label: 'platform',
-    }));
+    }, leg), leg);
   }
 
   async release(leg: BridgeLeg): Promise<void> {
     try {
-      await this.command('delete', { 'call-id': leg.sipCallId, 'from-tag': leg.fromTag });
+      await this.command('delete', { 'call-id': leg.sipCallId, 'from-tag': leg.fromTag }, leg);
     } catch (error) {
       // Nothing to free (never offered, or already gone): only worth a debug line.
-      this.o.logger.debug({ err: error, sipCallId: leg.sipCallId }, 'rtpengine delete');
+      this.o.logger.debug({ err: error, callId: leg.callId, sipCallId: leg.sipCallId }, 'rtpengine delete');
     }
   }
 
@@ -84,23 +107,34 @@ export class RtpengineBridge implements WebRtcBridge {
     this.client.close();
   }
 
-  /** One ng command; a refusal or no answer throws RtpengineError (also used by the SRTP relay). */
-  async command(verb: 'offer' | 'answer' | 'delete', options: Record<string, NgValue>): Promise<NgResponse> {
+  /**
+   * One ng command; a refusal or no answer throws RtpengineError (also used by the SRTP relay).
+   * `call` names the platform's call on the log lines, and on rtpengine's own lines about the
+   * session (`call-id`) until 5 s after its delete (rtpengine writes its final stats after that).
+   */
+  async command(verb: 'offer' | 'answer' | 'delete', options: Record<string, NgValue>, call?: CallNames): Promise<NgResponse> {
     await this.ready;
-    if (typeof options['sdp'] === 'string') this.o.logger.debug({ verb, sdp: options['sdp'] }, 'SDP to rtpengine');
+    const session = options['call-id'];
+    if (call && typeof session === 'string') {
+      if (verb === 'delete') setTimeout(() => this.calls.delete(session), 5_000).unref();
+      else this.calls.set(session, call.callId);
+    }
+    if (typeof options['sdp'] === 'string') this.o.logger.debug({ ...names(call), verb, sdp: options['sdp'] }, 'SDP to rtpengine');
     let response: NgResponse;
     try {
       response = await this.client[verb](this.o.ng, options);
     } catch (error) {
+      countRtpengine(verb, 'error');
       throw new RtpengineError(`rtpengine ${verb}: ${(error as Error).message ?? String(error)}`, { cause: error });
     }
+    countRtpengine(verb, response.result === 'ok' ? 'ok' : 'refused');
     if (response.result !== 'ok') throw new RtpengineError(`rtpengine refused ${verb}: ${response['error-reason'] ?? response.result}`);
     return response;
   }
 
-  sdpOf(verb: string, response: NgResponse): string {
+  sdpOf(verb: string, response: NgResponse, call?: CallNames): string {
     if (typeof response.sdp !== 'string' || response.sdp.length === 0) throw new RtpengineError(`rtpengine ${verb} returned no SDP`);
-    this.o.logger.debug({ verb, sdp: response.sdp }, 'rtpengine rewrote the SDP');
+    this.o.logger.debug({ ...names(call), verb, sdp: response.sdp }, 'rtpengine rewrote the SDP');
     return response.sdp;
   }
 }

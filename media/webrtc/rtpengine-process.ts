@@ -49,6 +49,8 @@ export class RtpengineProcess {
   private stopping = false;
   private spawnFailed = false;
   private readonly tail: string[] = [];
+  /** Names the call of a line of rtpengine's (it writes the SIP Call-ID of the session it speaks of). */
+  private callOf: (line: string) => { callId: string; sipCallId?: string } | undefined = () => undefined;
 
   private constructor(
     private readonly o: RtpengineProcessOptions,
@@ -60,6 +62,7 @@ export class RtpengineProcess {
     const ng = { host: '127.0.0.1', port: await freeUdpPort() };
     const started = new RtpengineProcess(o, ng);
     const bridge = new RtpengineBridge({ ng, logger: o.logger });
+    started.callOf = (line) => bridge.callIn(line);
     started.spawn();
     const deadline = Date.now() + (o.startTimeoutMs ?? 10_000);
     while (!(await bridge.ping())) {
@@ -113,7 +116,7 @@ export class RtpengineProcess {
   private note(line: string): void {
     this.tail.push(line);
     if (this.tail.length > 20) this.tail.shift();
-    this.o.logger.debug({ part: 'rtpengine' }, line);
+    this.o.logger.debug({ part: 'rtpengine', ...this.callOf(line) }, line);
   }
 
   async stop(): Promise<void> {

@@ -51,7 +51,7 @@ export class RtpengineSrtpRelay implements SrtpRelay {
 
   async release(callId: string): Promise<void> {
     try {
-      await this.bridge.command('delete', { 'call-id': callId, 'from-tag': 'carrier' });
+      await this.bridge.command('delete', { 'call-id': callId, 'from-tag': 'carrier' }, { callId });
     } catch {
       // Nothing to free (never offered, or already gone).
     }
@@ -62,7 +62,7 @@ export class RtpengineSrtpRelay implements SrtpRelay {
     const offerer = kind === 'offer' ? leg.from : other(leg.from);
     const options: Record<string, NgValue> = { 'call-id': leg.callId, 'from-tag': offerer, 'to-tag': other(offerer), sdp, ...common };
     // Offers set the protocol and suites of the side they go to; an answer follows its offer.
-    const response = await this.bridge.command(kind, kind === 'offer' ? { ...options, ...towards } : options);
-    return this.bridge.sdpOf(kind, response);
+    const response = await this.bridge.command(kind, kind === 'offer' ? { ...options, ...towards } : options, { callId: leg.callId });
+    return this.bridge.sdpOf(kind, response, { callId: leg.callId });
   }
 }

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { pino } from 'pino';
 import { RtpengineBridge } from '../../media/webrtc/rtpengine-bridge.js';
 import { RtpengineProcess } from '../../media/webrtc/rtpengine-process.js';
+import { captureLogs } from '../helpers/log-capture.js';
 
 const repoRoot = path.resolve(import.meta.dirname, '../..');
 const logger = pino({ level: 'silent' });
@@ -26,6 +27,34 @@ describe('rtpengine run by the gateway for web calls', function () {
     } finally {
       probe.close();
     }
+  });
+
+  it('every log line of a relayed call carries its call id: the SDP both ways and rtpengine\'s own lines', async () => {
+    const logs = captureLogs('debug');
+    const started = await RtpengineProcess.start({ binary: 'rtpengine', interface: '127.0.0.1', portMin: 34_300, portMax: 34_399, logger: logs.logger });
+    const leg = { callId: 'call-under-test', sipCallId: `sip-${Date.now()}@test`, fromTag: 'browser-tag', toTag: 'platform-tag' };
+    try {
+      const offer = [
+        'v=0', 'o=- 1 2 IN IP4 127.0.0.1', 's=-', 't=0 0', 'a=group:BUNDLE 0', 'm=audio 9 UDP/TLS/RTP/SAVPF 0 8', 'c=IN IP4 127.0.0.1',
+        'a=candidate:1 1 udp 2122260223 127.0.0.1 40000 typ host generation 0', 'a=ice-ufrag:abcd', 'a=ice-pwd:0123456789abcdef01234567',
+        `a=fingerprint:sha-256 ${Array.from({ length: 32 }, () => 'AB').join(':')}`, 'a=setup:actpass', 'a=mid:0', 'a=sendrecv', 'a=rtcp-mux',
+        'a=rtpmap:0 PCMU/8000', 'a=rtpmap:8 PCMA/8000', '',
+      ].join('\r\n');
+      const plainOffer = await started.bridge.offer(leg, offer);
+      assert.match(plainOffer, /RTP\/AVP/);
+      await started.bridge.release(leg);
+      const deadline = Date.now() + 5_000;
+      while (!logs.lines.some((l) => l['part'] === 'rtpengine' && l.msg.includes(leg.sipCallId)) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    } finally {
+      started.bridge.close();
+      await started.process.stop();
+    }
+    const ours = logs.lines.filter((l) => l.msg === 'SDP to rtpengine' || l.msg === 'rtpengine rewrote the SDP');
+    assert.equal(ours.length, 2);
+    for (const l of ours) assert.deepEqual([l['callId'], l['sipCallId']], [leg.callId, leg.sipCallId]);
+    const theirs = logs.lines.filter((l) => l['part'] === 'rtpengine' && l.msg.includes(leg.sipCallId));
+    assert.ok(theirs.length > 0, `rtpengine logged nothing about the session:\n${logs.lines.filter((l) => l['part'] === 'rtpengine').map((l) => l.msg).join('\n')}`);
+    for (const l of theirs) assert.equal(l['callId'], leg.callId, l.msg);
   });
 
   it('names what went wrong when it cannot start (a missing binary)', async () => {

@@ -61,7 +61,7 @@ export interface Daemon {
   stop(): Promise<void>;
 }
 
-function daemon(cmd: string, args: readonly string[], options: { detached?: boolean } = {}): Daemon {
+export function daemon(cmd: string, args: readonly string[], options: { detached?: boolean } = {}): Daemon {
   // Own process group: Kamailio forks its workers, and its CPU is measured over the group.
   const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], detached: options.detached ?? false });
   let out = '';
@@ -92,7 +92,7 @@ function daemon(cmd: string, args: readonly string[], options: { detached?: bool
 }
 
 /** One UDP request/answer exchange; undefined when nothing came back in `ms`. */
-function udpAsk(address: string, port: number, message: Buffer, from: string, ms: number): Promise<Buffer | undefined> {
+export function udpAsk(address: string, port: number, message: Buffer, from: string, ms: number): Promise<Buffer | undefined> {
   return new Promise((resolve) => {
     const s = createSocket('udp4');
     const timer = setTimeout(() => {
@@ -108,7 +108,7 @@ function udpAsk(address: string, port: number, message: Buffer, from: string, ms
   });
 }
 
-async function until(what: string, ready: () => Promise<boolean>, d: Daemon, ms: number): Promise<void> {
+export async function until(what: string, ready: () => Promise<boolean>, d: Daemon, ms: number): Promise<void> {
   const deadline = Date.now() + ms;
   while (!(await ready())) {
     if (d.child.exitCode !== null) throw new Error(`${what} exited (${d.child.exitCode}):\n${d.output()}`);

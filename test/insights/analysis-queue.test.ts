@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { silentLogger } from '../../core/logger.js';
+import { captureLogs } from '../helpers/log-capture.js';
 import { CallRecorder } from '../../control-api/calls/call-recorder.js';
 import { getCall } from '../../control-api/calls/call-repository.js';
 import type { CallEnd, CallStart, TranscriptLine } from '../../control-api/calls/call-types.js';
@@ -197,6 +198,25 @@ forEachStore('durable post-call analysis queue', (getStore) => {
     const deliver = r2.find((j) => j.kind === 'deliver');
     assert.deepEqual([deliver?.state, deliver?.attempts, deliver?.last_status], ['failed', 2, 502]);
     assert.match(deliver?.last_error ?? '', /^gave up after 2 attempts: receiver answered HTTP 502/);
+  });
+
+  it('logs an undelivered webhook at warn with its cause and the receiver\'s host, never the URL\'s secrets', async () => {
+    const logs = captureLogs();
+    const withToken = `${receiver.url}?token=qs-secret`;
+    receiver.answer(500, 410);
+    const call = await recorder().recordCall({ ...start(), ...end() });
+    await settle(worker(undefined, { logger: logs.logger, tenantWebhook: async () => ({ url: withToken, secret: 'whsec_queue_test_secret_123' }) }), call.id);
+    const warned = () => logs.lines.filter((l) => l.level === 'warn' && l.msg.startsWith('analysis_success webhook not delivered'));
+    assert.deepEqual(warned().map((l) => [l.msg, l['status'], l['error'], l['willRetry'], l['callId'], l['host']]), [
+      ['analysis_success webhook not delivered: will retry', 500, 'receiver answered HTTP 500', true, call.id, new URL(receiver.url).host],
+      ['analysis_success webhook not delivered: given up', 410, 'receiver answered HTTP 410', false, call.id, new URL(receiver.url).host],
+    ]);
+    // A URL with credentials is refused before any request; the log names why, not them.
+    const other = await recorder().recordCall({ ...start(), ...end() });
+    const withUser = receiver.url.replace('http://', 'http://hook-user:hook-pass@');
+    await settle(worker(undefined, { logger: logs.logger, tenantWebhook: async () => ({ url: withUser, secret: 'whsec_queue_test_secret_123' }) }), other.id);
+    assert.match(String(warned().at(-1)?.['error']), /credentials in the URL are not allowed/);
+    assert.doesNotMatch(logs.text(), /hook-pass|qs-secret|whsec_queue/);
   });
 
   it('hands a job back when its worker stops mid-extraction, and another worker finishes it', async () => {

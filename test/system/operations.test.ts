@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { openStore } from '../../control-api/store/database.js';
 import { OpenApiResponseValidator, type OpenApiDocument } from '../helpers/openapi-response-validator.js';
@@ -9,6 +10,22 @@ import { exitCode, spawnPlatform, waitForLine } from '../helpers/platform-proces
 import { runSipp } from '../helpers/sipp.js';
 import { UdpPeer, sipRequest } from '../gateway/udp-peer.js';
 import { applyDocuments, carrierIp, did, operationsTenant, promtoolCheck, seriesValue, startOperationsPlatform, type RunningPlatform } from './operations-helpers.js';
+
+/** Every metric name the Grafana dashboard's queries use. */
+function dashboardMetrics(): string[] {
+  const file = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../docs/grafana/voice-agent-platform.json');
+  const dashboard = JSON.parse(readFileSync(file, 'utf8')) as { panels: Array<{ targets?: Array<{ expr: string }> }> };
+  const exprs = dashboard.panels.flatMap((p) => (p.targets ?? []).map((t) => t.expr));
+  assert.ok(exprs.length > 20, 'the dashboard has its queries');
+  return [...new Set(exprs.flatMap((e) => e.match(/\b(?:vap|process|nodejs)_[a-z0-9_]+/g) ?? []))].sort();
+}
+
+/** Whether /metrics declares the family a name belongs to (a histogram's _bucket/_sum/_count included). */
+function servedFamily(exposition: string, name: string): boolean {
+  const declared = (n: string, type?: string): boolean => new RegExp(`^# TYPE ${n} ${type ?? '\\S+'}$`, 'm').test(exposition);
+  const base = name.replace(/_(bucket|sum|count)$/, '');
+  return declared(name) || (base !== name && (declared(base, 'histogram') || declared(base, 'summary')));
+}
 
 /** GET with the operator token, JSON body. */
 async function getJson(p: RunningPlatform, url: string): Promise<{ status: number; body: Record<string, unknown> }> {
@@ -78,11 +95,23 @@ describe('platform process: metrics, correlation and drain on SIGTERM (SIPp, pro
       assert.ok(seriesValue(exposition, name) !== undefined, `${name} is served`);
     }
     assert.doesNotMatch(exposition, /^vap_process_/m);
-    assert.ok((seriesValue(exposition, 'vap_sip_requests_received_total{method="INVITE"}') ?? 0) >= 2);
-    assert.ok((seriesValue(exposition, 'vap_sip_requests_received_total{method="OPTIONS"}') ?? 0) >= 1);
-    assert.ok((seriesValue(exposition, 'vap_sip_responses_sent_total{method="INVITE",status="200"}') ?? 0) >= 1);
-    assert.ok((seriesValue(exposition, 'vap_sip_responses_sent_total{method="INVITE",status="404"}') ?? 0) >= 1);
-    assert.ok((seriesValue(exposition, 'vap_sip_responses_sent_total{method="BYE",status="200"}') ?? 0) >= 1);
+    assert.ok((seriesValue(exposition, 'vap_sip_requests_received_total{method="INVITE",transport="udp"}') ?? 0) >= 2);
+    assert.ok((seriesValue(exposition, 'vap_sip_requests_received_total{method="OPTIONS",transport="udp"}') ?? 0) >= 1);
+    assert.ok((seriesValue(exposition, 'vap_sip_responses_sent_total{method="INVITE",status="200",transport="udp"}') ?? 0) >= 1);
+    assert.ok((seriesValue(exposition, 'vap_sip_responses_sent_total{method="INVITE",status="404",transport="udp"}') ?? 0) >= 1);
+    assert.ok((seriesValue(exposition, 'vap_sip_responses_sent_total{method="BYE",status="200",transport="udp"}') ?? 0) >= 1);
+    // Calls by direction, outcome and end reason; the answered one's duration (it lasted about 2.5 s).
+    assert.equal(seriesValue(exposition, 'vap_calls_total{direction="inbound",outcome="answered",end_reason="remote-bye"}'), 1);
+    assert.equal(seriesValue(exposition, 'vap_calls_total{direction="inbound",outcome="rejected",end_reason="404"}'), 1);
+    assert.equal(seriesValue(exposition, 'vap_call_duration_seconds_count{direction="inbound"}'), 1);
+    assert.ok((seriesValue(exposition, 'vap_call_duration_seconds_sum{direction="inbound"}') ?? 0) >= 2);
+    assert.match(exposition, /^vap_build_info\{version="\d+\.\d+\.\d+[^"]*"\} 1$/m);
+    for (const family of ['vap_provider_webhooks_total counter', 'vap_provider_media_streams_total counter', 'vap_provider_calls_active gauge', 'vap_rtpengine_commands_total counter', 'vap_sip_registration_state gauge', 'vap_sip_registration_expiry_seconds gauge', 'vap_sip_registrations_granted_total counter']) {
+      assert.match(exposition, new RegExp(`^# TYPE ${family}$`, 'm'));
+    }
+    // Every metric the shipped Grafana dashboard queries is served (docs/grafana/).
+    const missing = dashboardMetrics().filter((name) => !servedFamily(exposition, name));
+    assert.deepEqual(missing, [], `docs/grafana/voice-agent-platform.json queries metrics /metrics does not serve`);
     assert.equal(seriesValue(exposition, 'vap_sip_invite_answer_seconds_count{direction="inbound"}'), 1);
     assert.ok((seriesValue(exposition, 'vap_rtp_packets_received_total') ?? 0) > 50, 'the caller streamed RTP');
     assert.ok((seriesValue(exposition, 'vap_rtp_packets_sent_total') ?? 0) > 50, 'the agent spoke');
@@ -218,7 +247,8 @@ describe('platform process: the gateway alone, with an ops endpoint', function (
   it('serves /healthz, /readyz and promtool-clean /metrics with the gateway\'s series on OPS_PORT, and says so when there is none', async () => {
     const dataDir = mkdtempSync(path.join(tmpdir(), 'vap-ops-gw-'));
     const gatewayOnly = { DATABASE_URL: '', CONFIG_FILE: '', DATA_DIR: dataDir, ROLES: 'gateway', SIP_HOST: '127.0.0.1', SIP_PORT: '0', SIP_TLS_PORT: '0', SIP_WS_PORT: '0', SIP_WSS_PORT: '0', SIP_PUBLIC_ADDRESS: '127.0.0.1' };
-    const started = spawnPlatform({ ...gatewayOnly, OPS_HOST: '127.0.0.1', OPS_PORT: '0' });
+    const metricsToken = 'ops-metrics-token-0123456789abcdef';
+    const started = spawnPlatform({ ...gatewayOnly, OPS_HOST: '127.0.0.1', OPS_PORT: '0', METRICS_TOKEN: metricsToken });
     try {
       const ops = await waitForLine(started, 'ops endpoint listening (/healthz, /readyz, /metrics)', 60_000);
       const sip = await waitForLine(started, 'platform started', 120_000).then(() => started.lines.find((l) => String(l['msg']).startsWith('SIP gateway listening')));
@@ -226,9 +256,15 @@ describe('platform process: the gateway alone, with an ops endpoint', function (
       assert.match(await options((sip?.['ports'] as Record<string, number>)['UDP'] as number, '127.0.0.1'), /^SIP\/2\.0 200 /);
       assert.equal((await fetch(`${url}/healthz`)).status, 200);
       assert.equal((await fetch(`${url}/readyz`)).status, 200);
-      const exposition = await (await fetch(`${url}/metrics`)).text();
+      // ops.metricsToken: /metrics needs the bearer token; probes do not.
+      const refused = await fetch(`${url}/metrics`);
+      assert.equal(refused.status, 401);
+      assert.equal(refused.headers.get('www-authenticate'), 'Bearer realm="metrics"');
+      assert.equal((await fetch(`${url}/metrics`, { headers: { Authorization: 'Bearer wrong-token-0123456789' } })).status, 401);
+      const exposition = await (await fetch(`${url}/metrics`, { headers: { Authorization: `Bearer ${metricsToken}` } })).text();
       assert.equal(promtoolCheck(exposition).findings, '');
-      assert.ok((seriesValue(exposition, 'vap_sip_requests_received_total{method="OPTIONS"}') ?? 0) >= 1);
+      assert.ok((seriesValue(exposition, 'vap_sip_requests_received_total{method="OPTIONS",transport="udp"}') ?? 0) >= 1);
+      assert.ok(!started.rawLines.some((l) => l.includes(metricsToken)) && !started.stderr.includes(metricsToken), 'the token is never logged');
       assert.ok(seriesValue(exposition, 'process_cpu_seconds_total') !== undefined);
       assert.equal(seriesValue(exposition, 'vap_gateway_draining'), 0);
       started.child.kill('SIGTERM');

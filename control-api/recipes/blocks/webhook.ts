@@ -1,6 +1,7 @@
 import { isAppError } from '../../../core/errors.js';
 import { webhookSettingsSchema, type WebhookSettings } from '../recipe-schema.js';
 import type { BlockModule } from '../runtime/block.js';
+import { webhookHost, withoutUrlCredentials } from '../../webhooks/log-safe.js';
 
 /**
  * Webhook: posts the templated payload, signed like every platform webhook. A failed delivery
@@ -15,10 +16,11 @@ export const webhookBlock: BlockModule<WebhookSettings> = {
     const payload = ctx.renderDeep(settings.payload);
     try {
       const status = await ctx.services.webhooks.send(ctx.call.tenantId, settings.url, payload, headers, signal);
-      if (status < 200 || status >= 300) ctx.warn(`webhook ${new URL(settings.url).host} answered HTTP ${status}`);
+      if (status < 200 || status >= 300) ctx.warn(`webhook ${webhookHost(settings.url)} answered HTTP ${status}`);
     } catch (error) {
       if (signal.aborted) throw error;
-      ctx.warn(`webhook ${new URL(settings.url).host} failed: ${isAppError(error) ? `${error.code}: ${error.message}` : 'request error'}`);
+      const cause = isAppError(error) ? `${error.code}: ${error.message}` : `request error: ${error instanceof Error ? error.message : String(error)}`;
+      ctx.warn(`webhook ${webhookHost(settings.url)} failed: ${withoutUrlCredentials(cause).slice(0, 300)}`);
     }
     return { exit: 'next' };
   },

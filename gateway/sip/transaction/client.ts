@@ -63,7 +63,7 @@ export class InviteClientTransaction extends TransactionBase<InviteClientState> 
     if (s === 'calling' || s === 'proceeding') {
       this.timers.stopAll();
       this.setState('completed');
-      countRequestSent('ACK');
+      countRequestSent('ACK', this.transport.transport);
       if (!this.send(createNonSuccessAck(this.request, res))) return;
       this.tu.response(res);
       this.terminateAfter(this.transport.reliable ? 0 : 32_000);

@@ -45,7 +45,7 @@ export class InviteServerTransaction extends TransactionBase<InviteServerState> 
   protected override laneExpired(): void {
     if (this.state !== 'proceeding') super.laneExpired();
     else if (!this.lastResponse && this.req) {
-      countResponseSent('INVITE', 100);
+      countResponseSent('INVITE', 100, this.transport.transport);
       this.respond(createResponse(this.req, 100));
     }
   }

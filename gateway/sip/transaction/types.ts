@@ -6,6 +6,8 @@ import type { TimerValues } from './timers.js';
 export interface TransactionTransport {
   /** Reliable transports (TCP, TLS, WS) get no retransmissions and zero wait timers. */
   readonly reliable: boolean;
+  /** The transport's name (`UDP`, `TLS`...), for the message counters; a Flow has it. */
+  readonly transport?: string;
   /** Sends a message; throwing means a transport error (RFC 3261 sec. 17.1.4, 17.2.4). */
   send(message: SipMessage): void;
   /**

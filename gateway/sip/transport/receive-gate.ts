@@ -140,7 +140,7 @@ export class ReceiveGate implements LaneOwner {
     const res = peekedResponse(head, flow.remote, '503 Service Unavailable', REFUSAL_TAG_MARK + newTag(), this.extra);
     if (!res) return false;
     this.count('refused', reason);
-    countResponseSent(head.method, 503);
+    countResponseSent(head.method, 503, flow.transport);
     try {
       reply(res.wire, res.port, flow);
     } catch {
@@ -156,7 +156,7 @@ export class ReceiveGate implements LaneOwner {
     if (d.action === 'admit') return true;
     if (d.action === 'refuse') {
       this.count('refused', d.reason);
-      countResponseSent(msg.method, 503);
+      countResponseSent(msg.method, 503, flow.transport);
       try {
         flow.send(createResponse(msg, 503, undefined, { toTag: REFUSAL_TAG_MARK + newTag(), headers: this.extra }));
       } catch {

@@ -70,7 +70,7 @@ export class ServerRequest {
       if (this.final && !(this.final.status < 300 && res === this.final)) return;
       this.final = res;
     }
-    countResponseSent(this.request.method, res.status);
+    countResponseSent(this.request.method, res.status, this.flow.transport);
     this.transaction.respond(res);
   }
 

@@ -84,6 +84,7 @@ const NO_USER: ServerTransactionUser = {};
 /** Responses over UDP to a Via address other than the request's source (RFC 3261 sec. 18.2.2). */
 class ViaResponseTransport implements TransactionTransport {
   readonly reliable = false;
+  readonly transport = 'UDP';
 
   constructor(
     private readonly transports: TransportSet,
@@ -168,7 +169,7 @@ export class SipStack {
     try {
       if (event.kind === 'invalid') this.answerInvalid(event);
       else if (event.message instanceof SipRequest) this.receiveRequest(event.message, event.flow);
-      else if (event.message instanceof SipResponse) this.receiveResponse(event.message);
+      else if (event.message instanceof SipResponse) this.receiveResponse(event.message, event.flow.transport);
     } catch (error) {
       this.logger.warn({ err: error, remote: event.flow.remote }, 'SIP message dropped after an internal error');
     }
@@ -178,7 +179,7 @@ export class SipStack {
     const res = createErrorResponse(event.error, { warnAgent: this.warnAgent });
     this.logger.debug({ reason: event.error.reason, remote: event.flow.remote, answered: res !== undefined }, 'malformed SIP message');
     if (!res) return;
-    countResponseSent(event.error.basis?.method ?? '', res.status);
+    countResponseSent(event.error.basis?.method ?? '', res.status, event.flow.transport);
     res.headers.append('Server', this.userAgent);
     // The Via itself may be what is broken, so the answer goes back where the packet came from.
     try {
@@ -188,8 +189,8 @@ export class SipStack {
     }
   }
 
-  private receiveResponse(res: SipResponse): void {
-    countResponseReceived(res.cseq.method, res.status);
+  private receiveResponse(res: SipResponse, transport: string): void {
+    countResponseReceived(res.cseq.method, res.status, transport);
     if (!this.table.receiveResponse(res)) {
       // A 2xx retransmission after our INVITE transaction ended: the dialog re-ACKs it (sec. 13.2.2.4).
       if (res.cseq.method === 'INVITE' && res.status < 300 && res.status >= 200) this.dialogs.findForResponse(res)?.receiveStray2xx(res);
@@ -209,7 +210,7 @@ export class SipStack {
   }
 
   private receiveRequest(req: SipRequest, flow: Flow): void {
-    countRequestReceived(req.method);
+    countRequestReceived(req.method, flow.transport);
     req.stampReceived(flow.remote.address, flow.remote.port);
     const inDialog = req.to.tag !== undefined;
     if (!inDialog && req.method !== 'ACK' && req.method !== 'CANCEL' && this.guard) {
@@ -219,7 +220,7 @@ export class SipStack {
         // Stateless (sec. 8.2.7): under a flood, no transaction may be kept per refused request.
         const res = createResponse(req, verdict.status, undefined, { headers: verdict.headers ?? [] });
         this.decorate(res, req);
-        countResponseSent(req.method, verdict.status);
+        countResponseSent(req.method, verdict.status, flow.transport);
         try {
           this.responseTransport(req, flow).send(res);
         } catch {
@@ -367,7 +368,7 @@ export class SipStack {
   /** Sends a request in a client transaction; resolves with the final response (408/503 synthesised, sec. 8.1.3.1). */
   request(req: SipRequest, flow: Flow, onProvisional?: (res: SipResponse) => void, on2xxRetransmit?: (res: SipResponse) => void): Promise<SipResponse> {
     if (!req.headers.has('user-agent')) req.headers.append('User-Agent', this.userAgent);
-    countRequestSent(req.method);
+    countRequestSent(req.method, flow.transport);
     return new Promise((resolve) => {
       let settled = false;
       const settle = (res: SipResponse): void => {
@@ -387,7 +388,7 @@ export class SipStack {
         for (const n of ['via', 'from', 'to', 'call-id', 'cseq']) for (const v of req.headers.getAll(n)) h.append(n, v);
         return new SipResponse(status, reason, h);
       };
-      this.table.startClient(req, { reliable: flow.reliable, send: (m) => flow.send(m) }, {
+      this.table.startClient(req, { reliable: flow.reliable, transport: flow.transport, send: (m) => flow.send(m) }, {
         response: settle,
         timeout: () => settle(synth(408, 'Request Timeout')),
         transportError: () => settle(synth(503, 'Service Unavailable (transport error)')),
@@ -397,7 +398,7 @@ export class SipStack {
 
   /** ACK for a 2xx is sent outside any transaction (sec. 13.2.2.4, 17.1.1.3). */
   sendStateless(req: SipRequest, flow: Flow): void {
-    countRequestSent(req.method);
+    countRequestSent(req.method, flow.transport);
     flow.send(req);
   }
 

@@ -794,6 +794,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/tenants/{clientId}/sip-trunk-registrations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** How each registering SIP trunk stands with its carrier's registrar, per gateway node (state, expiry, last error) */
+        get: operations["listSipTrunkRegistrations"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/admin/drain": {
         parameters: {
             query?: never;
@@ -1212,6 +1229,19 @@ export interface components {
                 username?: string;
                 password?: string;
             };
+            registration?: {
+                registrar: string;
+                port?: number;
+                /**
+                 * @default udp
+                 * @enum {string}
+                 */
+                transport?: "udp" | "tcp" | "tls";
+                domain?: string;
+                user?: string;
+                /** @default 3600 */
+                expiresSeconds?: number;
+            };
             /**
              * @default off
              * @enum {string}
@@ -1242,6 +1272,19 @@ export interface components {
                 username?: string;
                 password?: string;
             };
+            registration?: {
+                registrar: unknown;
+                port?: number;
+                /**
+                 * @default udp
+                 * @enum {string}
+                 */
+                transport: "udp" | "tcp" | "tls";
+                domain?: unknown;
+                user?: string;
+                /** @default 3600 */
+                expiresSeconds: number;
+            };
             /**
              * @default off
              * @enum {string}
@@ -1262,6 +1305,14 @@ export interface components {
                 transport?: ("udp" | "tcp" | "tls") | null;
                 username?: string | null;
                 password?: string | null;
+            } | null;
+            registration?: {
+                registrar?: string;
+                port?: number | null;
+                transport?: ("udp" | "tcp" | "tls") | null;
+                domain?: string | null;
+                user?: string | null;
+                expiresSeconds?: number | null;
             } | null;
             srtp?: ("off" | "optional" | "required") | null;
         };
@@ -3328,6 +3379,27 @@ export interface components {
                 rtpPortMin: number;
                 rtpPortMax: number;
             };
+        };
+        SipTrunkRegistrationList: {
+            items: {
+                /** @description The SIP trunk's name */
+                trunk: string;
+                /** @description The Contact this gateway node registers (one per node) */
+                contact: string;
+                /**
+                 * @description registered/refreshing: bound; registering: first REGISTER out; backing-off: a transient failure, retried with a growing wait; failed: the registrar refused (credentials, 403, 404), retried after the longest wait; unregistering/stopped: the node removed its binding (drain, shutdown, trunk changed)
+                 * @enum {string}
+                 */
+                state: "unregistered" | "registering" | "registered" | "refreshing" | "backing-off" | "failed" | "unregistering" | "stopped";
+                /** @description When the registrar drops the binding unless refreshed (ISO 8601) */
+                expiresAt: string | null;
+                /** @description When the next attempt goes (backing-off, failed) */
+                retryAt: string | null;
+                /** @description Why the last attempt failed: the registrar's status and reason, or a local cause (DNS) */
+                lastError: string | null;
+                /** @description When the node last wrote this entry */
+                updatedAt: string;
+            }[];
         };
         DrainStatus: {
             /** @description true once a drain started (SIGTERM or POST /v1/admin/drain) */
@@ -8968,6 +9040,56 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["SipInfo"];
+                };
+            };
+            /** @description Invalid argument or malformed body (`issues` names every offending field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found, or not reachable with this credential */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listSipTrunkRegistrations: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Client ID of the tenant (its subdomain) */
+                clientId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The registrations of the tenant's trunks */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SipTrunkRegistrationList"];
                 };
             };
             /** @description Invalid argument or malformed body (`issues` names every offending field) */

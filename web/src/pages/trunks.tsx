@@ -7,6 +7,7 @@ import { PageFooter, usePaged } from '../components/paged';
 import { splitList } from '../components/use-options';
 import { SpecEditor } from '../components/spec-editor';
 import { useSession } from '../session';
+import { TrunkRegistrationsBox } from './trunk-registrations';
 
 type TrunkSpec = Schemas['SipTrunkSpec'];
 
@@ -81,6 +82,7 @@ export function TrunksPage({ clientId }: { clientId: string }) {
     <>
       <h1>SIP trunks</h1>
       <SipInfoBox clientId={clientId} />
+      <TrunkRegistrationsBox clientId={clientId} />
       <ErrorBox error={rowError} />
       <table>
         <caption className="sr-only">SIP trunks</caption>
