@@ -70,7 +70,8 @@ function verdictOf(expected: string, meaning: string, confidence: number, text: 
   // A value (a date) is heard as words with no phrase meaning.
   const ok = accepted.includes(meaning) || (meaning === '' && accepted.some((a) => a === 'date' || a === 'number'));
   if (ok) return confidence >= confirm ? 'right' : 'confirm';
-  return confidence >= confirm && meaning !== '' ? 'WRONG' : 'missed';
+  // A hedge ("maybe", "I don't know") is a meaning no block acts on: the block asks again.
+  return confidence >= confirm && meaning !== '' && meaning !== 'unsure' ? 'WRONG' : 'missed';
 }
 
 interface Hearing {
