@@ -1,9 +1,13 @@
 import assert from 'node:assert/strict';
+import { metricsRegistry } from '../../core/metrics.js';
 import { EARLY_DECODE_QUIET_MS, OfflineUtterance, type Reading } from './offline-utterance.js';
 
 /** 20 ms frames of a loud tone (speech to the span's measure) or of near silence. */
 const frame = (loud: boolean): Int16Array => Int16Array.from({ length: 160 }, (_, i) => (loud ? Math.round(8000 * Math.sin(i / 3)) : (i % 5) - 2));
 const frames = (loud: boolean, ms: number): Int16Array[] => Array.from({ length: ms / 20 }, () => frame(loud));
+
+const early = async (outcome: string): Promise<number> =>
+  (await metricsRegistry.getSingleMetric('vap_recogniser_early_readings_total')?.get())?.values.find((v) => v.labels['outcome'] === outcome)?.value ?? 0;
 
 /** A recogniser that records what it was asked to decode and answers when told to. */
 function recorder(options: { spare?: boolean } = {}) {
@@ -24,6 +28,7 @@ function recorder(options: { spare?: boolean } = {}) {
 describe('offline utterance: a turn decoded early, while the endpointer waits out its silence', () => {
   it(`decodes once the caller has been quiet ${EARLY_DECODE_QUIET_MS} ms, and finish uses that reading when the span did not change`, async () => {
     const { utterance, calls } = recorder();
+    const used = await early('used');
     const heard: string[] = [];
     utterance.onTranscript((t) => heard.push(t.text));
     for (const f of [...frames(false, 100), ...frames(true, 600), ...frames(false, EARLY_DECODE_QUIET_MS + 100)]) utterance.push(f);
@@ -35,12 +40,14 @@ describe('offline utterance: a turn decoded early, while the endpointer waits ou
     assert.equal(await utterance.finish(), 'yes');
     assert.equal(calls.length, 1, 'not decoded again');
     assert.deepEqual(heard, ['yes']);
+    assert.equal(await early('used'), used + 1);
     // The span: 30 ms before the first loud frame to 150 ms after the last, at 16 kHz.
     assert.equal(calls[0]!.samples, (30 + 600 + 150) * 16);
   });
 
   it('drops the early reading when speech comes back, and decodes the whole turn at its end', async () => {
     const { utterance, calls } = recorder();
+    const dropped = await early('dropped');
     for (const f of [...frames(true, 400), ...frames(false, EARLY_DECODE_QUIET_MS + 60)]) utterance.push(f);
     assert.equal(calls.length, 1);
     for (const f of [...frames(true, 300), ...frames(false, 200)]) utterance.push(f);
@@ -51,6 +58,7 @@ describe('offline utterance: a turn decoded early, while the endpointer waits ou
     assert.ok(calls[1]!.samples > calls[0]!.samples, 'the second decoding has the words said after the pause');
     calls[1]!.answer({ text: 'no thanks', confidence: 1, meaning: 'no' });
     assert.equal(await finished, 'no thanks');
+    assert.equal(await early('dropped'), dropped + 1);
   });
 
   it('does not decode early when the recogniser has no worker to spare', async () => {

@@ -1,6 +1,7 @@
 import type { SttStream, Transcript } from './speech-provider.js';
 import { concat, noiseSeeds, SpanWatch, speechSpanBounds, withLineNoise } from './recogniser-audio.js';
 import { upsample2x } from './resampler.js';
+import { recogniserMetrics } from './recogniser/recogniser-metrics.js';
 
 /** The decoder's reading of one utterance. */
 export type Reading = Omit<Transcript, 'final'>;
@@ -46,6 +47,8 @@ export class OfflineUtterance implements SttStream {
   private aborted = false;
   /** Aborted by `abort()`: the turn's decodings stop with it. */
   private readonly dropped = new AbortController();
+  /** An early decoding was started and dropped (speech came back): for the metrics. */
+  private droppedEarly = false;
   private early: { readonly changes: number; readonly bounds: Bounds; readonly stop: AbortController; readonly reading: Promise<Reading> } | undefined;
 
   constructor(private readonly options: OfflineUtteranceOptions) {}
@@ -77,8 +80,10 @@ export class OfflineUtterance implements SttStream {
     const early = this.early;
     let reading: Reading;
     if (early && early.bounds.start === bounds.start && early.bounds.end === bounds.end) {
+      recogniserMetrics.earlyReadings.labels('used').inc();
       reading = await early.reading;
     } else {
+      recogniserMetrics.earlyReadings.labels(this.droppedEarly || early ? 'dropped' : 'not-started').inc();
       this.dropEarly();
       reading = await this.options.recognise(this.prepare(pcm, bounds), AbortSignal.any([this.options.signal, this.dropped.signal]));
     }
@@ -98,8 +103,10 @@ export class OfflineUtterance implements SttStream {
   }
 
   private dropEarly(): void {
-    this.early?.stop.abort();
+    if (!this.early) return;
+    this.early.stop.abort();
     this.early = undefined;
+    this.droppedEarly = true;
   }
 
   /** The span at 16 kHz under each noise realisation. */

@@ -17,5 +17,10 @@ export const recogniserMetrics = {
     [0.025, 0.05, 0.1, 0.2, 0.3, 0.5, 0.75, 1, 2, 5],
   ),
   waitSeconds: histogram('recogniser_wait_seconds', 'Offline recogniser: time an utterance waited for a free worker', [], [0.001, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2, 5]),
+  earlyReadings: counter(
+    'recogniser_early_readings_total',
+    'Offline recogniser: caller turns by whether their early decoding (started in the endpointer\'s silence) was used, dropped because speech came back, or never started',
+    ['outcome'],
+  ),
   restarts: counter('recogniser_worker_restarts_total', 'Offline recogniser: workers started again after dying (crash, crash-in-decode) or being killed (timeout)', ['reason']),
 };
