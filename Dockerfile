@@ -14,11 +14,12 @@ RUN npm run build:dist
 
 # Runtime stage: production dependencies and dist/ only.
 FROM node:24-bookworm-slim
-# espeak-ng and pocketsphinx: the offline voice; sox: audio conversion; openssl: the self-signed
-# SIP TLS certificate made on first start when none is configured; rtpengine-daemon: WebRTC media
-# of web calls (the gateway starts it in userspace mode).
+# espeak-ng and pocketsphinx: the offline voice (python3-pocketsphinx runs the recogniser's decoder
+# workers, dist/media/speech/recogniser/worker.py, with the pocketsphinx-en-us model); sox: audio
+# conversion; openssl: the self-signed SIP TLS certificate made on first start when none is
+# configured; rtpengine-daemon: WebRTC media of web calls (the gateway starts it in userspace mode).
 RUN apt-get update \
- && apt-get install -y --no-install-recommends espeak-ng sox pocketsphinx pocketsphinx-en-us openssl rtpengine-daemon \
+ && apt-get install -y --no-install-recommends espeak-ng sox python3-pocketsphinx pocketsphinx-en-us openssl rtpengine-daemon \
  && rm -rf /var/lib/apt/lists/*
 ENV NODE_ENV=production DATA_DIR=/data
 WORKDIR /app

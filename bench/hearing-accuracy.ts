@@ -1,18 +1,21 @@
 /**
- * Offline hearing accuracy at the example recipes' decision points, without a call: each answer
- * is spoken by every flite voice, passed through G.711 mu-law (as on a phone line) with silence
- * around it, and recognised by pocketsphinx with the block's expectation, exactly as a live turn
- * is. Fast enough (~0.5 s per decode) to compare recogniser changes; the call-level figure is
- * bench/voice-branches.ts.
+ * Offline hearing accuracy at the example recipes' decision points, without a call, on two
+ * splits (bench/corpus/): `tuning` (the recipes' own phrasings said by the flite voices the tests
+ * use, what the recogniser's thresholds are tuned on) and `heldout` (other voices - Festival,
+ * espeak-ng variants, tempo +-15%, 20 dB line noise - saying paraphrases; never tuned on). Each
+ * utterance is passed through G.711 mu-law (as on a phone line) with silence around it, and
+ * recognised by pocketsphinx with the block's expectation, exactly as a live turn is.
  *
  * A hearing is right (the expected meaning, confident enough to act on), confirm (doubtful: the
  * agent asks "did you say ...?", by its confidence or, as the block's hearing-doubt check decides,
  * a close rival reading), missed (no meaning, or too doubtful to use: a reprompt) or WRONG
  * (another meaning, or the right one with a wrong date or amount, confident enough to act on
  * without asking); an amount heard in pieces is missed (the block asks again). Each line shows the reading
- * without the winning meaning and how far (per 10 ms) it is behind.
+ * without the winning meaning and how far (per 10 ms) it is behind. Each split ends with its
+ * tally, the tally by rendering, and the recognition time per turn (end of the turn's audio ->
+ * transcript) median / p90.
  *
- *   node --import tsx bench/hearing-accuracy.ts [--voices slt,awb] [--only text] [--lead 0.2] [--stretch 1.3]
+ *   node --import tsx bench/hearing-accuracy.ts [--split tuning|heldout|both] [--voices slt,awb] [--only text] [--lead 0.2] [--stretch 1.3] [--quiet]
  */
 import path from 'node:path';
 import { amountInPieces, rivalReading } from '../control-api/recipes/blocks/hearing-doubt.js';
@@ -26,15 +29,19 @@ import type { ListenExpectation } from '../core/ports/conversation.js';
 import { smartAiSettingsSchema, type SmartAiSettings } from '../control-api/recipes/recipe-schema.js';
 import { pcmu } from '../media/codecs/g711.js';
 import { PocketsphinxStt } from '../media/speech/pocketsphinx-stt.js';
-import { fliteSpeech } from '../test/voice/voice-harness.js';
+import { loadCorpus, render, type HearingCase, type Rendering } from './hearing-corpus.js';
 
 const args = process.argv.slice(2);
 const arg = (name: string): string | undefined => {
   const i = args.indexOf(`--${name}`);
   return i >= 0 ? args[i + 1] : undefined;
 };
-const voices = (arg('voices') ?? 'slt,awb,rms,kal').split(',');
+/** Renderings whose name contains one of these (`slt` picks flite-slt and festival-slt-hts). */
+const voices = arg('voices')?.split(',');
 const only = arg('only');
+const splits = (arg('split') ?? 'both') === 'both' ? ['tuning', 'heldout'] : [arg('split')!];
+/** Only the tallies, not a line per utterance. */
+const quiet = args.includes('--quiet');
 /** Seconds of line silence before the answer (a live turn starts ~0.1 s before the voice onset). */
 const lead = Number(arg('lead') ?? 0.2);
 /** flite's duration stretch: 1.3 is a caller saying it again, slower, after "Sorry, I did not catch that". */
@@ -44,45 +51,6 @@ const examples = path.resolve(import.meta.dirname, '../examples/recipes');
 /** Thresholds of the example recipes (the smartAi defaults). */
 const reject = 0.3;
 const confirm = 0.6;
-
-/** The value an answer states, checked when its meaning is right (a wrong date is a wrong answer). */
-interface Stated {
-  readonly date?: string;
-  readonly amount?: number;
-}
-
-/** [recipe file, block id, what the caller says, the meaning it must be heard as ('' = none), the value it states]. */
-const cases: readonly (readonly [string, string, string, string, Stated?])[] = [
-  ['appointment-reminder', 'confirm', 'Yes, I will be there', 'intent:confirm|yes'],
-  ['appointment-reminder', 'confirm', 'Yes', 'intent:confirm|yes'],
-  ['appointment-reminder', 'confirm', 'Yeah sure', 'intent:confirm|yes'],
-  ['appointment-reminder', 'confirm', 'haan ji', 'intent:confirm|yes'],
-  ['appointment-reminder', 'confirm', 'Can I reschedule to next Monday?', 'intent:reschedule'],
-  ['appointment-reminder', 'confirm', 'I need to postpone it', 'intent:reschedule'],
-  ['appointment-reminder', 'confirm', 'No, please cancel it', 'intent:cancel|no'],
-  ['appointment-reminder', 'confirm', 'what?', ''],
-  ['appointment-reminder', 'confirm', 'I am driving right now', ''],
-  ['appointment-reminder', 'confirm', 'Who is this?', ''],
-  ['appointment-reminder', 'confirm', 'How many days until my refund is processed?', ''],
-  ['appointment-reminder', 'ask_date', 'the 3rd of December', 'date', { date: '2026-12-03' }],
-  ['appointment-reminder', 'ask_date', 'next Monday', 'date', { date: '2026-12-07' }],
-  ['loan-collection', 'negotiate', 'I promise to pay 3000 on 5 December', 'intent:promise_to_pay', { amount: 3000, date: '2026-12-05' }],
-  ['loan-collection', 'negotiate', 'Send me the payment link, I will pay today', 'intent:pay_now'],
-  ['loan-collection', 'negotiate', 'This amount is wrong, I already paid', 'intent:dispute'],
-  ['loan-collection', 'negotiate', "I don't know", 'unsure'],
-  ['support-desk', 'assist', 'Can I talk to a human agent please', 'intent:human'],
-  ['support-desk', 'assist', 'I want a representative', 'intent:human'],
-  ['support-desk', 'assist', 'Thanks, bye', 'intent:goodbye'],
-  ['support-desk', 'assist', 'bye', 'intent:goodbye'],
-  ['support-desk', 'assist', 'How many days until my refund is processed?', 'words:refund'],
-  ['support-desk', 'assist', 'How often should I water my snake plant?', 'words:water|snake'],
-  ['support-desk', 'assist', 'Can you ship a plant to Alaska?', 'words:ship|alaska'],
-  ['support-desk', 'assist', 'Do refund approvals need a manager?', 'words:refund'],
-  ['support-desk', 'assist', 'nothing else, thanks', 'intent:goodbye'],
-  ['support-desk', 'assist', 'What is the meaning of life?', ''],
-  ['support-desk', 'assist', 'Tell me a joke', ''],
-  ['support-desk', 'assist', 'Who won the cricket match?', ''],
-];
 
 type Verdict = 'right' | 'confirm' | 'missed' | 'WRONG';
 
@@ -102,7 +70,8 @@ function verdictOf(expected: string, meaning: string, confidence: number, text: 
   // A value (a date) is heard as words with no phrase meaning.
   const ok = accepted.includes(meaning) || (meaning === '' && accepted.some((a) => a === 'date' || a === 'number'));
   if (ok) return confidence >= confirm ? 'right' : 'confirm';
-  return confidence >= confirm && meaning !== '' ? 'WRONG' : 'missed';
+  // A hedge ("maybe", "I don't know") is a meaning no block acts on: the block asks again.
+  return confidence >= confirm && meaning !== '' && meaning !== 'unsure' ? 'WRONG' : 'missed';
 }
 
 interface Hearing {
@@ -116,7 +85,7 @@ interface Hearing {
   readonly rivals: readonly { readonly text: string; readonly confidence: number; readonly scoreGap?: number }[];
 }
 
-async function hear(stt: PocketsphinxStt, expectation: ListenExpectation, pcm8k: Int16Array): Promise<Hearing> {
+async function hear(stt: PocketsphinxStt, expectation: ListenExpectation, pcm8k: Int16Array): Promise<Hearing & { readonly ms: number }> {
   let result: Hearing = { text: '', meaning: '', confidence: 0, rivals: [] };
   const stream = await stt.open({ language: 'en-US', keywords: [], expectation, signal: new AbortController().signal });
   stream.onTranscript((t) => {
@@ -129,8 +98,9 @@ async function hear(stt: PocketsphinxStt, expectation: ListenExpectation, pcm8k:
   pcmu.encode(padded, bytes);
   const coded = pcmu.decode(bytes);
   for (let i = 0; i < coded.length; i += 160) stream.push(coded.subarray(i, i + 160));
+  const start = performance.now();
   await stream.finish();
-  return result;
+  return { ...result, ms: performance.now() - start };
 }
 
 /** What the block listens for on a call: its expectation, plus its knowledge vocabulary (AnswerFlow). */
@@ -161,31 +131,59 @@ function turnOf(heard: Hearing): Heard {
   return { kind: 'utterance', text: heard.text, confidence: heard.confidence, meaning: heard.meaning, ...(heard.rivals.length > 0 ? { alternatives: heard.rivals } : {}) };
 }
 
-async function main(): Promise<void> {
-  const stt = new PocketsphinxStt();
+const pct = (sorted: readonly number[], p: number): string => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]!.toFixed(0) : '-');
+
+async function runSplit(split: string, stt: PocketsphinxStt): Promise<void> {
+  const corpus = await loadCorpus(split);
+  const renderings = corpus.renderings.filter((r) => !voices || voices.some((v) => r.name.includes(v)));
   const blocks = new Map<string, { expectation: ListenExpectation; settings: SmartAiSettings }>();
   const tally = new Map<Verdict, number>();
-  for (const [recipeName, blockId, say, expected, stated] of cases) {
-    if (only && !say.includes(only)) continue;
-    const key = `${recipeName}/${blockId}`;
-    if (!blocks.has(key)) blocks.set(key, await blockExpectation(recipeName, blockId));
+  const byRendering = new Map<string, Map<Verdict, number>>();
+  const times: number[] = [];
+  for (const c of corpus.cases) {
+    if (only && !c.say.includes(only)) continue;
+    const key = `${c.recipe}/${c.block}`;
+    if (!blocks.has(key)) blocks.set(key, await blockExpectation(c.recipe, c.block));
     const { expectation, settings } = blocks.get(key)!;
-    for (const voice of voices) {
-      const heard = await hear(stt, expectation, await fliteSpeech(say, voice, stretch));
-      const meaningVerdict = verdictOf(expected, heard.meaning, heard.confidence, heard.text);
-      // The block reprompts on an amount heard in pieces; a right meaning with a wrong value is wrong.
-      const amount = extractNumber(heard.text);
-      const pieces = amountInPieces(turnOf(heard), amount !== undefined ? { amount } : {}, amountBlock);
-      const valueWrong = stated !== undefined && ((stated.date !== undefined && extractDate(heard.text, decisionDay) !== stated.date) || (stated.amount !== undefined && amount !== stated.amount));
-      const heardVerdict: Verdict = meaningVerdict !== 'right' && meaningVerdict !== 'confirm' ? meaningVerdict : pieces ? 'missed' : valueWrong && meaningVerdict === 'right' ? 'WRONG' : meaningVerdict;
-      // A block asks "did you say ...?" before acting on a hearing with a close rival reading.
-      const doubted = (heardVerdict === 'right' || heardVerdict === 'WRONG') && settings.intents && rivalReading(turnOf(heard), settings, decisionDay) !== undefined;
-      const verdict: Verdict = doubted ? 'confirm' : heardVerdict;
+    for (const rendering of renderings) {
+      const verdict = await judge(stt, c, rendering, expectation, settings, times);
       tally.set(verdict, (tally.get(verdict) ?? 0) + 1);
-      process.stdout.write(`${verdict.padEnd(7)} ${voice.padEnd(4)} ${blockId.padEnd(9)} "${say}" -> ${heard.meaning || '-'} ${heard.confidence.toFixed(2)} "${heard.text}"${heard.rivals.map((r) => ` (rival: "${r.text}", ${r.scoreGap?.toFixed(1) ?? '?'} per 10 ms behind)`).join('')}\n`);
+      const mine = byRendering.get(rendering.name) ?? new Map<Verdict, number>();
+      mine.set(verdict, (mine.get(verdict) ?? 0) + 1);
+      byRendering.set(rendering.name, mine);
     }
   }
-  process.stdout.write(`\n${[...tally.entries()].map(([k, n]) => `${k} ${n}`).join(', ')}\n`);
+  const line = (t: Map<Verdict, number>): string => (['right', 'confirm', 'missed', 'WRONG'] as const).map((k) => `${k} ${t.get(k) ?? 0}`).join(', ');
+  const total = [...tally.values()].reduce((a, b) => a + b, 0);
+  process.stdout.write(`\n== ${split}: ${total} utterances (${renderings.length} renderings)\n${line(tally)}\n`);
+  for (const [name, t] of byRendering) process.stdout.write(`  ${name.padEnd(26)} ${line(t)}\n`);
+  const sorted = [...times].sort((a, b) => a - b);
+  process.stdout.write(`recognition per turn (end of audio -> transcript): median ${pct(sorted, 0.5)} ms, p90 ${pct(sorted, 0.9)} ms\n`);
+}
+
+async function judge(stt: PocketsphinxStt, c: HearingCase, rendering: Rendering, expectation: ListenExpectation, settings: SmartAiSettings, times: number[]): Promise<Verdict> {
+  const heard = await hear(stt, expectation, await render(c.say, stretch !== 1 && 'flite' in rendering.voice ? { ...rendering, stretch } : rendering));
+  times.push(heard.ms);
+  const meaningVerdict = verdictOf(c.expect, heard.meaning, heard.confidence, heard.text);
+  // The block reprompts on an amount heard in pieces; a right meaning with a wrong value is wrong.
+  const amount = extractNumber(heard.text);
+  const pieces = amountInPieces(turnOf(heard), amount !== undefined ? { amount } : {}, amountBlock);
+  const valueWrong = (c.date !== undefined && extractDate(heard.text, decisionDay) !== c.date) || (c.amount !== undefined && amount !== c.amount);
+  const heardVerdict: Verdict = meaningVerdict !== 'right' && meaningVerdict !== 'confirm' ? meaningVerdict : pieces ? 'missed' : valueWrong && meaningVerdict === 'right' ? 'WRONG' : meaningVerdict;
+  // A block asks "did you say ...?" before acting on a hearing with a close rival reading.
+  const doubted = (heardVerdict === 'right' || heardVerdict === 'WRONG') && settings.intents && rivalReading(turnOf(heard), settings, decisionDay) !== undefined;
+  const verdict: Verdict = doubted ? 'confirm' : heardVerdict;
+  if (!quiet) {
+    process.stdout.write(
+      `${verdict.padEnd(7)} ${rendering.name.padEnd(16)} ${c.block.padEnd(9)} "${c.say}" -> ${heard.meaning || '-'} ${heard.confidence.toFixed(2)} "${heard.text}"${heard.rivals.map((r) => ` (rival: "${r.text}", ${r.scoreGap?.toFixed(1) ?? '?'} per 10 ms behind)`).join('')}\n`,
+    );
+  }
+  return verdict;
+}
+
+async function main(): Promise<void> {
+  const stt = new PocketsphinxStt();
+  for (const split of splits) await runSplit(split, stt);
 }
 
 await main();

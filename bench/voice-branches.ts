@@ -10,8 +10,12 @@
  * `--caller literal` (default) says each scripted turn once, whatever the agent answers;
  * `--caller repairs` says it again when not understood and answers "did you say ...?".
  *
- *   node --import tsx bench/voice-branches.ts [--voice slt] [--caller literal|repairs] [--only text] [--recipe name]
+ * `--concurrency 3` places three calls at a time (each takes the next scenario): the latency
+ * figures are then those of a node carrying three conversations.
+ *
+ *   node --import tsx bench/voice-branches.ts [--voice slt] [--caller literal|repairs] [--only text] [--recipe name] [--concurrency 1]
  */
+import { availableParallelism, loadavg } from 'node:os';
 import { MediaService } from '../media/media-service.js';
 import { speakExampleScenarios, type CallLeg, type Verdict } from '../test/voice/scripted-caller.js';
 import { mediaPair } from '../test/voice/voice-harness.js';
@@ -41,6 +45,7 @@ async function main(): Promise<void> {
       repairs,
       ...(arg('recipe') ? { recipe: arg('recipe') } : {}),
       ...(arg('only') ? { only: arg('only') } : {}),
+      concurrency: Number(arg('concurrency') ?? 1),
       latencies,
       onVerdict: (v) => process.stdout.write(`${v.verdict.padEnd(6)}${v.repaired ? '*' : ' '} ${v.recipe} / ${v.scenario}: ${v.detail}\n`),
     });
@@ -58,6 +63,7 @@ async function main(): Promise<void> {
   const sorted = [...latencies].sort((a, b) => a - b);
   const pct = (p: number): string => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]!.toFixed(0) : '-');
   process.stdout.write(`caller-heard turn latency (end of caller speech -> first agent audio), ${sorted.length} turns: median ${pct(0.5)} ms, p90 ${pct(0.9)} ms\n`);
+  process.stdout.write(`load average at the end: ${loadavg().map((l) => l.toFixed(1)).join(' ')} (${availableParallelism()} cores)\n`);
   process.exitCode = verdicts.some((v) => v.verdict === 'WRONG') ? 1 : 0;
 }
 

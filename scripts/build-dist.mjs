@@ -5,7 +5,7 @@
 // `npm ci && npm start` and a start after editing a file both run current code.
 // Plain JavaScript on purpose: it must run before anything is compiled.
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -19,18 +19,31 @@ const configFiles = ['tsconfig.json', 'tsconfig.build.json', 'web/index.html', '
 /** The dashboard's sources (web/src): any change rebuilds, like a production source. */
 const dashboardFolder = path.join('web', 'src');
 
-/** Production TypeScript sources, relative to the root (tests and declarations are not emitted). */
-function sources() {
+/** Files of the production folders that `keep` selects, relative to the root. */
+function productionFiles(keep) {
   const found = [];
   const walk = (dir) => {
     for (const entry of readdirSync(path.join(root, dir), { withFileTypes: true })) {
       const rel = path.join(dir, entry.name);
       if (entry.isDirectory()) walk(rel);
-      else if (entry.name.endsWith('.ts') && !entry.name.endsWith('.test.ts') && !entry.name.endsWith('.d.ts')) found.push(rel);
+      else if (keep(entry.name)) found.push(rel);
     }
   };
   for (const folder of sourceFolders) if (existsSync(path.join(root, folder))) walk(folder);
   return found.sort();
+}
+
+/** Production TypeScript sources, relative to the root (tests and declarations are not emitted). */
+function sources() {
+  return productionFiles((name) => name.endsWith('.ts') && !name.endsWith('.test.ts') && !name.endsWith('.d.ts'));
+}
+
+/**
+ * Files production runs as they are, beside the compiled code: the offline recogniser's Python
+ * worker (media/speech/recogniser/worker.py), which the code finds next to its own module.
+ */
+function assets() {
+  return productionFiles((name) => name.endsWith('.py'));
 }
 
 /** Every file of the dashboard's sources (web/src): Vite bundles them into dist/dashboard. */
@@ -48,7 +61,7 @@ function dashboardSources() {
 }
 
 /** Why dist/ must be rebuilt, or undefined when it is current. */
-function staleness(files, dashboard) {
+function staleness(files, dashboard, copied) {
   if (!existsSync(stampFile)) return 'dist/ has not been built';
   let stamp;
   try {
@@ -60,9 +73,10 @@ function staleness(files, dashboard) {
   // (a removed migration would still run), so any change to the file list rebuilds from empty.
   if (JSON.stringify(stamp.sources) !== JSON.stringify(files)) return 'source files were added, removed or renamed';
   if (JSON.stringify(stamp.dashboard) !== JSON.stringify(dashboard)) return 'dashboard files were added, removed or renamed';
+  if (JSON.stringify(stamp.assets ?? []) !== JSON.stringify(copied)) return 'runtime files (assets) were added, removed or renamed';
   // Compared with when the last build started, so a file saved during a build counts as changed.
   const builtAt = typeof stamp.startedAt === 'number' ? stamp.startedAt : statSync(stampFile).mtimeMs;
-  const changed = [...files, ...dashboard, ...configFiles].find((f) => existsSync(path.join(root, f)) && statSync(path.join(root, f)).mtimeMs > builtAt);
+  const changed = [...files, ...dashboard, ...copied, ...configFiles].find((f) => existsSync(path.join(root, f)) && statSync(path.join(root, f)).mtimeMs > builtAt);
   return changed ? `${changed} changed since the last build` : undefined;
 }
 
@@ -77,10 +91,11 @@ function resolveTool(specifier) {
 const ifStale = process.argv.includes('--if-stale');
 const files = sources();
 const dashboard = dashboardSources();
+const copied = assets();
 if (ifStale && files.length === 0 && existsSync(path.join(dist, 'bin', 'platform.js'))) {
   process.exit(0); // dist/ without sources: a deployed build (the image copies dist/ only)
 }
-const reason = staleness(files, dashboard);
+const reason = staleness(files, dashboard, copied);
 if (ifStale && !reason) process.exit(0);
 
 const tsc = resolveTool('typescript/bin/tsc');
@@ -111,5 +126,9 @@ if (dashboardBuild.status !== 0) {
   process.stderr.write('dist/ not built: the dashboard build (vite) failed (above).\n');
   process.exit(dashboardBuild.status ?? 1);
 }
-writeFileSync(stampFile, `${JSON.stringify({ startedAt: started, sources: files, dashboard }, null, 1)}\n`);
+for (const file of copied) {
+  mkdirSync(path.dirname(path.join(dist, file)), { recursive: true });
+  copyFileSync(path.join(root, file), path.join(dist, file));
+}
+writeFileSync(stampFile, `${JSON.stringify({ startedAt: started, sources: files, dashboard, assets: copied }, null, 1)}\n`);
 process.stderr.write(`dist/ built in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);

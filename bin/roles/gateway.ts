@@ -24,6 +24,7 @@ import type { CallTransfer, CallTransferOutcome } from '../../core/ports/call-tr
 import { loadOrCreateTlsCredentials, TlsSetupError, type TlsSetupFailure } from '../../gateway/sip/transport/certificate.js';
 import { MediaService } from '../../media/media-service.js';
 import { RtpengineSrtpRelay } from '../../media/webrtc/rtpengine-srtp.js';
+import { startOfflineRecogniser, stopOfflineRecogniser } from '../../media/speech/recogniser/offline-recogniser.js';
 import { StoreWebCallAuthority } from '../../control-api/gateway-adapters/web-call-authority.js';
 import { callTokenKey } from '../../control-api/webcalls/call-token.js';
 import { startWebCallMedia } from './web-call-media.js';
@@ -111,6 +112,12 @@ export const startGatewayRole: RoleStarter = async (ctx) => {
     timeouts: { rtpTimeoutMs: config.media.rtpTimeoutMs },
     logger: logger.child({ part: 'media' }),
   });
+  // The offline recogniser's decoders load their model now, not on the first caller's first turn.
+  // Without them (python3-pocketsphinx missing) calls still run: each offline turn fails with the
+  // reason, and a cloud STT, where configured, carries the call.
+  void startOfflineRecogniser({ logger: logger.child({ part: 'recogniser' }) }).catch((error: unknown) =>
+    logger.error({ reason: (error as Error).message }, 'offline speech recognition unavailable: English calls without a cloud STT will not be understood'),
+  );
   const directory = new StoreCallDirectory({ db: ctx.store.db });
   const recordings = recordingsFor(config, ctx.store.db);
   const secretBox = createSecretBox(ctx.secrets.secretKey);
@@ -212,6 +219,7 @@ export const startGatewayRole: RoleStarter = async (ctx) => {
     await webMedia?.stop();
     await media.close();
     await code.close();
+    await stopOfflineRecogniser();
     throw error;
   });
   const providerListener = await providers.listen(config.providers.host, config.providers.port, config.http).catch(async (error: unknown) => {
@@ -219,6 +227,7 @@ export const startGatewayRole: RoleStarter = async (ctx) => {
     await webMedia?.stop();
     await media.close();
     await code.close();
+    await stopOfflineRecogniser();
     throw error;
   });
   logger.info({ port: providerListener.port, publicBaseUrl: providers.publicBaseUrl }, 'provider webhooks and media streams listening');
@@ -284,6 +293,7 @@ export const startGatewayRole: RoleStarter = async (ctx) => {
       await webMedia?.stop();
       await media.close();
       await code.close();
+      await stopOfflineRecogniser();
     },
   };
 };

@@ -12,7 +12,11 @@ export interface Pronunciations {
 
 let loaded: Promise<Pronunciations> | undefined;
 
-/** Reads the dictionary once per process (135k words, ~4 MB). */
+/**
+ * Reads the dictionary once per process (135k words, ~4 MB): which words a grammar may use. The
+ * decoder workers load the same dictionary themselves and get the filler and extra words with
+ * each request (they add those they lack).
+ */
 export function loadPronunciations(modelDir: string): Promise<Pronunciations> {
   loaded ??= readFile(join(modelDir, 'cmudict-en-us.dict'), 'utf8').then(
     (text) => {
@@ -39,24 +43,4 @@ export function loadPronunciations(modelDir: string): Promise<Pronunciations> {
     },
   );
   return loaded;
-}
-
-/**
- * The dictionary a JSGF grammar needs: only the words it uses. pocketsphinx reads the whole
- * dictionary file on every run; the full 135k-word one costs about 0.3 s per decode on this
- * machine, a grammar's few hundred words next to nothing, and that time is dead air on a call.
- */
-export function grammarDictionary(grammar: string, pronunciations: Pronunciations): string {
-  const body = grammar
-    .split('\n')
-    .filter((line) => !/^\s*(#JSGF|grammar\s)/.test(line))
-    .join('\n')
-    .replace(/<[^>]*>/g, ' ')
-    .replace(/\bpublic\b/g, ' ');
-  const out: string[] = [];
-  for (const token of new Set(body.toLowerCase().split(/[^a-z'_]+/))) {
-    const lines = token ? pronunciations.lines.get(token) : undefined;
-    if (lines) out.push(...lines);
-  }
-  return `${out.join('\n')}\n`;
 }

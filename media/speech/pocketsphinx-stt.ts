@@ -1,13 +1,12 @@
-import { execFile } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
-import { readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { grammarDictionary, loadPronunciations, type Pronunciations } from './pocketsphinx-dictionary.js';
-import { buildRecognitionGrammar, parseBacktrace, scoreHypothesis, valueWordsOf, type GrammarInput, type ScoredHypothesis } from './recognition-grammar.js';
-import { noiseSeeds, recogniserSpeech, wav16k, withLineNoise } from './recogniser-audio.js';
+import { loadPronunciations } from './pocketsphinx-dictionary.js';
+import { buildRecognitionGrammar, decodingOf, fillerDictionary, scoreHypothesis, valueWordsOf, type GrammarInput, type ScoredHypothesis } from './recognition-grammar.js';
+import { noiseSeeds } from './recogniser-audio.js';
+import { OfflineUtterance, type Reading, type Recognise } from './offline-utterance.js';
+import { offlineRecogniser } from './recogniser/offline-recogniser.js';
+import type { RecogniserPool } from './recogniser/recogniser-pool.js';
+import type { DecodeRequest } from './recogniser/protocol.js';
 import type { Alternative } from '../../core/ports/conversation.js';
-import { SpeechProviderError, type SttOptions, type SttProvider, type SttStream, type Transcript } from './speech-provider.js';
+import { SpeechProviderError, type SttOptions, type SttProvider, type SttStream } from './speech-provider.js';
 
 const MODEL_DIR = '/usr/share/pocketsphinx/model/en-us';
 
@@ -31,10 +30,18 @@ type Scored = ScoredHypothesis & { score: number; frames: number };
 const perFrame = (s: Scored): number => s.score / Math.max(1, s.frames);
 
 /** pocketsphinx search beams for grammar decoding (defaults 1e-48 / 1e-48 / 7e-29). */
-const wideBeams = ['-beam', '1e-60', '-pbeam', '1e-60', '-wbeam', '1e-45'];
+const wideBeams = [1e-60, 1e-60, 1e-45] as const;
+
+/** The filler pseudo-words and extra words, which the model's dictionary lacks: [word, phones]. */
+const extraWords: readonly (readonly [string, string])[] = fillerDictionary()
+  .split('\n')
+  .filter(Boolean)
+  .map((line) => [line.slice(0, line.indexOf(' ')), line.slice(line.indexOf(' ') + 1)] as const);
 
 export interface PocketsphinxOptions {
-  readonly binary?: string;
+  /** The decoder workers (default: the process's shared offline recogniser). */
+  readonly pool?: RecogniserPool;
+  /** Where the dictionary is read for the words a grammar may use. */
   readonly modelDir?: string;
   /** Words added to every grammar (e.g. what the recipe's blocks expect). */
   readonly vocabulary?: readonly string[];
@@ -70,11 +77,12 @@ export function buildPhraseGrammar(phrases: readonly string[], known: ReadonlySe
 }
 
 /**
- * Offline STT with Debian's pocketsphinx 0.8 (en-US model only). It is not streaming: audio is
- * kept until `finish`, then recognised in one run (~0.2 s for a short answer). Telephony audio
- * is upsampled to the model's 16 kHz and low white noise fills the empty upper band, and the
- * search is constrained to a JSGF grammar of the expected words: measured on this machine, the
- * generic language model returns nothing useful on 8 kHz speech (see ARCHITECTURE facts).
+ * Offline STT with Debian's pocketsphinx 0.8 (en-US model only), through the process's pool of
+ * long-lived decoders (recogniser/recogniser-pool.ts): each turn, as the platform's endpointer
+ * cut it, is decoded as one utterance. Telephony audio is upsampled to the model's 16 kHz with
+ * low line noise where a phone line carries nothing (recogniser-audio.ts), and the search is
+ * constrained to a JSGF grammar of what the block expects: measured on this machine, the generic
+ * language model returns nothing useful on 8 kHz speech (see ARCHITECTURE facts).
  */
 export class PocketsphinxStt implements SttProvider {
   readonly name = 'pocketsphinx';
@@ -90,19 +98,43 @@ export class PocketsphinxStt implements SttProvider {
       throw new SpeechProviderError(this.name, 'pocketsphinx-en-us model not installed', false, error);
     });
     const known = pronunciations.known;
-    const run = (wav: string, grammar: string, extra: readonly string[] = [], logFile?: string): Promise<string> =>
-      decode(this.options.binary, modelDir, pronunciations, wav, grammar, extra, options.signal, logFile);
+    const pool = this.options.pool ?? offlineRecogniser();
+    // The stream opens when the caller starts speaking: a pool not started yet (tests, benches;
+    // the gateway role starts it with the role) loads its decoders meanwhile.
+    pool.warm();
+    const decode = async (request: Omit<DecodeRequest, 'words'>, signal: AbortSignal) => {
+      try {
+        return await pool.decode({ ...request, words: extraWords }, signal);
+      } catch (error) {
+        if (signal.aborted) return undefined;
+        throw error instanceof SpeechProviderError ? error : new SpeechProviderError(this.name, `recognition failed: ${(error as Error).message}`, false, error);
+      }
+    };
     // A grammar loop (`<word>+`, `<phrase>+`) can lose every path under the default beams: the same
     // answer, shifted by a few samples, came back empty in 3 of 30 alignments (a caller heard as
     // saying nothing, depending on where the VAD cut the turn). Only then, the text is decoded
-    // again with the wide beams (about 0.15 s more), which find a path.
-    const transcribe = async (wav: string, grammar: string): Promise<string> => {
-      const text = joinLines(await run(wav, grammar));
-      return text || !grammar ? text : joinLines(await run(wav, grammar, wideBeams));
+    // again with the wide beams, which find a path.
+    const transcribe = async (pcm: Int16Array, grammar: string, signal: AbortSignal): Promise<string> => {
+      const search = grammar ? { jsgf: grammar } : ({ lm: true } as const);
+      const text = (await decode({ search, pcm }, signal))?.text ?? '';
+      return text || !grammar ? text : ((await decode({ search, pcm, beams: wideBeams }, signal))?.text ?? '');
     };
+    const stream = (recognise: Recognise, realisations = 1): SttStream =>
+      new OfflineUtterance({
+        signal: options.signal,
+        recognise,
+        realisations,
+        noiseLevel: this.options.noiseLevel ?? defaultNoiseLevel,
+        // Only with a worker to spare: under load an early decoding of a turn that goes on would
+        // take a worker from another call's finished turn.
+        mayDecodeEarly: () => {
+          const load = pool.load();
+          return load.queued === 0 && load.busy < load.workers;
+        },
+      });
     if (this.options.phrases) {
       const grammar = buildPhraseGrammar(this.options.phrases, known) ?? '';
-      return new PocketsphinxStream(this.options, options.signal, async ([wav]) => ({ text: await transcribe(wav!, grammar) }));
+      return stream(async ([pcm], signal) => ({ text: await transcribe(pcm!, grammar, signal) }));
     }
     if (options.expectation) {
       // The block said what it can accept: its phrase groups and values against a filler model,
@@ -116,160 +148,75 @@ export class PocketsphinxStt implements SttProvider {
       // The default beams prune an expected phrase while the cheap one-phone fillers survive, so
       // whole answers came back as fillers only ("this amount is wrong, I already paid" -> "");
       // wider beams (bench/hearing-accuracy.ts: 56 -> 58 of 72 right, same with 1e-80) cost
-      // about 0.15 s more per decode.
-      const scored = async (wav: string, grammarInput: GrammarInput, without?: string): Promise<Scored> => {
-        const log = `${wav}.${randomUUID()}.log`;
-        try {
-          await run(wav, buildRecognitionGrammar(grammarInput, known, without), ['-backtrace', 'yes', '-wip', '3e-3', ...wideBeams], log);
-          const decoding = parseBacktrace(await readFile(log, 'utf8').catch(() => ''));
-          return { ...scoreHypothesis(decoding.units, grammarInput, known), score: decoding.score, frames: decoding.frames };
-        } finally {
-          await rm(log, { force: true });
-        }
+      // more per decode.
+      const scored = async (pcm: Int16Array, grammarInput: GrammarInput, signal: AbortSignal, without?: string): Promise<Scored | undefined> => {
+        const result = await decode({ search: { jsgf: buildRecognitionGrammar(grammarInput, known, without) }, pcm, beams: wideBeams, wip: 3e-3 }, signal);
+        if (!result) return undefined;
+        const decoding = decodingOf(result);
+        return { ...scoreHypothesis(decoding.units, grammarInput, known), score: decoding.score, frames: decoding.frames };
       };
       const answers: GrammarInput = { ...input, questionWords: [] };
-      return new PocketsphinxStream(
-        this.options,
-        options.signal,
-        async ([wav, otherNoise]) => {
-          // A block that also answers questions: its knowledge words beside its phrases bend answers
-          // into question words ("talk to" -> "top"), so the answer grammar decodes alone and the
-          // question reading is taken only when it explains the audio clearly better.
-          const [answer, asked, answerAgain] = await Promise.all([
-            scored(wav!, answers),
-            input.questionWords.length > 0 ? scored(wav!, input) : undefined,
-            otherNoise ? scored(otherNoise, answers) : undefined,
-          ]);
-          // The margin protects answers from being bent into question words; when neither noise
-          // realisation heard any answer in the audio there is none to protect, and the likelier
-          // reading wins (slt's "how often should I water my snake plant?": 1.47 ahead of an
-          // answer reading of carrier words and fillers, "Sorry, I did not catch that" each time).
-          const answerHeard = Boolean(answer.dominant || answerAgain?.dominant);
-          const question = asked && perFrame(asked) - perFrame(answer) > (answerHeard ? QUESTION_SCORE_GAP : 0);
-          // The same audio under the other noise realisation: a decoding that flips with the noise
-          // is no hearing to act on at once. The realisation that heard a meaning (the more
-          // confident one when both did) is the reading; the other stands beside it as a rival,
-          // as likely by construction, so the block's rival check confirms first when it means
-          // something else or nothing ("bye" heard under one noise, "i" under the other).
-          const realisations = [{ wav: wav!, reading: answer }, ...(answerAgain ? [{ wav: otherNoise!, reading: answerAgain }] : [])].sort(
-            (a, b) => Number(Boolean(b.reading.dominant)) - Number(Boolean(a.reading.dominant)) || b.reading.confidence - a.reading.confidence,
-          );
-          const [heardWav, first, grammarInput] = question ? [wav!, asked, input] : [realisations[0]!.wav, realisations[0]!.reading, answers];
-          const otherRealisation = question ? undefined : realisations[1]?.reading;
-          // Values heard differently under the two noises ("the third of december" / "that there
-          // eight of december") are as doubtful as a meaning that flips.
-          const otherValues = otherRealisation && valueWordsOf(otherRealisation.text, answers) !== valueWordsOf(first.text, answers);
-          const flipped: Alternative[] = otherRealisation && (otherRealisation.dominant !== first.dominant || otherValues) ? [{ text: otherRealisation.text, confidence: otherRealisation.confidence, scoreGap: 0 }] : [];
-          if (!first.dominant || !first.text) return { text: first.text, confidence: first.confidence, meaning: first.dominant ?? '', ...(flipped.length > 0 && first.text ? { alternatives: flipped } : {}) };
-          // The n-best, the grammar way: how likely is the audio without the winning meaning? The
-          // reading that covers more of the speech comes first; the likelihood gap (negative when
-          // the other path is likelier: a beam search does not always find the best path) says
-          // how close the other reading is.
-          const second = await scored(heardWav, grammarInput, first.dominant);
-          const [best, other] = second.text && second.confidence > first.confidence ? [second, first] : [first, second];
-          const scoreGap = (best.score - other.score) / Math.max(1, best.frames);
-          const alternatives: Alternative[] = [...(other.text ? [{ text: other.text, confidence: other.confidence, scoreGap }] : []), ...flipped];
-          return { text: best.text, confidence: best.confidence, meaning: best.dominant ?? '', ...(alternatives.length > 0 ? { alternatives } : {}) };
-        },
-        noiseSeeds.length,
-      );
+      return stream(async ([pcm, otherNoise], signal) => {
+        // A block that also answers questions: its knowledge words beside its phrases bend answers
+        // into question words ("talk to" -> "top"), so the answer grammar decodes alone and the
+        // question reading is taken only when it explains the audio clearly better.
+        const [answer, asked, answerAgain] = await Promise.all([
+          scored(pcm!, answers, signal),
+          input.questionWords.length > 0 ? scored(pcm!, input, signal) : undefined,
+          otherNoise ? scored(otherNoise, answers, signal) : undefined,
+        ]);
+        if (!answer) return nothing;
+        return readingOf({ pcm: pcm!, answer, asked, answerAgain, otherNoise, input, answers }, (audio, grammarInput, without) => scored(audio, grammarInput, signal, without));
+      }, noiseSeeds.length);
     }
     const grammar = buildGrammar([...baseVocabulary, ...(this.options.vocabulary ?? []), ...options.keywords], known) ?? '';
-    return new PocketsphinxStream(this.options, options.signal, async ([wav]) => ({ text: await transcribe(wav!, grammar) }));
+    return stream(async ([pcm], signal) => ({ text: await transcribe(pcm!, grammar, signal) }));
   }
 }
 
-/** The decoder's reading of one utterance. */
-type Reading = Omit<Transcript, 'final'>;
+const nothing: Reading = { text: '', confidence: 0, meaning: '' };
 
-/** One pocketsphinx run over a 16 kHz WAV file; '' when the call ended meanwhile. */
-async function decode(
-  binary: string | undefined,
-  modelDir: string,
-  pronunciations: Pronunciations,
-  wav: string,
-  grammar: string,
-  extra: readonly string[],
-  signal: AbortSignal,
-  logFile = '/dev/null',
-): Promise<string> {
-  const run = `${wav}.${randomUUID()}`;
-  const grammarFile = `${run}.jsgf`;
-  const dictFile = `${run}.dict`;
-  const args = ['-hmm', join(modelDir, 'en-us'), '-infile', wav, '-logfn', logFile, ...extra];
-  try {
-    if (grammar) {
-      await writeFile(grammarFile, grammar);
-      await writeFile(dictFile, grammarDictionary(grammar, pronunciations));
-      args.push('-jsgf', grammarFile, '-dict', dictFile);
-    } else {
-      args.push('-lm', join(modelDir, 'en-us.lm.bin'), '-dict', join(modelDir, 'cmudict-en-us.dict'));
-    }
-    return await new Promise<string>((resolve, reject) => {
-      execFile(binary ?? 'pocketsphinx_continuous', args, { signal, timeout: 20_000 }, (error, out) => {
-        if (error) reject(error);
-        else resolve(out);
-      });
-    }).catch((error: unknown) => {
-      if (signal.aborted) return '';
-      throw new SpeechProviderError('pocketsphinx', `recognition failed: ${(error as Error).message}`, false, error);
-    });
-  } finally {
-    await Promise.all([rm(grammarFile, { force: true }), rm(dictFile, { force: true })]);
-  }
+interface Decodings {
+  readonly pcm: Int16Array;
+  readonly answer: Scored;
+  readonly asked: Scored | undefined;
+  readonly answerAgain: Scored | undefined;
+  readonly otherNoise: Int16Array | undefined;
+  readonly input: GrammarInput;
+  readonly answers: GrammarInput;
 }
 
-function joinLines(stdout: string): string {
-  return stdout.split('\n').map((l) => l.trim()).filter(Boolean).join(' ');
-}
-
-class PocketsphinxStream implements SttStream {
-  private readonly chunks: Int16Array[] = [];
-  private readonly listeners: ((t: Transcript) => void)[] = [];
-  private aborted = false;
-
-  constructor(
-    private readonly options: PocketsphinxOptions,
-    private readonly signal: AbortSignal,
-    /** The same turn with each noise realisation (one WAV file each), as many as `realisations`. */
-    private readonly recognise: (wavFiles: readonly string[]) => Promise<Reading>,
-    private readonly realisations = 1,
-  ) {}
-
-  push(samples: Int16Array): void {
-    if (!this.aborted) this.chunks.push(samples.slice());
-  }
-
-  onTranscript(listener: (t: Transcript) => void): void {
-    this.listeners.push(listener);
-  }
-
-  abort(): void {
-    this.aborted = true;
-    this.chunks.length = 0;
-  }
-
-  async finish(): Promise<string> {
-    if (this.aborted || this.signal.aborted) return '';
-    const total = this.chunks.reduce((n, c) => n + c.length, 0);
-    const pcm = new Int16Array(total);
-    let at = 0;
-    for (const c of this.chunks) {
-      pcm.set(c, at);
-      at += c.length;
-    }
-    const speech = recogniserSpeech(pcm);
-    const level = this.options.noiseLevel ?? defaultNoiseLevel;
-    const id = randomUUID();
-    const wavs = noiseSeeds.slice(0, this.realisations).map((_, i) => join(tmpdir(), `vap-stt-${id}-${i}.wav`));
-    try {
-      await Promise.all(wavs.map((wav, i) => writeFile(wav, wav16k(withLineNoise(speech, noiseSeeds[i]!, level, level / 3)))));
-      const reading = await this.recognise(wavs);
-      if (this.signal.aborted) return '';
-      for (const l of this.listeners) l({ ...reading, final: true });
-      return reading.text;
-    } finally {
-      await Promise.all(wavs.map((wav) => rm(wav, { force: true })));
-    }
-  }
+/** The turn's reading from its first decodings, and a competing one (the n-best, the grammar way). */
+async function readingOf(d: Decodings, rescore: (pcm: Int16Array, grammarInput: GrammarInput, without: string) => Promise<Scored | undefined>): Promise<Reading> {
+  const { answer, asked, answerAgain, answers, input } = d;
+  // The margin protects answers from being bent into question words; when neither noise
+  // realisation heard any answer in the audio there is none to protect, and the likelier
+  // reading wins (slt's "how often should I water my snake plant?": 1.47 ahead of an
+  // answer reading of carrier words and fillers, "Sorry, I did not catch that" each time).
+  const answerHeard = Boolean(answer.dominant || answerAgain?.dominant);
+  const question = asked && perFrame(asked) - perFrame(answer) > (answerHeard ? QUESTION_SCORE_GAP : 0);
+  // The same audio under the other noise realisation: a decoding that flips with the noise
+  // is no hearing to act on at once. The realisation that heard a meaning (the more
+  // confident one when both did) is the reading; the other stands beside it as a rival,
+  // as likely by construction, so the block's rival check confirms first when it means
+  // something else or nothing ("bye" heard under one noise, "i" under the other).
+  const realisations = [{ pcm: d.pcm, reading: answer }, ...(answerAgain && d.otherNoise ? [{ pcm: d.otherNoise, reading: answerAgain }] : [])].sort(
+    (a, b) => Number(Boolean(b.reading.dominant)) - Number(Boolean(a.reading.dominant)) || b.reading.confidence - a.reading.confidence,
+  );
+  const [heardPcm, first, grammarInput] = question && asked ? [d.pcm, asked, input] : [realisations[0]!.pcm, realisations[0]!.reading, answers];
+  const otherRealisation = question ? undefined : realisations[1]?.reading;
+  // Values heard differently under the two noises ("the third of december" / "that there
+  // eight of december") are as doubtful as a meaning that flips.
+  const otherValues = otherRealisation && valueWordsOf(otherRealisation.text, answers) !== valueWordsOf(first.text, answers);
+  const flipped: Alternative[] = otherRealisation && (otherRealisation.dominant !== first.dominant || otherValues) ? [{ text: otherRealisation.text, confidence: otherRealisation.confidence, scoreGap: 0 }] : [];
+  if (!first.dominant || !first.text) return { text: first.text, confidence: first.confidence, meaning: first.dominant ?? '', ...(flipped.length > 0 && first.text ? { alternatives: flipped } : {}) };
+  // How likely is the audio without the winning meaning? The reading that covers more of the
+  // speech comes first; the likelihood gap (negative when the other path is likelier: a beam
+  // search does not always find the best path) says how close the other reading is.
+  const second = await rescore(heardPcm, grammarInput, first.dominant);
+  if (!second) return nothing;
+  const [best, other] = second.text && second.confidence > first.confidence ? [second, first] : [first, second];
+  const scoreGap = (best.score - other.score) / Math.max(1, best.frames);
+  const alternatives: Alternative[] = [...(other.text ? [{ text: other.text, confidence: other.confidence, scoreGap }] : []), ...flipped];
+  return { text: best.text, confidence: best.confidence, meaning: best.dominant ?? '', ...(alternatives.length > 0 ? { alternatives } : {}) };
 }

@@ -1,5 +1,3 @@
-import { upsample2x } from './resampler.js';
-
 /**
  * What the offline recogniser is given of a caller turn: the speech span only, at the 16 kHz of
  * the en-us model, with low noise where a phone line carries nothing.
@@ -22,26 +20,83 @@ const SPAN_RANGE_DB = 35;
  * A live turn and a recording of it also come out the same, whatever pre-roll the VAD kept.
  */
 export function speechSpan(pcm: Int16Array): Int16Array {
-  const levels: number[] = [];
-  let loudest = 0;
-  for (let i = 0; i + SPAN_FRAME <= pcm.length; i += SPAN_FRAME) {
-    let energy = 0;
-    for (let j = i; j < i + SPAN_FRAME; j++) energy += pcm[j]! * pcm[j]!;
-    const level = 10 * Math.log10(energy / SPAN_FRAME + 1);
-    levels.push(level);
-    loudest = Math.max(loudest, level);
-  }
-  const floor = loudest - SPAN_RANGE_DB;
-  const first = levels.findIndex((l) => l > floor);
-  if (first < 0) return pcm;
-  let last = levels.length - 1;
-  while (last > first && levels[last]! <= floor) last--;
-  return pcm.subarray(Math.max(0, first * SPAN_FRAME - SPAN_LEAD_MS * 8), Math.min(pcm.length, (last + 1) * SPAN_FRAME + SPAN_TAIL_MS * 8));
+  const { start, end } = speechSpanBounds(pcm);
+  return pcm.subarray(start, end);
 }
 
-/** The speech span of an 8 kHz turn at 16 kHz, before any noise is added. */
-export function recogniserSpeech(pcm8k: Int16Array): Int16Array {
-  return upsample2x(speechSpan(pcm8k));
+/** Where `speechSpan` cuts (sample indices, end exclusive); the whole of `pcm` when nothing stands out. */
+export function speechSpanBounds(pcm: Int16Array): { readonly start: number; readonly end: number } {
+  const levels = frameLevels(pcm);
+  const floor = levels.reduce((loudest, l) => Math.max(loudest, l), 0) - SPAN_RANGE_DB;
+  const first = levels.findIndex((l) => l > floor);
+  if (first < 0) return { start: 0, end: pcm.length };
+  let last = levels.length - 1;
+  while (last > first && levels[last]! <= floor) last--;
+  return { start: Math.max(0, first * SPAN_FRAME - SPAN_LEAD_MS * 8), end: Math.min(pcm.length, (last + 1) * SPAN_FRAME + SPAN_TAIL_MS * 8) };
+}
+
+/** Energy of each whole 10 ms frame, in dB. */
+function frameLevels(pcm: Int16Array): number[] {
+  const levels: number[] = [];
+  for (let i = 0; i + SPAN_FRAME <= pcm.length; i += SPAN_FRAME) levels.push(frameLevel(pcm, i));
+  return levels;
+}
+
+function frameLevel(pcm: Int16Array, at: number): number {
+  let energy = 0;
+  for (let j = at; j < at + SPAN_FRAME; j++) energy += pcm[j]! * pcm[j]!;
+  return 10 * Math.log10(energy / SPAN_FRAME + 1);
+}
+
+/**
+ * Follows a turn's audio as it arrives, with the span's own measure: how long the audio has been
+ * quiet since the last frame that would count as speech. Once that is past the span's tail, the
+ * span of the turn so far is the span of the whole turn unless speech (or a louder frame) comes
+ * back, which `changes` counts.
+ */
+export class SpanWatch {
+  private readonly levels: number[] = [];
+  private carry = new Int16Array(0);
+  private loudest = 0;
+  private lastSpeech = -1;
+  /** Bumped whenever the span of the audio so far may have moved. */
+  changes = 0;
+
+  push(samples: Int16Array): void {
+    const pcm = this.carry.length > 0 ? concat([this.carry, samples]) : samples;
+    let at = 0;
+    for (; at + SPAN_FRAME <= pcm.length; at += SPAN_FRAME) {
+      const level = frameLevel(pcm, at);
+      this.levels.push(level);
+      if (level > this.loudest) {
+        this.loudest = level;
+        this.changes++;
+      }
+      if (level > this.loudest - SPAN_RANGE_DB) {
+        this.lastSpeech = this.levels.length - 1;
+        this.changes++;
+      }
+    }
+    this.carry = pcm.slice(at);
+  }
+
+  /** Milliseconds of audio after the last speech frame, once more than the span's tail (else 0). */
+  quietMs(): number {
+    if (this.lastSpeech < 0) return 0;
+    const quiet = (this.levels.length - 1 - this.lastSpeech) * 10;
+    return quiet > SPAN_TAIL_MS ? quiet : 0;
+  }
+}
+
+/** The chunks of a turn as one array. */
+export function concat(chunks: readonly Int16Array[]): Int16Array {
+  const out = new Int16Array(chunks.reduce((n, c) => n + c.length, 0));
+  let at = 0;
+  for (const c of chunks) {
+    out.set(c, at);
+    at += c.length;
+  }
+  return out;
 }
 
 /**
@@ -82,21 +137,3 @@ export function withLineNoise(speech16k: Int16Array, seed: number, level: number
 }
 
 const clamp = (v: number): number => Math.max(-32768, Math.min(32767, Math.round(v)));
-
-/** 16 kHz mono 16-bit WAV header + data. */
-export function wav16k(samples: Int16Array): Buffer {
-  const header = Buffer.alloc(44);
-  header.write('RIFF', 0);
-  header.writeUInt32LE(36 + samples.length * 2, 4);
-  header.write('WAVEfmt ', 8);
-  header.writeUInt32LE(16, 16);
-  header.writeUInt16LE(1, 20);
-  header.writeUInt16LE(1, 22);
-  header.writeUInt32LE(16000, 24);
-  header.writeUInt32LE(32000, 28);
-  header.writeUInt16LE(2, 32);
-  header.writeUInt16LE(16, 34);
-  header.write('data', 36);
-  header.writeUInt32LE(samples.length * 2, 40);
-  return Buffer.concat([header, Buffer.from(samples.buffer, samples.byteOffset, samples.byteLength)]);
-}

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { buildRecognitionGrammar, parseBacktrace, scoreHypothesis, valueWordsOf, type TimedWord } from './recognition-grammar.js';
+import { buildRecognitionGrammar, decodingOf, scoreHypothesis, valueWordsOf, type TimedWord } from './recognition-grammar.js';
 
 const known = new Set(['yes', 'no', 'cancel', 'it', 'please', 'reschedule', 'to', 'next', 'monday', 'human', 'goodbye', 'bye', 'want']);
 const input = {
@@ -128,17 +128,15 @@ describe('offline recognition grammar and its confidence', () => {
     assert.ok(answer.confidence < 0.7, `${answer.confidence}`);
   });
 
-  it('reads the decoder backtrace: units in seconds, and the path score with word penalties', () => {
-    const log = [
-      'INFO: fsg_search.c(225): FSG(beam: -1080, pbeam: -1080, wbeam: -634; wip: -26, pip: 0)',
-      'word                 start end   pprob ascr       lscr       lback',
-      '<sil>                0     26    1.000 -97        -337       1  ',
-      'yes                  27    55    1.000 -1026      0          1  ',
-      '(NULL)               55    55    1.000 0          0          1  ',
-      'ph_f(2)              56    68    1.000 -415       0          1  ',
-      'INFO: fsg_search.c(263): TOTAL fsg 0.31 CPU 0.166 xRT',
-    ].join('\n');
-    const decoding = parseBacktrace(log);
+  it("reads the decoder's best path: units in seconds, and the path score with word penalties", () => {
+    // As the worker reports pocketsphinx's seg(): word, start and end frame, acoustic and grammar score.
+    const segments = [
+      { word: '<sil>', startFrame: 0, endFrame: 26, acoustic: -97, language: -337 },
+      { word: 'yes', startFrame: 27, endFrame: 55, acoustic: -1026, language: 0 },
+      { word: '(NULL)', startFrame: 55, endFrame: 55, acoustic: 0, language: 0 },
+      { word: 'ph_f(2)', startFrame: 56, endFrame: 68, acoustic: -415, language: 0 },
+    ];
+    const decoding = decodingOf({ segments, wordPenalty: -26 });
     assert.deepEqual(decoding.units, [
       { word: 'yes', start: 0.27, end: 0.56 },
       { word: 'ph_f', start: 0.56, end: 0.69 },

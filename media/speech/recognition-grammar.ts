@@ -159,7 +159,7 @@ export interface TimedWord {
   readonly end: number;
 }
 
-/** One decoding as the decoder's backtrace reports it: the units and the path's total score. */
+/** One decoding as the decoder reports its best path: the units and the path's total score. */
 export interface Decoding {
   readonly units: readonly TimedWord[];
   /** Log-likelihood of the best path: acoustic + grammar scores + word insertion penalties. */
@@ -167,32 +167,33 @@ export interface Decoding {
   readonly frames: number;
 }
 
+/** One entry of a decoder's best path, frames of 10 ms (recogniser/protocol.ts). */
+export interface PathEntry {
+  readonly word: string;
+  readonly startFrame: number;
+  readonly endFrame: number;
+  readonly acoustic: number;
+  readonly language: number;
+}
+
 /**
- * Parses the backtrace pocketsphinx logs with `-backtrace yes` (the last table in the log:
- * "word start end pprob ascr lscr lback", frames of 10 ms) and the per-word insertion penalty it
- * announces ("FSG(... wip: -26 ...)"), so that two decodings of the same audio can be compared.
+ * Units and path score of a decoder's best path (the worker's `seg()` entries), so that two
+ * decodings of the same audio can be compared. The score is the entries' acoustic and grammar
+ * scores plus the search's insertion penalty once more per unit: the thresholds on score gaps
+ * (the question margin here, the rival check in the blocks) were measured that way, from the
+ * backtrace pocketsphinx_continuous logged, and they stay meaningful only if it is kept.
  */
-export function parseBacktrace(log: string): Decoding {
-  const lines = log.split('\n');
-  const wip = Number(/wip: (-?\d+)/.exec(log)?.[1] ?? 0);
-  let header = -1;
-  lines.forEach((line, i) => {
-    if (/^word\s+start\s+end\s+pprob\s+ascr\s+lscr/.test(line)) header = i;
-  });
+export function decodingOf(path: { readonly segments: readonly PathEntry[]; readonly wordPenalty: number }): Decoding {
   const units: TimedWord[] = [];
   let score = 0;
   let frames = 0;
-  for (let i = header + 1; header >= 0 && i < lines.length; i++) {
-    const match = /^(\S+)\s+(\d+)\s+(\d+)\s+\S+\s+(-?\d+)\s+(-?\d+)/.exec(lines[i] as string);
-    if (!match) break;
-    const word = (match[1] as string).replace(/\(\d+\)$/, '');
-    const start = Number(match[2]);
-    const end = Number(match[3]);
-    score += Number(match[4]) + Number(match[5]);
-    frames = Math.max(frames, end + 1);
+  for (const entry of path.segments) {
+    const word = entry.word.replace(/\(\d+\)$/, '');
+    score += entry.acoustic + entry.language;
+    frames = Math.max(frames, entry.endFrame + 1);
     if (word === '<sil>' || word === '(NULL)' || word === '<s>' || word === '</s>' || word.startsWith('[') || word.startsWith('+')) continue;
-    score += wip;
-    units.push({ word, start: start / 100, end: (end + 1) / 100 });
+    score += path.wordPenalty;
+    units.push({ word, start: entry.startFrame / 100, end: (entry.endFrame + 1) / 100 });
   }
   return { units, score, frames };
 }

@@ -84,6 +84,8 @@ describe('the built artefact (dist/) that npm start and the image run', function
     assert.deepEqual(missing, []);
     const migrations = readdirSync(path.join(repoRoot, 'dist/control-api/store/migrations')).filter((f) => f.endsWith('.js'));
     assert.equal(migrations.length, readdirSync(path.join(repoRoot, 'control-api/store/migrations')).filter((f) => f.endsWith('.ts')).length);
+    // Files production runs as they are: the offline recogniser's Python worker, beside its module.
+    assert.ok(existsSync(path.join(repoRoot, 'dist/media/speech/recogniser/worker.py')), 'dist/ holds the recogniser worker');
     const emittedTs = spawnSync('find', ['dist', '-name', '*.ts'], { cwd: repoRoot, encoding: 'utf8' }).stdout.trim();
     assert.equal(emittedTs, '');
 
@@ -175,5 +177,28 @@ describe('the built artefact (dist/) that npm start and the image run', function
     const result = JSON.parse(output) as { ok: boolean; variables?: Record<string, unknown> };
     assert.equal(result.ok, true, output);
     assert.deepEqual(result.variables, { answer: 42 });
+  });
+
+  it("decodes with the offline recogniser's worker from dist/ (the copy the image ships)", async () => {
+    const scriptDir = mkdtempSync(path.join(tmpdir(), 'vap-built-recogniser-'));
+    const scriptFile = path.join(scriptDir, 'decode.mjs');
+    chmodSync(scriptDir, 0o755);
+    const pool = pathToFileURL(path.join(repoRoot, 'dist/media/speech/recogniser/recogniser-pool.js')).href;
+    // Half a second of a low hum against a one-word grammar: what matters is that a worker from
+    // dist/ starts, loads the model and answers, not what it hears.
+    const script = `
+      const { RecogniserPool } = await import(${JSON.stringify(pool)});
+      const pool = new RecogniserPool({ size: 1 });
+      const pcm = Int16Array.from({ length: 8000 }, (_, i) => Math.round(300 * Math.sin(i / 5)));
+      const result = await pool.decode({ search: { jsgf: '#JSGF V1.0;\\ngrammar g;\\npublic <u> = yes;\\n' }, pcm }, new AbortController().signal);
+      await pool.stop();
+      process.stdout.write(JSON.stringify({ frames: result.frames, compiled: result.compiled }));`;
+    writeFileSync(scriptFile, script, { mode: 0o644 });
+    const output = await new Promise<string>((resolve, reject) => {
+      execFile(process.execPath, ['--import', './test/helpers/production-only/register.mjs', scriptFile], { cwd: repoRoot, ...runAs, timeout: 60_000 }, (error, stdout, stderr) =>
+        error ? reject(new Error(`${error.message}\n${stderr}`)) : resolve(stdout),
+      );
+    }).finally(() => rmSync(scriptDir, { recursive: true, force: true }));
+    assert.deepEqual(JSON.parse(output), { frames: 50, compiled: true });
   });
 });
