@@ -24,7 +24,7 @@ import type { CallTransfer, CallTransferOutcome } from '../../core/ports/call-tr
 import { loadOrCreateTlsCredentials, TlsSetupError, type TlsSetupFailure } from '../../gateway/sip/transport/certificate.js';
 import { MediaService } from '../../media/media-service.js';
 import { RtpengineSrtpRelay } from '../../media/webrtc/rtpengine-srtp.js';
-import { startOfflineRecogniser, stopOfflineRecogniser } from '../../media/speech/recogniser/offline-recogniser.js';
+import { offlineRecogniserLoad, startOfflineRecogniser, stopOfflineRecogniser } from '../../media/speech/recogniser/offline-recogniser.js';
 import { StoreWebCallAuthority } from '../../control-api/gateway-adapters/web-call-authority.js';
 import { callTokenKey } from '../../control-api/webcalls/call-token.js';
 import { startWebCallMedia } from './web-call-media.js';
@@ -50,8 +50,8 @@ function gatewayAbuseOptions(a: SipAbuseSettings): NonNullable<Parameters<typeof
  * sip.admission as the gateway takes it: calls and call rate per core when unset (30 calls and 2
  * new calls a second per core: setting a call up spawns speech engines, and each spawn stalls this
  * process's event loop for 10-230 ms as its memory grows, docs/sip-stack.md "Admission by
- * capacity"); 0 turns the lag signal off. The recogniser queue limit waits for the recogniser
- * pool to report its depth.
+ * capacity"); 0 turns the lag signal off. The recogniser queue is the offline decoder pool's
+ * (decodes waiting for a worker): past the limit, new calls would only make every turn slower.
  */
 export function gatewayAdmissionOptions(a: SipAdmissionSettings, cores = availableParallelism()): NonNullable<Parameters<typeof SipGateway.start>[0]['admission']> {
   return {
@@ -59,6 +59,7 @@ export function gatewayAdmissionOptions(a: SipAdmissionSettings, cores = availab
     maxCallsPerSecond: a.maxCallsPerSecond ?? 2 * cores,
     ...(a.maxEventLoopLagMs > 0 ? { maxEventLoopLagMs: a.maxEventLoopLagMs } : {}),
     maxRecogniserQueue: a.maxRecogniserQueue,
+    recogniserQueueDepth: () => offlineRecogniserLoad().queued,
   };
 }
 
