@@ -19,7 +19,7 @@ import { amountInPieces, rivalReading } from '../control-api/recipes/blocks/hear
 import { extractDate, extractNumber } from '../control-api/llm/extract.js';
 import { expectationFor } from '../control-api/recipes/blocks/listen-expectation.js';
 import type { Heard } from '../control-api/recipes/runtime/conversation.js';
-import { knowledgeTags, vocabularySize } from '../control-api/recipes/blocks/conversational-turns.js';
+import { knowledgeTags, vocabularySize } from '../control-api/recipes/blocks/knowledge-turn.js';
 import { loadScenarioFile } from '../control-api/recipes/simulator/simulation.js';
 import { simulationKnowledge } from '../control-api/recipes/simulator/simulation-services.js';
 import type { ListenExpectation } from '../core/ports/conversation.js';

@@ -1,7 +1,7 @@
 import type { TurnResult } from '../../llm/agent-engine.js';
 import { extractBoolean, extractValue, months, normalize, numberWords, tokens } from '../../llm/extract.js';
-import { matchIntent } from '../../llm/offline-engine.js';
-import type { SmartAiSettings } from '../recipe-schema.js';
+import { intentMatch, intentOf, intentOfValues, matchIntent } from '../../llm/offline-engine.js';
+import type { Intent, SmartAiSettings } from '../recipe-schema.js';
 import type { Heard } from '../runtime/conversation.js';
 import { unsurePhrases } from './listen-expectation.js';
 
@@ -28,36 +28,52 @@ export function decisionOf(result: Pick<TurnResult, 'intent' | 'values'>): strin
   return values.length > 0 ? `values:${JSON.stringify(values)}` : undefined;
 }
 
-/** The offline reading of a text: the intent its phrases name, else the values it states. */
-function offlineDecision(text: string, settings: SmartAiSettings, today: string): string | undefined {
-  const intent = matchIntent(settings.intents, text);
-  if (intent) return `intent:${intent}`;
+/** The values a text states, the offline way (free text aside: it would be any words). */
+function offlineValues(text: string, settings: SmartAiSettings, today: string): Record<string, string | number | boolean> {
   const values: Record<string, string | number | boolean> = {};
   for (const variable of settings.variables) {
     if (variable.type === 'text') continue;
     const value = extractValue({ kind: variable.type, ...(variable.options ? { options: variable.options } : {}) }, text, today);
     if (value !== undefined) values[variable.name] = value;
   }
+  return values;
+}
+
+/** The offline reading of a text: the intent its phrases (or all its captured values) name, else the values it states. */
+function offlineDecision(text: string, settings: SmartAiSettings, today: string): string | undefined {
+  const values = offlineValues(text, settings, today);
+  const intent = intentOf(settings.intents, text, values);
+  if (intent) return `intent:${intent}`;
   return decisionOf({ values });
+}
+
+/** The values among `names` two readings state, compared: a date or amount that flips is no value to store. */
+function sameValues(a: Readonly<Record<string, unknown>>, b: Readonly<Record<string, unknown>>, names: readonly string[]): boolean {
+  return names.every((name) => a[name] === b[name]);
 }
 
 /**
  * The n-best check: a competing reading of the same audio, nearly as confident, that would take
  * the block somewhere else ("yes I can make it" / "yes I can't make it"). Both readings are read
  * the same offline way, whatever engine runs the block, so the check is about hearing, not about
- * the engine's judgement.
+ * the engine's judgement. `stored` names the values the decision would store: a close reading
+ * that states other values for them (or none) is a rival too, beside an intent as well ("i'm
+ * tomorrow that another day" stored a date nobody said).
  */
-export function rivalReading(heard: Heard, settings: SmartAiSettings, today: string): string | undefined {
+export function rivalReading(heard: Heard, settings: SmartAiSettings, today: string, stored: readonly string[] = []): string | undefined {
   if (heard.kind !== 'utterance' || !heard.alternatives?.length) return undefined;
   const best = offlineDecision(heard.text, settings, today);
+  const bestValues = offlineValues(heard.text, settings, today);
   const polar = heard.meaning === 'yes' || heard.meaning === 'no';
   for (const alternative of heard.alternatives) {
     if (heard.meaning === 'no' && (alternative.scoreGap ?? Infinity) < HEDGE_SCORE_GAP && isHedge(alternative.text)) return alternative.text;
     const close = alternative.scoreGap !== undefined ? alternative.scoreGap < RIVAL_SCORE_GAP : alternative.confidence >= (heard.confidence ?? 1) - RIVAL_MARGIN;
     if (!close) continue;
     const other = offlineDecision(alternative.text, settings, today);
-    // Values heard in the noise ("sunday eleven") do not compete with an intent; another intent does.
+    // Another intent competes; values heard in the noise ("sunday eleven") compete with an intent
+    // only when they are values the decision would store.
     if (other && other !== best && (other.startsWith('intent:') || !best?.startsWith('intent:'))) return alternative.text;
+    if (stored.length > 0 && !sameValues(bestValues, offlineValues(alternative.text, settings, today), stored)) return alternative.text;
     // The grammar's reading without the winning phrases, nearly as likely and meaning nothing:
     // they explain the audio barely better than no answer at all (awb's "Who won the cricket
     // match?" was "do want goodbye it it that", a confident goodbye 1.5 per 10 ms ahead of "do
@@ -70,6 +86,29 @@ export function rivalReading(heard: Heard, settings: SmartAiSettings, today: str
   return undefined;
 }
 
+/**
+ * An intent that changes something, reached only through a yes/no among other words: "nope can
+ * we to it that we am" is no "cancel" (the caller went on to say something the block did not
+ * understand, "no, can we do it next week instead"). A plain yes/no ("no", "no thanks") is an
+ * answer; an example of the intent said ("no, please cancel it") is the intent. Informational
+ * intents (`action: false`) are exempt.
+ */
+export function polarOnly(heard: Heard, intent: Intent | undefined): boolean {
+  if (heard.kind !== 'utterance' || !intent || intent.action === false || isPlainAnswer(heard.text)) return false;
+  if (intentMatch([intent], heard.text)?.by !== 'polarity') return false;
+  // Without its yes/no words, does anything the caller said still point at the intent ("yes I confirm")?
+  const rest = heard.text.toLowerCase().split(/[^a-z']+/).filter((w) => w && !polarWords.has(w)).join(' ');
+  return intentMatch([intent], rest) === undefined;
+}
+
+const polarWords = new Set(['yes', 'yeah', 'yep', 'please', 'sure', 'okay', 'ok', 'no', 'nope', 'thanks', 'thank', 'you', 'not', 'really', 'haan', 'ji', 'nahi', 'nahin']);
+
+/** Only yes/no words (and "please", "thanks"): an answer to a yes/no question, not a new statement. */
+export function isPlainAnswer(text: string): boolean {
+  const words = text.toLowerCase().split(/[^a-z']+/).filter(Boolean);
+  return words.length > 0 && words.every((w) => polarWords.has(w));
+}
+
 function isHedge(text: string): boolean {
   const said = ` ${normalize(text)} `;
   return unsurePhrases.some((p) => said.includes(` ${normalize(p)} `));
@@ -80,9 +119,11 @@ function isHedge(text: string): boolean {
  * that those phrases do not support is doubtful: the engine took an intent from a stray word
  * ("today" read as "pay today") or from a bare yes/no that does not lead to that intent.
  */
-export function meaningDisagrees(heard: Heard, decision: string | undefined, settings: SmartAiSettings): boolean {
+export function meaningDisagrees(heard: Heard, decision: string | undefined, settings: SmartAiSettings, today: string): boolean {
   if (heard.kind !== 'utterance' || heard.meaning === undefined || !decision?.startsWith('intent:')) return false;
   if (heard.meaning === decision) return false;
+  // No phrase heard, only values: the intent those values make up ("three thousand on the fifth of December").
+  if (heard.meaning === '' && `intent:${intentOfValues(settings.intents, offlineValues(heard.text, settings, today)) ?? ''}` === decision) return false;
   if (heard.meaning === 'yes' || heard.meaning === 'no') return `intent:${matchIntent(settings.intents, heard.meaning) ?? ''}` !== decision;
   return true;
 }
