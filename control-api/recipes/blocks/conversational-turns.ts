@@ -193,13 +193,11 @@ export async function conversationLoop(ctx: BlockContext, settings: SmartAiSetti
       // An Ask keeps what it heard with confidence towards its answer; nothing is stored yet.
       if (options?.isDone && !mayBeDoubted(heard, settings, today)) for (const [name, value] of Object.entries(result.values)) kept.set(name, value);
       exchange.push({ role: 'user', content: userText });
-      // An answer from knowledge is no failed turn: the caller asked and was answered.
+      // A turn that decides nothing counts towards the retry limit, an answered question too (the
+      // limit is the recipe's bound on a block that never leaves).
       const answered = answers(result);
-      if (answered) ctx.note({ kind: 'answered', heard: userText });
-      else {
-        ctx.note({ kind: 'reprompt', reason: 'noMatch', ...heardNote });
-        if (spent()) return { exit: 'fallback' };
-      }
+      ctx.note(answered ? { kind: 'answered', heard: userText } : { kind: 'reprompt', reason: 'noMatch', ...heardNote });
+      if (spent()) return { exit: 'fallback' };
       const reply = turn.spoken || (answered ? `${result.reply} ${anythingElse}` : awaiting ? `${notUnderstood} ${awaiting.question}` : result.reply || replies.reprompt || lastPrompt);
       if (!turn.spoken) await speak(reply);
       if (reply) exchange.push({ role: 'assistant', content: reply });

