@@ -21,12 +21,19 @@ describe('Close block', () => {
 
   it('words said over the closing line are handed back to the run, not lost', async () => {
     const date = say('no wait, the fifth of december');
-    const ctx = fakeContext({ interrupts: ['Take care'], turns: [date] });
+    const ctx = fakeContext({ interrupts: ['Take care'], turns: [date, silence] });
     assert.deepEqual(await closeBlock.run(ctx, settings, ctx.signal), { end: 'closed', disposition: 'cancelled', saidOver: date });
+    // A barge-in turn ends at the first short pause: the pieces that follow at once are one answer.
+    const pieces = fakeContext({
+      interrupts: ['Take care'],
+      turns: [{ kind: 'utterance', text: 'nope that', confidence: 0.8, meaning: 'no' }, { kind: 'utterance', text: 'fifth of december', confidence: 0.9, meaning: '' }, silence],
+    });
+    const outcome = await closeBlock.run(pieces, settings, pieces.signal);
+    assert.deepEqual('saidOver' in outcome ? outcome.saidOver : undefined, { kind: 'utterance', text: 'nope that fifth of december', confidence: 0.8, meaning: 'no' });
   });
 
   it('a goodbye of the caller\'s own over it ends the call; a cough gets the rest of the line', async () => {
-    const bye = fakeContext({ interrupts: ['Take care'], turns: [say('okay thanks bye')] });
+    const bye = fakeContext({ interrupts: ['Take care'], turns: [say('okay thanks bye'), silence] });
     assert.deepEqual(await closeBlock.run(bye, settings, bye.signal), { end: 'closed', disposition: 'cancelled' });
     assert.equal(bye.said.length, 1);
     const cough = fakeContext({ interrupts: ['Take care'], turns: [silence] });

@@ -6,7 +6,7 @@ import type { BlockContext, BlockSayOptions } from '../runtime/block.js';
 import type { Heard } from '../runtime/conversation.js';
 import { TextStream } from '../runtime/text-stream.js';
 import { confirmHearing } from './confirm-hearing.js';
-import { amountInPieces } from './hearing-doubt.js';
+import { amountInPieces, closeReadings } from './hearing-doubt.js';
 import { anythingElse, isQuestion, knowledgeVocabulary, retrieve } from './knowledge-turn.js';
 import { expectationFor } from './listen-expectation.js';
 import { confirmationQuestion, mentionsKeypad, spellOut, valueQuestion } from './meaning-words.js';
@@ -188,7 +188,17 @@ export async function conversationLoop(ctx: BlockContext, settings: SmartAiSetti
       await speak(`${notUnderstood} ${askAgain()}`.trim());
       continue;
     }
-    const decision = decide(result, settings, options?.isDone, kept, awaiting);
+    let decision = decide(result, settings, options?.isDone, kept, awaiting);
+    // Nothing decided, but a reading of the same audio nearly as likely decides something: that
+    // may be what the caller said; it is checked with them, never acted on at once.
+    let rival: { readonly heard: Heard; readonly result: TurnResult } | undefined;
+    for (const other of decision ? [] : closeReadings(heard)) {
+      const otherResult = await ctx.services.engine.turn({ ...base, history, userText: other.text });
+      const otherDecision = amountInPieces(other, otherResult.values, settings) ? undefined : decide(otherResult, settings, options?.isDone, kept, awaiting);
+      if (!otherDecision) continue;
+      [decision, rival] = [otherDecision, { heard: other, result: otherResult }];
+      break;
+    }
     if (!decision) {
       // An Ask keeps what it heard with confidence towards its answer; nothing is stored yet.
       if (options?.isDone && !mayBeDoubted(heard, settings, today)) for (const [name, value] of Object.entries(result.values)) kept.set(name, value);
@@ -204,7 +214,7 @@ export async function conversationLoop(ctx: BlockContext, settings: SmartAiSetti
       lastPrompt = answered ? anythingElse : reply || lastPrompt;
       continue;
     }
-    const doubt = doubtOf(heard, decision, settings, today);
+    const doubt = rival ? 'rival' : doubtOf(heard, decision, settings, today);
     if (doubt) {
       ctx.expect(confirming);
       const checked = confirmationQuestion(decision.intent, decision.values, settings.variables, today, (name) => ctx.lookup(name));
@@ -229,7 +239,8 @@ export async function conversationLoop(ctx: BlockContext, settings: SmartAiSetti
     for (const [name, value] of Object.entries(decision.values)) ctx.setVariable(name, value);
     exchange.push({ role: 'user', content: userText });
     // The engine's reply goes with its own decision; an intent resumed from a denied reading back speaks its reply line.
-    const reply = decision.intent && result.intent !== decision.intent.name ? (replies.intents?.[decision.intent.name] ?? '') : result.reply;
+    const decided = rival?.result ?? result;
+    const reply = decision.intent && decided.intent !== decision.intent.name ? (replies.intents?.[decision.intent.name] ?? '') : decided.reply;
     if (decision.intent) {
       if (settings.intentVariable) ctx.setVariable(settings.intentVariable, decision.intent.name);
       if (!turn.spoken) await speak(reply);

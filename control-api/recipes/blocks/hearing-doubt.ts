@@ -2,7 +2,7 @@ import type { TurnResult } from '../../llm/agent-engine.js';
 import { extractBoolean, extractValue, months, normalize, numberWords, tokens } from '../../llm/extract.js';
 import { intentMatch, intentOf, intentOfValues, matchIntent } from '../../llm/offline-engine.js';
 import type { Intent, SmartAiSettings } from '../recipe-schema.js';
-import type { Heard } from '../runtime/conversation.js';
+import type { Alternative, Heard } from '../runtime/conversation.js';
 import { unsurePhrases } from './listen-expectation.js';
 
 /** A competing reading this close to the best one makes the hearing doubtful: in confidence (cloud recognisers)... */
@@ -67,8 +67,7 @@ export function rivalReading(heard: Heard, settings: SmartAiSettings, today: str
   const polar = heard.meaning === 'yes' || heard.meaning === 'no';
   for (const alternative of heard.alternatives) {
     if (heard.meaning === 'no' && (alternative.scoreGap ?? Infinity) < HEDGE_SCORE_GAP && isHedge(alternative.text)) return alternative.text;
-    const close = alternative.scoreGap !== undefined ? alternative.scoreGap < RIVAL_SCORE_GAP : alternative.confidence >= (heard.confidence ?? 1) - RIVAL_MARGIN;
-    if (!close) continue;
+    if (!isClose(heard, alternative)) continue;
     const other = offlineDecision(alternative.text, settings, today);
     // Another intent competes; values heard in the noise ("sunday eleven") compete with an intent
     // only when they are values the decision would store.
@@ -119,6 +118,39 @@ export function isPlainAnswer(text: string): boolean {
   return words.length > 0 && words.every((w) => polarWords.has(w));
 }
 
+/** A competing reading nearly as likely as the best one (offline: in score per 10 ms; cloud: in confidence). */
+function isClose(heard: Extract<Heard, { kind: 'utterance' }>, alternative: Alternative, gap = RIVAL_SCORE_GAP, margin = RIVAL_MARGIN): boolean {
+  return alternative.scoreGap !== undefined ? alternative.scoreGap < gap : alternative.confidence >= (heard.confidence ?? 1) - margin;
+}
+
+/**
+ * How far behind a competing reading may be to be offered when the best one decides nothing.
+ * Offering is a question ("Just to check: Saturday 5 December?"), never an action, so it reaches
+ * further than a doubt: slt's "no, the fifth of December" said over a closing line came out
+ * "nope that am", the date reading 3.7 behind.
+ */
+const OFFER_SCORE_GAP = 6;
+const OFFER_MARGIN = 0.4;
+
+/**
+ * The competing readings of a turn worth offering, best first, as turns of their own: when the
+ * best reading decides nothing, one of these may be what the caller said ("no, the fifth of
+ * December" read "nope that am"). Such a reading is never acted on at once: its meaning is
+ * checked with the caller.
+ */
+export function closeReadings(heard: Heard): Extract<Heard, { kind: 'utterance' }>[] {
+  if (heard.kind !== 'utterance') return [];
+  const seen = new Set([heard.text]);
+  const out: Extract<Heard, { kind: 'utterance' }>[] = [];
+  for (const alternative of heard.alternatives ?? []) {
+    if (!isClose(heard, alternative, OFFER_SCORE_GAP, OFFER_MARGIN) || seen.has(alternative.text) || !alternative.text.trim()) continue;
+    seen.add(alternative.text);
+    // Read as the grammar read it (`meaning` '' : nothing expected said), so the in-pieces checks apply.
+    out.push({ kind: 'utterance', text: alternative.text, confidence: alternative.confidence, ...(heard.meaning !== undefined ? { meaning: '' } : {}) });
+  }
+  return out;
+}
+
 function isHedge(text: string): boolean {
   const said = ` ${normalize(text)} `;
   return unsurePhrases.some((p) => said.includes(` ${normalize(p)} `));
@@ -139,17 +171,35 @@ export function meaningDisagrees(heard: Heard, decision: string | undefined, set
 }
 
 /**
- * An amount a grammar heard in pieces. A phone line loses the hiss of "thousand", and the
- * recogniser then strings what is left into several small numbers ("three thousand on five
- * December" came back "three am one fifth december": an amount of 3, said too low and asked
- * again). One amount is one run of number words; another run that is not the day of a date means
+ * An amount (or a digit string) a grammar heard in pieces. A phone line loses the hiss of
+ * "thousand", and the recogniser then strings what is left into several small numbers ("three
+ * thousand on five December" came back "three am one fifth december": an amount of 3, said too
+ * low and asked again). One amount is one run of number words; another run that is not the day of a date means
  * the amount cannot be trusted. Only for hearings of a grammar recogniser (`meaning` set): open
  * recognisers and typed text write amounts as digits.
  */
 export function amountInPieces(heard: Heard, values: TurnResult['values'], settings: SmartAiSettings): boolean {
   if (heard.kind !== 'utterance' || heard.meaning === undefined) return false;
   const amounts = settings.variables.filter((v) => v.type === 'number' && typeof values[v.name] === 'number').length;
-  return amounts > 0 && numberRuns(heard.text) > amounts;
+  if (amounts > 0 && numberRuns(heard.text) > amounts) return true;
+  // The same for a digit string: "one two three four five six" heard "want three four five to
+  // five" ("one" and "two" taken for "want" and "to") is no order number 345 with a stray 5.
+  const digitStrings = settings.variables.filter((v) => v.type === 'digits' && values[v.name] !== undefined).length;
+  return digitStrings > 0 && digitRuns(heard.text) > digitStrings;
+}
+
+const digitWords = new Set(['zero', 'oh', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'double', 'triple']);
+
+/** Runs of digits and digit words in a text ("one two three" is one run, "one two to three" two). */
+function digitRuns(text: string): number {
+  let runs = 0;
+  let inRun = false;
+  for (const w of tokens(text)) {
+    const digit = digitWords.has(w) || /^\d+$/.test(w);
+    if (digit && !inRun) runs++;
+    inRun = digit;
+  }
+  return runs;
 }
 
 /**

@@ -138,6 +138,25 @@ describe('decisions that never act on a doubt', () => {
     assert.deepEqual(sure.notes, []);
   });
 
+  it('a reading that decides nothing beside one as likely that does is checked with the caller: "no, the fifth of December" heard "nope that am"', async () => {
+    const ask = askSettingsSchema.parse({ prompt: 'Opening: Which day would suit you?', variables: [{ name: 'new_date', type: 'date', description: 'the new date', question: 'Which day would suit you?' }] });
+    const readings = [
+      { text: 'the fifth of december', confidence: 0.74, scoreGap: 3.7 },
+      { text: 'the fifth of december', confidence: 0.74, scoreGap: 0 },
+    ];
+    const ctx = fakeContext({ turns: [heard('nope that am', 0.85, 'no', readings), heard('yes', 1, 'yes')] });
+    assert.deepEqual(await askBlock.run(ctx, ask, ctx.signal), { exit: 'next' });
+    assert.equal(ctx.said[1]?.text, 'Just to check: Saturday 5 December?');
+    assert.equal(ctx.vars.get('new_date'), '2026-12-05');
+    // Heard that way under both noise realisations, the date 3.7 per 10 ms behind: still offered
+    // (offering is a question, never an action); one far behind (7) is not.
+    const behind = fakeContext({ turns: [heard('nope that am', 0.85, 'no', [readings[0]!]), heard('yes', 1, 'yes')] });
+    assert.deepEqual(await askBlock.run(behind, ask, behind.signal), { exit: 'next' });
+    const far = fakeContext({ turns: [heard('nope that am', 0.85, 'no', [{ ...readings[0]!, scoreGap: 7 }]), silence, silence, silence] });
+    assert.deepEqual(await askBlock.run(far, ask, far.signal), { exit: 'fallback' });
+    assert.ok(!far.said.some((s) => s.text.startsWith('Just to check')));
+  });
+
   it('a reading with no valid value is asked again, never "did you say <noise>?"', async () => {
     // A model that returns a day that does not exist.
     const engine: AgentEngine = {

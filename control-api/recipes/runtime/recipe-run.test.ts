@@ -218,7 +218,7 @@ describe('RecipeRun', () => {
 
     it('a date said over the closing line is heard and acted on: the run goes back to the block that asked', async () => {
       const { run, conversation } = speaking(
-        [{ kind: 'dtmf', digits: '123456' }, { kind: 'utterance', text: 'the third of december' }, { kind: 'utterance', text: 'no wait, the fifth of december' }],
+        [{ kind: 'dtmf', digits: '123456' }, { kind: 'utterance', text: 'the third of december' }, { kind: 'utterance', text: 'no wait, the fifth of december' }, { kind: 'silence' }],
         'moved to 2026-12-03',
       );
       const result = await run.run();
