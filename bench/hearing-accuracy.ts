@@ -6,7 +6,7 @@
  * bench/voice-branches.ts.
  *
  * A hearing is right (the expected meaning, confident enough to act on), confirm (doubtful: the
- * agent asks "did you say ...?", by its confidence or, as the block's hearing-doubt check decides,
+ * agent asks "Just to check ...?", by its confidence or, as the block's hearing-doubt check decides,
  * a close rival reading), missed (no meaning, or too doubtful to use: a reprompt) or WRONG
  * (another meaning, or the right one with a wrong date or amount, confident enough to act on
  * without asking); an amount heard in pieces is missed (the block asks again). Each line shows the reading
@@ -178,7 +178,7 @@ async function main(): Promise<void> {
       const pieces = amountInPieces(turnOf(heard), amount !== undefined ? { amount } : {}, amountBlock);
       const valueWrong = stated !== undefined && ((stated.date !== undefined && extractDate(heard.text, decisionDay) !== stated.date) || (stated.amount !== undefined && amount !== stated.amount));
       const heardVerdict: Verdict = meaningVerdict !== 'right' && meaningVerdict !== 'confirm' ? meaningVerdict : pieces ? 'missed' : valueWrong && meaningVerdict === 'right' ? 'WRONG' : meaningVerdict;
-      // A block asks "did you say ...?" before acting on a hearing with a close rival reading.
+      // A block checks the meaning ("Just to check ...?") before acting on a hearing with a close rival reading.
       const doubted = (heardVerdict === 'right' || heardVerdict === 'WRONG') && settings.intents && rivalReading(turnOf(heard), settings, decisionDay) !== undefined;
       const verdict: Verdict = doubted ? 'confirm' : heardVerdict;
       tally.set(verdict, (tally.get(verdict) ?? 0) + 1);
