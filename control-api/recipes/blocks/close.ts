@@ -12,17 +12,19 @@ const continuationMs = 1_200;
 
 /**
  * Close: speaks the closing script and ends the call with a disposition tag. The caller may cut
- * the line short: words that are not a goodbye of their own ("no wait, the fifth") are heard and
- * handed back to the run (`saidOver`), which returns to the last block that listened instead of
- * ending the call on something the caller is objecting to. A cough or a click gets the rest of
- * the line.
+ * the line short (when the run can go back, `canReopen`): words that are not a goodbye of their
+ * own ("no wait, the fifth") are heard and handed back to the run (`saidOver`), which returns to
+ * the last block that listened instead of ending the call on something the caller is objecting
+ * to. A cough or a click gets the rest of the line.
  */
 export const closeBlock: BlockModule<CloseSettings> = {
   type: 'close',
   settings: closeSettingsSchema,
   async run(ctx, settings) {
     const disposition = ctx.render(settings.disposition);
-    const said = await ctx.say(ctx.render(settings.closingScript), { bargeIn: true });
+    // With no block to go back to (none listened, or the call already went back once) the line is
+    // said whole: words over it could change nothing.
+    const said = await ctx.say(ctx.render(settings.closingScript), { bargeIn: ctx.canReopen !== false });
     if (!said.interrupted) return { end: 'closed', disposition };
     const heard = await wordsSaidOver(ctx);
     if (heard.kind === 'dtmf' || (heard.kind === 'utterance' && heard.text.trim() && !courtesy.test(heard.text.trim()))) return { end: 'closed', disposition, saidOver: heard };

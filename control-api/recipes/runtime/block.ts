@@ -40,6 +40,11 @@ export interface BlockContext {
    * back from): a listening block takes them as its first answer instead of speaking its opening.
    */
   readonly carried?: Heard;
+  /**
+   * The run can go back to a listening block if the caller speaks over this block's closing line
+   * (a block that listened ran before, and the call has not gone back yet). Absent: it can.
+   */
+  readonly canReopen?: boolean;
   say(text: string, options?: BlockSayOptions): Promise<SayResult>;
   /** Present when the conversation can speak text as it streams in (see Conversation.sayStream). */
   readonly sayStream?: (pieces: AsyncIterable<string>, options?: BlockSayOptions) => Promise<SayResult & { readonly text: string }>;

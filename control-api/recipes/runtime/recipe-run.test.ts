@@ -217,7 +217,7 @@ describe('RecipeRun', () => {
     });
 
     it('a date said over the closing line is heard and acted on: the run goes back to the block that asked', async () => {
-      const { run, conversation } = speaking(
+      const { run, conversation, options } = speaking(
         [{ kind: 'dtmf', digits: '123456' }, { kind: 'utterance', text: 'the third of december' }, { kind: 'utterance', text: 'no wait, the fifth of december' }, { kind: 'silence' }],
         'moved to 2026-12-03',
       );
@@ -230,6 +230,17 @@ describe('RecipeRun', () => {
       assert.ok(result.transcript.some((t) => t.speaker === 'caller' && t.text === 'no wait, the fifth of december' && t.blockId === 'done'));
       assert.equal(conversation.agentLines.filter((l) => l === 'Which day would suit you?').length, 1);
       assert.equal(conversation.agentLines.at(-1), 'Done, order 123456 moved to 2026-12-05. Goodbye!');
+      // Once only: the closing line after going back is said whole.
+      assert.deepEqual(options.filter((o, i) => conversation.agentLines[i]?.startsWith('Done')).map((o) => o.bargeIn), [true, false]);
+    });
+
+    it('with no block that listened before it, the closing line is said whole', async () => {
+      const { run, conversation } = start(greetAndClose);
+      const said: boolean[] = [];
+      const say = conversation.say.bind(conversation);
+      conversation.say = async (text, sayOptions) => (said.push(sayOptions.bargeIn), say(text, sayOptions));
+      await run.run();
+      assert.deepEqual(said, [false, false]);
     });
   });
 });

@@ -35,8 +35,12 @@ export interface RunResult extends RunEnd {
  */
 const failureExits = ['fallback', 'ifFails', 'failure', 'failed'];
 
-/** Times a run goes back from a closing line the caller spoke over (a noisy line must not loop forever). */
-const maxReopens = 3;
+/**
+ * Times a run goes back from a closing line the caller spoke over: once. The closing line after
+ * it cannot be cut short, so a caller (or a recording, a television) that keeps talking does not
+ * keep the call from ending.
+ */
+const maxReopens = 1;
 
 /** A block's normalisation rules, passed on only when it set them (absent: the pipeline's default). */
 const normalization = (options: BlockSayOptions): Pick<BlockSayOptions, 'speechNormalization'> =>
@@ -135,7 +139,7 @@ export class RecipeRun extends TypedEmitter<RunEvents> {
       if ('end' in outcome && outcome.end === 'closed' && outcome.saidOver) {
         // The caller spoke over the closing line: back to the block that last listened, which
         // takes the words as its answer (a date said over "Take care, goodbye" is acted on).
-        const back = this.reopens < maxReopens ? this.steps.findLast((s) => s !== visit && (s.type === 'smartAi' || s.type === 'ask')) : undefined;
+        const back = this.reopenTarget(visit);
         if (back) {
           this.reopens++;
           const note = { blockId: block.id, kind: 'saidOver' as const, ...(outcome.saidOver.kind === 'utterance' ? { heard: outcome.saidOver.text } : {}) };
@@ -209,6 +213,12 @@ export class RecipeRun extends TypedEmitter<RunEvents> {
     this.emit('utterance', entry);
   }
 
+  /** The listening block the run goes back to when the caller speaks over a closing line, if it may. */
+  private reopenTarget(current?: RunStep): RunStep | undefined {
+    if (this.reopens >= maxReopens) return undefined;
+    return this.steps.findLast((s) => s !== current && (s.type === 'smartAi' || s.type === 'ask'));
+  }
+
   /**
    * Values of digit variables in a line, and what the block asked to spell: read one character at
    * a time. Without `text` (a streamed line, not known before it is spoken) every such value.
@@ -241,6 +251,7 @@ export class RecipeRun extends TypedEmitter<RunEvents> {
       services,
       signal,
       ...(carried ? { carried } : {}),
+      canReopen: this.reopenTarget() !== undefined,
       say: async (text, options = {}) => {
         if (signal.aborted) throw new CallEndedError();
         if (text.trim() === '') return { interrupted: false };
