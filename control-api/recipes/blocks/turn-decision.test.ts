@@ -196,6 +196,10 @@ describe('an Ask that asks like a person and reads a number back digit by digit'
     assert.equal(ctx.said[0]?.text, 'Could you tell me the order number? You can also key it in, then press hash.');
     assert.equal(ctx.vars.get('order_number'), '123456');
     assert.deepEqual(ctx.expectations[0]?.values, ['digits']);
+    // A prompt said to the caller is their question; it names the keypad, so no hint is added.
+    const keyed = fakeContext({ turns: [press('42')] });
+    await askBlock.run(keyed, { ...order, prompt: 'Please key in your order number, then press hash.' }, keyed.signal);
+    assert.equal(keyed.said[0]?.text, 'Please key in your order number, then press hash.');
     const star = fakeContext({ turns: [press('0042')] });
     await askBlock.run(star, { ...order, dtmf: { ...order.dtmf, terminator: '*' } }, star.signal);
     assert.match(star.said[0]?.text ?? '', /then press star\.$/);
