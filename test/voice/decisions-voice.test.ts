@@ -47,9 +47,8 @@ describe('decisions and speech over RTP (offline providers)', function () {
     const drive = async (): Promise<void> => {
       await far.agentFinished(900);
       for (const turn of turns) {
-        let spokeAt = performance.now();
         await far.speak(await fliteSpeech(turn.say));
-        spokeAt = performance.now();
+        let spokeAt = performance.now();
         for (;;) {
           const checked = checks;
           if (!(await agentStarts(spokeAt))) return;
