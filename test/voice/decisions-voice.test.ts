@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { extractDate } from '../../control-api/llm/extract.js';
+import { extractDate, extractDigits } from '../../control-api/llm/extract.js';
 import type { RecipeInput } from '../../control-api/recipes/recipe-schema.js';
 import { localTime } from '../../control-api/recipes/runtime/call-context.js';
 import { MediaService } from '../../media/media-service.js';
@@ -20,11 +20,20 @@ describe('decisions and speech over RTP (offline providers)', function () {
     await service.close();
   });
 
+  /** A check's values against the turn: the date it said, the digits it said. */
+  function isWhatWasSaid(turn: string, check: string): boolean {
+    const today = localTime(Date.now(), 'Asia/Kolkata').date;
+    const date = extractDate(check, today);
+    if (date !== undefined) return date === extractDate(turn, today);
+    return (check.match(/\d+/g) ?? []).every((digits) => digits === extractDigits(turn));
+  }
+
   /**
-   * Runs `recipe` with a caller that answers each "Just to check" with "yes" and otherwise says
+   * Runs `recipe` with a caller that answers each "Just to check" as a person would and otherwise says
    * its turns in order: a turn `overNext` as soon as the agent's next line has begun (over it),
-   * the others once the agent has finished; asked again after a turn, it keys in `keys` (as the
-   * agent offered). Checks are known from the run's `confirm` notes, made before they are said.
+   * the others once the agent has finished; asked again after a turn (or after its no to a
+   * check), it keys in `keys` (as the agent offered). Checks are known from the run's `confirm`
+   * notes, made before they are said.
    */
   async function call(recipe: RecipeInput, turns: readonly { readonly say: string; readonly overNext?: boolean; readonly keys?: string }[]) {
     const { caller, agent } = await mediaPair(service);
@@ -54,11 +63,15 @@ describe('decisions and speech over RTP (offline providers)', function () {
           if (!(await agentStarts(spokeAt))) return;
           await sleep(300);
           if (checks > checked) {
-            // "Just to check ...?": it was what the caller said.
+            // "Just to check ...?": yes when it is what the caller said, as a person would judge it.
             await far.agentFinished(900);
-            await far.speak(await fliteSpeech('yes'));
+            const meant = isWhatWasSaid(turn.say, agentLines.at(-1) ?? '');
+            await far.speak(await fliteSpeech(meant ? 'yes' : 'no'));
             spokeAt = performance.now();
-            continue;
+            if (meant) continue;
+            await far.agentFinished(900).catch(() => undefined);
+            if (turn.keys && !ended.signal.aborted) await caller.sendDtmf(`${turn.keys}#`);
+            break;
           }
           const next = turns[turns.indexOf(turn) + 1];
           if (next?.overNext) {
@@ -91,8 +104,9 @@ describe('decisions and speech over RTP (offline providers)', function () {
       ],
     };
     const { result, far, stored } = await call(recipe, [{ say: 'one two three four five six', keys: '123456' }]);
-    // Heard, or (when the recogniser hears it in pieces: "want three four five to five") asked
-    // again and keyed in; never another number stored.
+    // Heard, or (when the recogniser hears it in pieces, "want three four five to five", or beside
+    // a word that sounds like a digit, "want three four five five") asked again or read back,
+    // denied, and keyed in; never another number stored.
     assert.equal(result.variables.order_number, '123456', JSON.stringify(result.transcript));
     assert.deepEqual(stored, ['123456']);
     const asked = result.transcript.find((t) => t.speaker === 'agent');
@@ -102,6 +116,7 @@ describe('decisions and speech over RTP (offline providers)', function () {
       'could you tell me the order number you can also key it in then press hash',
       'just to check one two three four five six',
       'sorry i did not catch that could you tell me the order number you can also key it in then press hash',
+      'sorry about that could you tell me the order number again you can also key it in then press hash',
       'your order one two three four five six is on its way',
       'your order one hundred twenty three thousand four hundred fifty six is on its way',
       'goodbye',

@@ -212,6 +212,11 @@ describe('an Ask that asks like a person and reads a number back digit by digit'
     assert.deepEqual(ctx.said[1], { text: 'Just to check: 123456?', bargeIn: true, spellOut: ['123456'] });
     assert.equal(ctx.said[2]?.text, 'Sorry about that. Could you tell me the order number again? You can also key it in, then press hash.');
     assert.equal(ctx.vars.get('order_number'), '123457');
+    // "one two three four five six" heard "want three four five five": where it begins cannot be told.
+    const soundAlike = fakeContext({ turns: [heard('want three four five five', 0.64, ''), heard('no', 1, 'no'), press('123456')] });
+    assert.deepEqual(await askBlock.run(soundAlike, order, soundAlike.signal), { exit: 'next' });
+    assert.equal(soundAlike.said[1]?.text, 'Just to check: 3455?');
+    assert.equal(soundAlike.vars.get('order_number'), '123456');
   });
 });
 

@@ -2,7 +2,7 @@ import type { TurnResult, VariableValue } from '../../llm/agent-engine.js';
 import { extractBoolean } from '../../llm/extract.js';
 import type { Intent, SmartAiSettings } from '../recipe-schema.js';
 import type { Heard } from '../runtime/conversation.js';
-import { amountTouchesDate, decisionOf, isPlainAnswer, meaningDisagrees, polarOnly, rivalReading } from './hearing-doubt.js';
+import { amountTouchesDate, decisionOf, digitsBesideSoundAlikes, isPlainAnswer, meaningDisagrees, polarOnly, rivalReading } from './hearing-doubt.js';
 
 /**
  * What a caller turn decides, and whether the block may act on it at once.
@@ -58,7 +58,8 @@ export type DoubtReason = 'lowConfidence' | 'rival' | 'unsupported' | 'polarOnly
  * Why the block must not act on `decision` at once, if it must not: a confidence below
  * `confirmBelowConfidence`; a close competing reading that goes elsewhere or, for what changes
  * something, states other values; a meaning the grammar heard that does not support it; an
- * intent reached through a bare yes/no among other words; an amount run into a date's day.
+ * intent reached through a bare yes/no among other words; an amount run into a date's day, a
+ * digit string beside a word that sounds like a digit.
  * Keypad entries are never doubtful.
  */
 export function doubtOf(heard: Heard, decision: Decision, settings: SmartAiSettings, today: string): DoubtReason | undefined {
@@ -68,7 +69,7 @@ export function doubtOf(heard: Heard, decision: Decision, settings: SmartAiSetti
   if (rivalReading(heard, settings, today, acts ? Object.keys(decision.values) : []) !== undefined) return 'rival';
   if (meaningDisagrees(heard, decisionOf({ ...(decision.intent ? { intent: decision.intent.name } : {}), values: decision.values }), settings, today)) return 'unsupported';
   if (polarOnly(heard, decision.intent)) return 'polarOnly';
-  if (amountTouchesDate(heard, decision.values, settings)) return 'valuesRunTogether';
+  if (amountTouchesDate(heard, decision.values, settings) || digitsBesideSoundAlikes(heard, decision.values, settings)) return 'valuesRunTogether';
   return undefined;
 }
 
