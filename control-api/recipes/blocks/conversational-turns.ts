@@ -189,10 +189,10 @@ export async function conversationLoop(ctx: BlockContext, settings: SmartAiSetti
       continue;
     }
     let decision = decide(result, settings, options?.isDone, kept, awaiting);
-    // Nothing decided, but a reading of the same audio nearly as likely decides something: that
-    // may be what the caller said; it is checked with them, never acted on at once.
+    // Nothing decided nor answered, but a reading of the same audio nearly as likely decides
+    // something: that may be what the caller said; it is checked with them, never acted on at once.
     let rival: { readonly heard: Heard; readonly result: TurnResult } | undefined;
-    for (const other of decision ? [] : closeReadings(heard)) {
+    for (const other of decision || answers(result) ? [] : closeReadings(heard)) {
       const otherResult = await ctx.services.engine.turn({ ...base, history, userText: other.text });
       const otherDecision = amountInPieces(other, otherResult.values, settings) ? undefined : decide(otherResult, settings, options?.isDone, kept, awaiting);
       if (!otherDecision) continue;

@@ -107,11 +107,20 @@ describe('decisions that never act on a doubt', () => {
     assert.equal(cancelled.vars.get('new_date'), undefined);
   });
 
-  it('a promise said as an amount and a date is a promise; read back in its own words when unsure', async () => {
-    const sure = fakeContext({ turns: [heard('three thousand on the fifth of december', 0.95, '')] });
-    assert.deepEqual(await smartAiBlock.run(sure, loan, sure.signal), { exit: 'promise_to_pay' });
-    assert.deepEqual(sure.variables(), { promise_amount: 3000, promise_date: '2026-12-05' });
-    const unsure = fakeContext({ turns: [heard('i can pay three thousand on the fifth of december', 0.5, ''), heard('no', 1, 'no'), heard('two thousand on the fifth of december', 0.95, '')] });
+  it('a promise said as an amount and a date is a promise, checked first (values alone do not say what is wanted); read back in its own words', async () => {
+    const stated = fakeContext({ turns: [heard('three thousand on the fifth of december', 0.95, ''), heard('yes', 1, 'yes')] });
+    assert.deepEqual(await smartAiBlock.run(stated, loan, stated.signal), { exit: 'promise_to_pay' });
+    assert.equal(stated.said[1]?.text, 'Just to check: you will pay 3000 on Saturday 5 December?');
+    assert.deepEqual(stated.variables(), { promise_amount: 3000, promise_date: '2026-12-05' });
+    // "haan ji" heard as "monday" is no reschedule: a date alone is checked, and denied.
+    const stray = fakeContext({ turns: [heard('monday', 0.9, ''), heard('no', 1, 'no'), silence, silence] });
+    assert.deepEqual(await smartAiBlock.run(stray, appointment, stray.signal), { exit: 'fallback' });
+    assert.equal(stray.said[1]?.text, 'Just to check: you want to move the appointment, Monday 23 November?');
+    // Said with the intent's own words, it is acted on at once.
+    const said = fakeContext({ turns: [heard('i promise to pay three thousand on the fifth of december', 0.95, 'intent:promise_to_pay')] });
+    assert.deepEqual(await smartAiBlock.run(said, loan, said.signal), { exit: 'promise_to_pay' });
+    assert.deepEqual(said.notes, []);
+    const unsure = fakeContext({ turns: [heard('i can pay three thousand on the fifth of december', 0.5, ''), heard('no', 1, 'no'), heard('i promise to pay two thousand on the fifth of december', 0.95, 'intent:promise_to_pay')] });
     assert.deepEqual(await smartAiBlock.run(unsure, loan, unsure.signal), { exit: 'promise_to_pay' });
     assert.deepEqual(unsure.said.map((s) => s.text).slice(1, 3), [
       'Just to check: you will pay 3000 on Saturday 5 December?',

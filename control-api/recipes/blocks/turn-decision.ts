@@ -1,5 +1,6 @@
 import type { TurnResult, VariableValue } from '../../llm/agent-engine.js';
 import { extractBoolean } from '../../llm/extract.js';
+import { intentMatch, intentOfValues } from '../../llm/offline-engine.js';
 import type { Intent, SmartAiSettings } from '../recipe-schema.js';
 import type { Heard } from '../runtime/conversation.js';
 import { amountTouchesDate, decisionOf, digitsBesideSoundAlikes, isPlainAnswer, meaningDisagrees, polarOnly, rivalReading } from './hearing-doubt.js';
@@ -18,6 +19,8 @@ export interface Decision {
   readonly intent?: Intent;
   /** The values the exit stores: the intent's captures, or the Ask's variables. */
   readonly values: Readonly<Record<string, VariableValue>>;
+  /** The values answer the block's question for them after a denied reading back (`Awaiting`). */
+  readonly answersAwaited?: boolean;
 }
 
 /** After a "no" to a reading back of values: the intent still meant, and the values asked for again. */
@@ -44,22 +47,22 @@ export function decide(
   kept: ReadonlyMap<string, VariableValue>,
   awaiting: Awaiting | undefined,
 ): Decision | undefined {
-  const resumed = !result.intent && awaiting?.intent && awaiting.names.some((name) => name in result.values) ? awaiting.intent : undefined;
-  const intent = resumed ?? settings.intents.find((i) => i.name === result.intent);
-  if (intent) return { intent, values: valuesFor(intent, result.values) };
+  const answering = awaiting?.intent && awaiting.names.some((name) => name in result.values) && (!result.intent || result.intent === awaiting.intent.name);
+  const intent = answering ? awaiting?.intent : settings.intents.find((i) => i.name === result.intent);
+  if (intent) return { intent, values: valuesFor(intent, result.values), ...(answering ? { answersAwaited: true } : {}) };
   if (!isDone) return undefined;
   const values = { ...Object.fromEntries(kept), ...result.values };
   return isDone(new Set(Object.keys(values))) ? { values } : undefined;
 }
 
-export type DoubtReason = 'lowConfidence' | 'rival' | 'unsupported' | 'polarOnly' | 'valuesRunTogether';
+export type DoubtReason = 'lowConfidence' | 'rival' | 'unsupported' | 'polarOnly' | 'valuesRunTogether' | 'inferred';
 
 /**
  * Why the block must not act on `decision` at once, if it must not: a confidence below
  * `confirmBelowConfidence`; a close competing reading that goes elsewhere or, for what changes
  * something, states other values; a meaning the grammar heard that does not support it; an
  * intent reached through a bare yes/no among other words; an amount run into a date's day, a
- * digit string beside a word that sounds like a digit.
+ * digit string beside a word that sounds like a digit; an intent inferred from values alone.
  * Keypad entries are never doubtful.
  */
 export function doubtOf(heard: Heard, decision: Decision, settings: SmartAiSettings, today: string): DoubtReason | undefined {
@@ -69,6 +72,10 @@ export function doubtOf(heard: Heard, decision: Decision, settings: SmartAiSetti
   if (rivalReading(heard, settings, today, acts ? Object.keys(decision.values) : []) !== undefined) return 'rival';
   if (meaningDisagrees(heard, decisionOf({ ...(decision.intent ? { intent: decision.intent.name } : {}), values: decision.values }), settings, today)) return 'unsupported';
   if (polarOnly(heard, decision.intent)) return 'polarOnly';
+  // Values alone do not say what the caller wants done: an intent that changes something, taken
+  // from its captured values with none of its words said ("monday" is no "reschedule"), is checked
+  // (not when they answer "Which day would suit you?" asked for that intent).
+  if (acts && decision.intent && !decision.answersAwaited && intentMatch(settings.intents, heard.text)?.name !== decision.intent.name && intentOfValues(settings.intents, decision.values) === decision.intent.name) return 'inferred';
   if (amountTouchesDate(heard, decision.values, settings) || digitsBesideSoundAlikes(heard, decision.values, settings)) return 'valuesRunTogether';
   return undefined;
 }
