@@ -99,9 +99,9 @@ export async function conversationLoop(ctx: BlockContext, settings: SmartAiSetti
 
   // The block's speech normalisation rules go with every line it speaks (spec: each rule adds latency).
   const sayOptions = { bargeIn: settings.bargeIn, speechNormalization: settings.speechNormalization };
-  const speak = async (text: string, spellOut?: readonly string[]): Promise<void> => {
+  const speak = async (text: string): Promise<void> => {
     if (!text) return;
-    await ctx.say(text, { ...sayOptions, ...(spellOut?.length ? { spellOut } : {}) });
+    await ctx.say(text, sayOptions);
   };
   // Before the question: what the caller may answer shapes recognition, and anything said during
   // earlier blocks is no answer to this one.

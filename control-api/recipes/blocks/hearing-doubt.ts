@@ -29,7 +29,7 @@ export function decisionOf(result: Pick<TurnResult, 'intent' | 'values'>): strin
 }
 
 /** The values a text states, the offline way (free text aside: it would be any words). */
-function offlineValues(text: string, settings: SmartAiSettings, today: string): Record<string, string | number | boolean> {
+export function offlineValues(text: string, settings: SmartAiSettings, today: string): Record<string, string | number | boolean> {
   const values: Record<string, string | number | boolean> = {};
   for (const variable of settings.variables) {
     if (variable.type === 'text') continue;

@@ -138,6 +138,22 @@ describe('decisions that never act on a doubt', () => {
     assert.deepEqual(apart.notes, []);
   });
 
+  it('a model reply is not streamed on a turn that may be checked: a promise inferred from an amount and a date', async () => {
+    const engine: AgentEngine = {
+      name: 'streaming-model',
+      async turn(request: TurnRequest): Promise<TurnResult> {
+        const reply = request.userText === undefined ? 'How would you like to settle this?' : 'Noted, thank you.';
+        request.onDelta?.(reply);
+        return request.userText === undefined ? { reply, values: {} } : { reply, intent: 'promise_to_pay', values: { promise_amount: 3000, promise_date: '2026-12-05' } };
+      },
+    };
+    const ctx = fakeContext({ engine, streaming: true, turns: [say('three thousand on the fifth of december'), say('no'), silence, silence] });
+    await smartAiBlock.run(ctx, loan, ctx.signal);
+    assert.equal(ctx.said[1]?.text, 'Just to check: you will pay 3000 on Saturday 5 December?');
+    assert.ok(!ctx.said.some((s) => s.text.includes('Noted')), JSON.stringify(ctx.said));
+    assert.deepEqual(ctx.variables(), {});
+  });
+
   it('for any recogniser: a cloud reading with a confidence only is checked below confirmBelowConfidence', async () => {
     const unsure = fakeContext({ turns: [heard('cancel it', 0.45), heard('yes', 0.9)] });
     assert.deepEqual(await smartAiBlock.run(unsure, appointment, unsure.signal), { exit: 'cancel' });

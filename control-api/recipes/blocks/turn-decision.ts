@@ -3,7 +3,7 @@ import { extractBoolean } from '../../llm/extract.js';
 import { intentMatch, intentOfValues } from '../../llm/offline-engine.js';
 import type { Intent, SmartAiSettings } from '../recipe-schema.js';
 import type { Heard } from '../runtime/conversation.js';
-import { amountTouchesDate, decisionOf, digitsBesideSoundAlikes, isPlainAnswer, meaningDisagrees, polarOnly, rivalReading } from './hearing-doubt.js';
+import { amountTouchesDate, decisionOf, digitsBesideSoundAlikes, isPlainAnswer, meaningDisagrees, offlineValues, polarOnly, rivalReading } from './hearing-doubt.js';
 
 /**
  * What a caller turn decides, and whether the block may act on it at once.
@@ -82,13 +82,15 @@ export function doubtOf(heard: Heard, decision: Decision, settings: SmartAiSetti
 
 /**
  * Before the engine runs: could this turn end in a confirmation? Then its reply must not be
- * streamed (it may be confirmed away): a low confidence, a close rival reading, or a yes/no among
- * other words.
+ * streamed (it may be confirmed away): a low confidence, a close rival reading, a yes/no among
+ * other words, or values an intent that changes something captures (it may be inferred from them).
  */
 export function mayBeDoubted(heard: Heard, settings: SmartAiSettings, today: string): boolean {
   if (heard.kind !== 'utterance') return false;
   if (heard.confidence !== undefined && heard.confidence < settings.confirmBelowConfidence) return true;
   const storable = settings.variables.filter((v) => v.type !== 'text').map((v) => v.name);
   if (rivalReading(heard, settings, today, storable) !== undefined) return true;
-  return extractBoolean(heard.text) !== undefined && !isPlainAnswer(heard.text);
+  if (extractBoolean(heard.text) !== undefined && !isPlainAnswer(heard.text)) return true;
+  const stated = Object.keys(offlineValues(heard.text, settings, today));
+  return settings.intents.some((i) => i.action !== false && (i.captures ?? []).some((name) => stated.includes(name)));
 }
