@@ -18,7 +18,9 @@ import { FarEnd, fliteSpeech, offlineConversation } from './voice-harness.js';
  * The example recipes' scenarios spoken by a synthetic caller over a real call: the agent is the
  * production voice pipeline (PhoneConversation, pocketsphinx with the block's expectation,
  * espeak-ng, offline engine) on one media session, the caller speaks each scripted turn with
- * flite (a voice other than the agent's) on the other once the agent has finished speaking, keys
+ * flite (a voice other than the agent's) on the other once the agent has finished speaking (900 ms
+ * of quiet after a line that asks something; 2.5 s after one that does not, since the agent may
+ * still be between two lines of its own, a Message and then the question after an API call), keys
  * DTMF, stays silent or hangs up as the scenario says. bench/voice-branches.ts runs it over two
  * RTP sessions on loopback, test/voice/example-branches-sip.test.ts over a SIP call.
  *
@@ -189,12 +191,18 @@ function isWhatIMeant(turn: string, checked: string, { meant, intents, today }: 
   const polar = /\byou said (yes|no)\b/i.exec(checked)?.[1];
   return polar === undefined || extractBoolean(turn) === (polar.toLowerCase() === 'yes');
 }
-/** Waits until the agent has spoken after `since` and then been quiet for `quietMs`; false on timeout or end. */
-async function agentReplied(far: FarEnd, since: number, ended: AbortSignal, quietMs = 900, timeoutMs = 40_000): Promise<boolean> {
+/**
+ * Waits until the agent has spoken after `since` and then been quiet for `quietMs`, when its last
+ * line asked something (`asked`), else for `patientMs`: a person answers a question at once but
+ * lets an agent that is still between two lines (a Message, then an API call, then its question)
+ * go on. False on timeout or end.
+ */
+async function agentReplied(far: FarEnd, since: number, ended: AbortSignal, quietMs = 900, timeoutMs = 40_000, asked: () => boolean = () => true, patientMs = 2_500): Promise<boolean> {
   const deadline = performance.now() + timeoutMs;
   while (performance.now() < deadline && !ended.aborted) {
     const last = [...far.heard].reverse().find((f) => f.at > since && voiced(f.samples));
-    if (last && performance.now() - last.at >= quietMs) return true;
+    const quiet = last ? performance.now() - last.at : 0;
+    if (last && quiet >= quietMs && (asked() || quiet >= patientMs)) return true;
     await sleep(50);
   }
   return false;
@@ -269,6 +277,16 @@ async function byVoice(
     said.push({ at: performance.now(), text });
     return say(text, sayOptions);
   };
+  // Streamed lines (a block's opening) too, once their text is known.
+  const sayStream = conversation.sayStream.bind(conversation);
+  conversation.sayStream = async (pieces, sayOptions) => {
+    const at = performance.now();
+    const result = await sayStream(pieces, sayOptions);
+    said.push({ at, text: result.text });
+    return result;
+  };
+  /** The agent's last line asks something: a person answers it after a short pause, else waits longer. */
+  const asked = (): boolean => /\?\s*$/.test(said.at(-1)?.text ?? '');
   let repaired = false;
   const running = run(() => ({ conversation, signal: ended.signal }));
   const speak = async (text: string): Promise<number> => {
@@ -287,7 +305,7 @@ async function byVoice(
     let since = 0;
     let waited = false;
     for (const turn of scenario.turns) {
-      if (!waited && !(await agentReplied(far, since, ended.signal))) return;
+      if (!waited && !(await agentReplied(far, since, ended.signal, 900, 40_000, asked))) return;
       waited = false;
       if (typeof turn === 'object' && 'hangup' in turn) {
         await leg.callerHangup();
@@ -305,7 +323,7 @@ async function byVoice(
       const text = typeof turn === 'string' ? turn : turn.say;
       since = await speak(text);
       for (let repeats = 0; options.repairs; ) {
-        if (!(await agentReplied(far, since, ended.signal))) return;
+        if (!(await agentReplied(far, since, ended.signal, 900, 40_000, asked))) return;
         waited = true;
         const answer = repairFor(text, said.filter((l) => l.at > since).map((l) => l.text), textRun);
         if (answer === undefined || (answer === text && ++repeats > maxRepeats)) break;
@@ -313,7 +331,7 @@ async function byVoice(
         since = await speak(answer);
         // After a "no" the agent asks again: the caller says its turn once more.
         if (answer === 'No') {
-          if (!(await agentReplied(far, since, ended.signal)) || ++repeats > maxRepeats) break;
+          if (!(await agentReplied(far, since, ended.signal, 900, 40_000, asked)) || ++repeats > maxRepeats) break;
           since = await speak(text);
         }
       }
