@@ -7,7 +7,7 @@
  * recognised by pocketsphinx with the block's expectation, exactly as a live turn is.
  *
  * A hearing is right (the expected meaning, confident enough to act on), confirm (doubtful: the
- * agent asks "did you say ...?", by its confidence or, as the block's hearing-doubt check decides,
+ * agent asks "Just to check ...?", by its confidence or, as the block's hearing-doubt check decides,
  * a close rival reading), missed (no meaning, or too doubtful to use: a reprompt) or WRONG
  * (another meaning, or the right one with a wrong date or amount, confident enough to act on
  * without asking); an amount heard in pieces is missed (the block asks again). Each line shows the reading
@@ -22,7 +22,7 @@ import { amountInPieces, rivalReading } from '../control-api/recipes/blocks/hear
 import { extractDate, extractNumber } from '../control-api/llm/extract.js';
 import { expectationFor } from '../control-api/recipes/blocks/listen-expectation.js';
 import type { Heard } from '../control-api/recipes/runtime/conversation.js';
-import { knowledgeTags, vocabularySize } from '../control-api/recipes/blocks/conversational-turns.js';
+import { knowledgeTags, vocabularySize } from '../control-api/recipes/blocks/knowledge-turn.js';
 import { loadScenarioFile } from '../control-api/recipes/simulator/simulation.js';
 import { simulationKnowledge } from '../control-api/recipes/simulator/simulation-services.js';
 import type { ListenExpectation } from '../core/ports/conversation.js';
@@ -170,7 +170,7 @@ async function judge(stt: PocketsphinxStt, c: HearingCase, rendering: Rendering,
   const pieces = amountInPieces(turnOf(heard), amount !== undefined ? { amount } : {}, amountBlock);
   const valueWrong = (c.date !== undefined && extractDate(heard.text, decisionDay) !== c.date) || (c.amount !== undefined && amount !== c.amount);
   const heardVerdict: Verdict = meaningVerdict !== 'right' && meaningVerdict !== 'confirm' ? meaningVerdict : pieces ? 'missed' : valueWrong && meaningVerdict === 'right' ? 'WRONG' : meaningVerdict;
-  // A block asks "did you say ...?" before acting on a hearing with a close rival reading.
+  // A block checks the meaning ("Just to check ...?") before acting on a hearing with a close rival reading.
   const doubted = (heardVerdict === 'right' || heardVerdict === 'WRONG') && settings.intents && rivalReading(turnOf(heard), settings, decisionDay) !== undefined;
   const verdict: Verdict = doubted ? 'confirm' : heardVerdict;
   if (!quiet) {

@@ -8,7 +8,7 @@
  * wrong branch. test/voice/example-branches-sip.test.ts runs the same over SIP calls.
  *
  * `--caller literal` (default) says each scripted turn once, whatever the agent answers;
- * `--caller repairs` says it again when not understood and answers "did you say ...?".
+ * `--caller repairs` says it again when not understood and answers "Just to check: ...?".
  *
  * `--concurrency 3` places three calls at a time (each takes the next scenario): the latency
  * figures are then those of a node carrying three conversations.

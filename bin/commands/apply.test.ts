@@ -40,12 +40,12 @@ describe('apply CLI command', function () {
       assert.equal(first.code, 0, first.stderr);
       assert.match(first.stdout, /^created\s+Tenant\s+greenleaf/m);
       assert.match(first.stdout, /^created\s+Campaign\s+greenleaf\/delivery-reminders/m);
-      assert.match(first.stdout, /14 created, 0 updated, 0 unchanged\n$/);
+      assert.match(first.stdout, /25 created, 0 updated, 0 unchanged\n$/);
       const second = await cli('-f', examples, '--output', 'json');
       assert.equal(second.code, 0, second.stderr);
       const report = JSON.parse(second.stdout) as { changed: boolean; summary: Record<string, number> };
       assert.equal(report.changed, false);
-      assert.deepEqual(report.summary, { created: 0, updated: 0, unchanged: 14 });
+      assert.deepEqual(report.summary, { created: 0, updated: 0, unchanged: 25 });
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
     }

@@ -7,6 +7,7 @@ import { offlineBrain } from '../../test/fakes/offline-brain.js';
 import { runSimulateCommand } from './simulate.js';
 
 const examples = path.resolve('examples/recipes');
+const recipes = path.resolve('examples/tenant');
 
 async function run(args: string[], input: string[] = [], env: Record<string, string> = {}) {
   let stdout = '';
@@ -27,7 +28,7 @@ describe('simulate CLI command', function () {
   after(() => rmSync(dir, { recursive: true, force: true }));
 
   it('chats with a recipe: agent lines out, caller lines in, summary at the end', async () => {
-    const result = await run([path.join(examples, 'appointment-reminder.recipe.yaml'), '--vars', 'patient_name=Asha', '--vars', 'doctor=Dr. Rao'], ['can we reschedule to tomorrow']);
+    const result = await run([path.join(recipes, '41-appointment-reminder.recipe.yaml'), '--vars', 'patient_name=Asha', '--vars', 'doctor=Dr. Rao'], ['can we reschedule to tomorrow']);
     assert.equal(result.code, 0, result.stderr);
     assert.match(result.stdout, /agent> Hello Asha, this is calling about your appointment with Dr\. Rao/);
     assert.match(result.stdout, /-- call ended: closed, disposition rescheduled/);
@@ -37,7 +38,7 @@ describe('simulate CLI command', function () {
   });
 
   it('treats end of input as the caller hanging up, and understands /dtmf and /silence', async () => {
-    const result = await run([path.join(examples, 'loan-collection.recipe.yaml'), '--mocks', path.join(examples, 'loan-collection.scenarios.yaml')], ['/silence', '/dtmf 5']);
+    const result = await run([path.join(recipes, '42-loan-collection.recipe.yaml'), '--mocks', path.join(examples, 'loan-collection.scenarios.yaml')], ['/silence', '/dtmf 5']);
     assert.equal(result.code, 0, result.stderr);
     assert.match(result.stdout, /Rs\. 12,250\.00/);
     assert.match(result.stdout, /-- call ended: callerHangup/);
@@ -46,19 +47,19 @@ describe('simulate CLI command', function () {
   it('runs scripted simulations and exits 0 when all pass', async () => {
     const result = await run(['--script', path.join(examples, 'appointment-reminder.scenarios.yaml')]);
     assert.equal(result.code, 0, result.stdout);
-    assert.match(result.stdout, /7 passed, 0 failed \(offline engine\)/);
+    assert.match(result.stdout, /9 passed, 0 failed \(offline engine\)/);
   });
 
   it('reports each unmet expectation and exits 1', async () => {
     const file = path.join(dir, 'wrong.scenarios.yaml');
     writeFileSync(
       file,
-      `recipe: ${path.join(examples, 'appointment-reminder.recipe.yaml')}\nvariables: { patient_name: Asha }\nscenarios:\n  - name: wrong\n    turns: ["yes"]\n    expect:\n      path: [greet, close_cancelled]\n      disposition: cancelled\n      variables: { reminder_intent: cancel }\n      agentSays: ["this is never said"]\n      agentNeverSays: ["goodbye"]\n`,
+      `recipe: ${path.join(recipes, '41-appointment-reminder.recipe.yaml')}\nvariables: { patient_name: Asha }\nscenarios:\n  - name: wrong\n    turns: ["yes"]\n    expect:\n      path: [greet, close_cancelled]\n      disposition: cancelled\n      variables: { reminder_intent: cancel }\n      agentSays: ["this is never said"]\n      agentNeverSays: ["goodbye"]\n`,
     );
     const result = await run(['--script', file]);
     assert.equal(result.code, 1);
     assert.match(result.stdout, /FAIL {2}wrong/);
-    assert.match(result.stdout, /path: expected greet > close_cancelled, got greet > confirm > close_confirmed/);
+    assert.match(result.stdout, /path: expected greet > close_cancelled, got sample_appointment > greet > confirm > close_confirmed/);
     assert.match(result.stdout, /disposition: expected 'cancelled', got 'confirmed'/);
     assert.match(result.stdout, /variable reminder_intent: expected "cancel", got "confirm"/);
     assert.match(result.stdout, /agent never said 'this is never said'/);

@@ -11,9 +11,12 @@ export interface IntentSpec {
   readonly description: string;
   /** Sample phrasings; the offline engine matches on them, an LLM reads them as hints. */
   readonly examples?: readonly string[];
+  /** The variables this intent stores; a turn stating all of them means this intent (offline engine). */
+  readonly captures?: readonly string[];
 }
 
-export type VariableKind = 'text' | 'number' | 'boolean' | 'date' | 'enum';
+/** `digits`: a string of digits (an id, an order or phone number), kept with its leading zeros. */
+export type VariableKind = 'text' | 'number' | 'boolean' | 'date' | 'enum' | 'digits';
 
 export interface VariableSpec {
   readonly name: string;

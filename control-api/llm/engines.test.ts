@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { FakeChatCompletionsServer } from '../../test/fakes/fake-chat-completions.js';
 import { offlineBrain } from '../../test/fakes/offline-brain.js';
 import type { TurnRequest } from './agent-engine.js';
-import { extractDate, extractNumber, extractBoolean, extractEnum } from './extract.js';
+import { extractDate, extractDigits, extractNumber, extractBoolean, extractEnum, extractValue } from './extract.js';
 import { LlmEngine } from './llm-engine.js';
 import { OfflineEngine } from './offline-engine.js';
 import { OpenAiCompatibleProvider } from './openai-compatible.js';
@@ -40,6 +40,19 @@ describe('value extraction', () => {
     assert.equal(extractDate('next monday', '2026-11-21'), '2026-11-23');
     assert.equal(extractDate('05/01/2027', '2026-11-21'), '2027-01-05');
   });
+  it('reads a string of digits as said or typed, leading zeros kept', () => {
+    assert.equal(extractDigits('my order number is one two three four five six'), '123456');
+    assert.equal(extractDigits('oh four double five 1'), '04551');
+    assert.equal(extractDigits('it is 123-456, thanks'), '123456');
+    assert.equal(extractDigits('I want to talk to someone'), undefined);
+    assert.equal(extractValue({ kind: 'digits' }, 'zero zero seven', '2026-11-21'), '007');
+  });
+
+  it('refuses a calendar date that does not exist', () => {
+    assert.equal(extractDate('2026-02-30', '2026-11-21'), undefined);
+    assert.equal(extractDate('2028-02-29', '2026-11-21'), '2028-02-29');
+  });
+
   it('matches the longest enum option', () => {
     assert.equal(extractEnum('I want the premium plus plan', ['premium', 'premium plus', 'basic']), 'premium plus');
   });
@@ -56,6 +69,24 @@ describe('OfflineEngine', () => {
     assert.equal(moved.intent, 'reschedule');
     assert.deepEqual(moved.values, { new_date: '2026-11-22' });
     assert.equal((await engine.turn({ ...base, userText: 'no, cancel it' })).intent, 'cancel');
+  });
+  it('takes an intent whose captured values the turn states, all of them, though no intent words were said', async () => {
+    const loan: TurnRequest = {
+      ...base,
+      intents: [
+        { name: 'pay_now', description: 'caller pays right away', examples: ['pay now'] },
+        { name: 'promise_to_pay', description: 'caller promises a later payment', examples: ['I promise to pay'], captures: ['promise_amount', 'promise_date'] },
+      ],
+      variables: [
+        { name: 'promise_amount', description: 'amount', kind: 'number' },
+        { name: 'promise_date', description: 'date', kind: 'date' },
+      ],
+    };
+    const stated = await engine.turn({ ...loan, userText: 'I can give three thousand on the fifth of December' });
+    assert.equal(stated.intent, 'promise_to_pay');
+    assert.deepEqual(stated.values, { promise_amount: 3000, promise_date: '2026-12-05' });
+    // Half of it is no promise yet.
+    assert.equal((await engine.turn({ ...loan, userText: 'three thousand' })).intent, undefined);
   });
   it('reprompts when nothing matched', async () => {
     const result = await engine.turn({ ...base, userText: 'what is the weather' });

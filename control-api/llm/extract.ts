@@ -93,7 +93,8 @@ function dayOf(near: readonly (string | undefined)[]): number | undefined {
 /** Resolves ISO, D/M/Y, "15 March", "March 15", today/tomorrow/weekday names against `today`. */
 export function extractDate(text: string, today: string): string | undefined {
   const iso = /\b(\d{4})-(\d{2})-(\d{2})\b/.exec(text);
-  if (iso) return iso[0];
+  // A date that does not exist (a model's "2026-02-30") is no date: nothing is stored.
+  if (iso) return ymd(Date.UTC(Number(iso[1]), Number(iso[2]) - 1, Number(iso[3]))) === iso[0] ? iso[0] : undefined;
   const base = new Date(`${today}T00:00:00Z`);
   const words = tokens(text);
   const dmy = /\b(\d{1,2})[/.](\d{1,2})[/.](\d{2,4})\b/.exec(text);
@@ -135,6 +136,34 @@ function dayOfAfter(words: readonly string[], at: number): number | undefined {
   return dayOf([first]);
 }
 
+const digitWords: Record<string, string> = { zero: '0', oh: '0', one: '1', two: '2', three: '3', four: '4', five: '5', six: '6', seven: '7', eight: '8', nine: '9' };
+const repeats: Record<string, number> = { double: 2, triple: 3 };
+
+/**
+ * A string of digits as said or typed: "one two three four five six", "1 2 3 456", "double five
+ * oh one", "123-456". The longest run wins (an order number among other words); leading zeros
+ * are kept, so it is a string, never a number.
+ */
+export function extractDigits(text: string): string | undefined {
+  let best = '';
+  let run = '';
+  let times = 1;
+  for (const word of tokens(text.replace(/(\d)[-.\s](?=\d)/g, '$1'))) {
+    const digit = /^\d+$/.test(word) ? word : digitWords[word];
+    if (digit !== undefined) {
+      run += digit.repeat(times);
+      times = 1;
+    } else if (repeats[word] !== undefined) times = repeats[word] ?? 1;
+    else {
+      if (run.length > best.length) best = run;
+      run = '';
+      times = 1;
+    }
+  }
+  if (run.length > best.length) best = run;
+  return best || undefined;
+}
+
 export function extractEnum(text: string, options: readonly string[]): string | undefined {
   const said = ` ${normalize(text)} `;
   let best: string | undefined;
@@ -156,6 +185,8 @@ export function extractValue(spec: Pick<VariableSpec, 'kind' | 'options'>, text:
       return extractDate(text, today);
     case 'enum':
       return extractEnum(text, spec.options ?? []);
+    case 'digits':
+      return extractDigits(text);
     case 'text': {
       const trimmed = text.trim();
       return trimmed.length > 0 ? trimmed : undefined;
@@ -168,6 +199,7 @@ export function coerceValue(spec: VariableSpec, raw: unknown, today: string): Va
   if (raw === null || raw === undefined || raw === '') return undefined;
   if (spec.kind === 'boolean' && typeof raw === 'boolean') return raw;
   if (spec.kind === 'number' && typeof raw === 'number' && Number.isFinite(raw)) return raw;
+  if (spec.kind === 'digits' && typeof raw === 'number' && Number.isInteger(raw) && raw >= 0) return String(raw);
   if (spec.kind === 'enum') {
     const match = (spec.options ?? []).find((o) => normalize(o) === normalize(String(raw)));
     return match ?? extractEnum(String(raw), spec.options ?? []);

@@ -103,6 +103,8 @@ function variableSchema(spec: VariableSpec): Record<string, unknown> {
       return { type: 'string', format: 'date', description: `${spec.description} (YYYY-MM-DD)` };
     case 'enum':
       return { type: 'string', enum: [...(spec.options ?? [])], description: spec.description };
+    case 'digits':
+      return { type: 'string', pattern: '^[0-9]+$', description: `${spec.description} (digits only, as said: leading zeros kept)` };
     case 'text':
       return { type: 'string', description: spec.description };
   }

@@ -23,7 +23,6 @@ export class OfflineEngine implements AgentEngine {
     const replies = request.replies ?? {};
     if (request.userText === undefined) return emit(request, replies.opening ?? '', undefined, {});
     const text = request.userText;
-    const intent = matchIntent(request.intents, text);
     const values: Record<string, VariableValue> = {};
     const today = request.today ?? new Date().toISOString().slice(0, 10);
     for (const spec of request.variables) {
@@ -32,6 +31,7 @@ export class OfflineEngine implements AgentEngine {
       const value = extractValue(spec, text, today);
       if (value !== undefined) values[spec.name] = value;
     }
+    const intent = intentOf(request.intents, text, values);
     if (intent) return emit(request, replies.intents?.[intent] ?? '', intent, values);
     const capturedAll = request.variables.length > 0 && request.variables.every((v) => v.name in values);
     if (capturedAll) return emit(request, '', undefined, values);
@@ -49,24 +49,62 @@ function emit(request: TurnRequest, reply: string, intent: string | undefined, v
 
 /** Best-scoring intent, or undefined when nothing in the utterance points at one. */
 export function matchIntent(intents: readonly IntentSpec[], text: string): string | undefined {
+  return intentMatch(intents, text)?.name;
+}
+
+/**
+ * What in the words points at an intent: one of its examples (or its name) said, a yes/no that its
+ * description calls for, or keywords it shares with them.
+ */
+export type IntentEvidence = 'example' | 'polarity' | 'keywords';
+
+/** The best-scoring intent and what in the words points at it. */
+export function intentMatch(intents: readonly IntentSpec[], text: string): { readonly name: string; readonly by: IntentEvidence } | undefined {
   const said = tokens(text);
   const saidText = ` ${normalize(text)} `;
   const polarity = extractBoolean(text);
-  let best: { name: string; score: number } | undefined;
+  let best: { name: string; score: number; by: IntentEvidence } | undefined;
   for (const intent of intents) {
     let score = 0;
+    let by: IntentEvidence = 'keywords';
     for (const example of intent.examples ?? []) {
       const needle = normalize(example);
-      if (needle && saidText.includes(` ${needle} `)) score = Math.max(score, 4 + needle.length / 100);
+      if (needle && saidText.includes(` ${needle} `) && 4 + needle.length / 100 > score) [score, by] = [4 + needle.length / 100, 'example'];
     }
     const label = tokens(`${intent.name.replace(/([a-z])([A-Z])/g, '$1 $2').replace(/_/g, ' ')} ${intent.description}`);
-    if (polarity === true && label.some((w) => affirmative.includes(w))) score = Math.max(score, 3);
-    if (polarity === false && label.some((w) => negative.includes(w))) score = Math.max(score, 3);
+    const polar = (polarity === true && label.some((w) => affirmative.includes(w))) || (polarity === false && label.some((w) => negative.includes(w)));
+    if (polar && score < 3) [score, by] = [3, 'polarity'];
     const keywords = new Set([...label, ...(intent.examples ?? []).flatMap((e) => tokens(e))].filter(isKeyword));
     let overlap = 0;
     for (const keyword of keywords) if (said.some((w) => isKeyword(w) && sameStem(w, keyword))) overlap++;
-    score = Math.max(score, overlap);
-    if (score >= 1 && (!best || score > best.score)) best = { name: intent.name, score };
+    if (overlap > score) [score, by] = [overlap, 'keywords'];
+    if (score >= 1 && (!best || score > best.score)) best = { name: intent.name, score, by };
+  }
+  return best ? { name: best.name, by: best.by } : undefined;
+}
+
+/**
+ * The intent of a turn: one whose example, name or yes/no was said; else, or over a mere shared
+ * keyword ("I can pay three thousand on the fifth" shares "pay" with "pay now"), the one whose
+ * captured values the turn stated.
+ */
+export function intentOf(intents: readonly IntentSpec[], text: string, values: Readonly<Record<string, VariableValue>>): string | undefined {
+  const match = intentMatch(intents, text);
+  const stated = intentOfValues(intents, values);
+  return stated && (!match || match.by === 'keywords') ? stated : match?.name;
+}
+
+/**
+ * The intent whose captured variables the turn stated, all of them ("three thousand on the fifth
+ * of December" is a promise to pay though no promise words were said); the one capturing most
+ * wins, ties go to the earlier intent.
+ */
+export function intentOfValues(intents: readonly IntentSpec[], values: Readonly<Record<string, VariableValue>>): string | undefined {
+  let best: IntentSpec | undefined;
+  for (const intent of intents) {
+    const captures = intent.captures ?? [];
+    if (captures.length === 0 || !captures.every((name) => name in values)) continue;
+    if (!best || captures.length > (best.captures?.length ?? 0)) best = intent;
   }
   return best?.name;
 }

@@ -47,6 +47,28 @@ describe('recipe schema', () => {
       rejectsWith(smartAiSettingsSchema, { prompt: 'p', speechNormalization: ['emoji'] }, 'speechNormalization.0: speechNormalization rule must be one of numbers, dates, times, currency, units, phoneNumbers, ordinals');
     });
 
+    it('intents may say whether they act, how to check them with the caller and what they store; digit strings are a type', () => {
+      const variables = [
+        { name: 'amount', type: 'number', description: 'amount' },
+        { name: 'order_number', type: 'digits', description: 'the order number', question: 'What is your order number?' },
+      ];
+      const s = smartAiSettingsSchema.parse({
+        prompt: 'p',
+        variables,
+        intents: [
+          { name: 'promise', description: 'caller promises to pay', captures: ['amount'], confirmation: 'you will pay {{amount}}' },
+          { name: 'bye', description: 'caller is done', action: false },
+        ],
+      });
+      assert.deepEqual(s.intents[0]?.captures, ['amount']);
+      assert.equal(s.intents[1]?.action, false);
+      // Absent fields stay absent: stored recipes read back the same.
+      assert.equal(s.intents[0]?.action, undefined);
+      rejectsWith(smartAiSettingsSchema, { prompt: 'p', variables, intents: [{ name: 'x', description: 'd', captures: ['amont'] }] }, "intents.0.captures.0: intent 'x' captures 'amont', which is not one of the block's variables");
+      rejectsWith(smartAiSettingsSchema, { prompt: 'p', intents: [{ name: 'x', description: 'd', action: 'yes' }] }, 'intents.0.action: intent action must be true or false');
+      rejectsWith(smartAiSettingsSchema, { prompt: 'p', variables: [{ name: 'n', type: 'phone' }] }, 'variables.0.type: variable type must be one of text, boolean, number, date, enum, digits');
+    });
+
     it('an Ask block must name the variable it captures', () => {
       rejectsWith(askSettingsSchema, { prompt: 'Ask for the pincode' }, 'variables: an Ask block must extract at least one variable');
     });

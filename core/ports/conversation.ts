@@ -12,6 +12,11 @@ export interface SayOptions {
    * these run. Absent: the voice pipeline applies its default set.
    */
   readonly speechNormalization?: readonly ('numbers' | 'dates' | 'times' | 'currency' | 'units' | 'phoneNumbers' | 'ordinals')[];
+  /**
+   * Strings in the text to read character by character whatever the rules would make of them:
+   * ids and order numbers ("123456" is "one two three four five six", never "one lakh ...").
+   */
+  readonly spellOut?: readonly string[];
 }
 
 export interface SayResult {

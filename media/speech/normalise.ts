@@ -129,11 +129,29 @@ function normaliseEnglish(text: string, style: DateStyle, rules: ReadonlySet<Nor
   return out;
 }
 
-/** Normalises `text` for speech in `language` (BCP-47); only the given rules run. */
-export function normaliseForSpeech(text: string, language: string, rules: readonly NormalisationRule[] = allNormalisationRules): string {
-  const plain = markdownToSpeech(text);
-  if (rules.length === 0) return plain;
+/**
+ * Each of `strings` in the text, one character at a time: digits as English words in English
+ * ("123456" -> "one two three four five six", never "one lakh ..."), spaced otherwise (the
+ * engine then reads each digit). An id's value, whatever the rules would make of it.
+ */
+function spell(text: string, strings: readonly string[], english: boolean): string {
+  let out = text;
+  for (const s of [...strings].filter((v) => v.trim()).sort((a, b) => b.length - a.length)) {
+    const escaped = s.trim().replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    const spelled = [...s.trim()].filter((c) => c.trim()).map((c) => (english && c >= '0' && c <= '9' ? digitByDigit(c) : c)).join(' ');
+    out = out.replace(new RegExp(`(?<![\\p{L}\\p{N}])${escaped}(?![\\p{L}\\p{N}])`, 'gu'), spelled);
+  }
+  return out;
+}
+
+/**
+ * Normalises `text` for speech in `language` (BCP-47); only the given rules run. `spellOut`
+ * strings (ids, order numbers) are read character by character before any rule.
+ */
+export function normaliseForSpeech(text: string, language: string, rules: readonly NormalisationRule[] = allNormalisationRules, spellOut: readonly string[] = []): string {
   const [lang = 'en', region = ''] = language.toLowerCase().split(/[-_]/);
+  const plain = spell(markdownToSpeech(text), spellOut, lang === 'en');
+  if (rules.length === 0) return plain;
   if (lang === 'en') return normaliseEnglish(plain, englishStyle(region), new Set(rules));
   if (lang === 'hi' && rules.includes('currency')) {
     // Currency words; espeak-ng's Hindi voice reads ASCII digit strings as numbers itself.

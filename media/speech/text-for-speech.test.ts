@@ -107,6 +107,15 @@ describe('speech normalisation', () => {
     assert.equal(normaliseForSpeech('₹500', 'en-IN', []), '₹500');
   });
 
+  it('a value the caller must be able to check is read character by character, whatever the rules make of it', () => {
+    // An order number keyed as 123456 is no amount ("one lakh twenty-three thousand ...").
+    assert.equal(normaliseForSpeech('Your order 123456 is on its way, 2 items.', 'en-IN', undefined, ['123456']), 'Your order one two three four five six is on its way, two items.');
+    assert.equal(normaliseForSpeech('Just to check: 007?', 'en-US', [], ['007']), 'Just to check: zero zero seven?');
+    // Only where it stands alone, and spaced for engines that read digits themselves.
+    assert.equal(normaliseForSpeech('1234567 and 123', 'en-US', undefined, ['123']), 'one million two hundred thirty-four thousand five hundred sixty-seven and one two three');
+    assert.equal(normaliseForSpeech('आपका ऑर्डर 123456', 'hi-IN', undefined, ['123456']), 'आपका ऑर्डर 1 2 3 4 5 6');
+  });
+
   it('Hindi: currency words and Devanagari digits, text untouched otherwise', () => {
     assert.equal(normaliseForSpeech('कुल ₹1,200 है, कमरा ३', 'hi-IN'), 'कुल 1200 रुपये है, कमरा 3');
     assert.equal(normaliseForSpeech('مرحبا 5', 'ar'), 'مرحبا 5');

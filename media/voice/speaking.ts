@@ -50,7 +50,7 @@ export class Speaker {
    * Speaks `sentences` until done or interrupted. `callSignal` ends it with the call;
    * `ended()` says whether the conversation is over (then the caller gets nothing more).
    */
-  async speak(sentences: AsyncIterable<string>, { bargeIn, signal, speechNormalization }: SayOptions, callSignal: AbortSignal, ended: () => boolean): Promise<SayResult & { text: string }> {
+  async speak(sentences: AsyncIterable<string>, { bargeIn, signal, speechNormalization, spellOut }: SayOptions, callSignal: AbortSignal, ended: () => boolean): Promise<SayResult & { text: string }> {
     const stop = new AbortController();
     const onAbort = (): void => stop.abort();
     signal.addEventListener('abort', onAbort, { once: true });
@@ -70,7 +70,7 @@ export class Speaker {
         if (next.done) return;
         const entry = { text: next.value, start: written, end: written, complete: false };
         spoken.push(entry);
-        let prepared = normaliseForSpeech(next.value, speech.language, speechNormalization);
+        let prepared = normaliseForSpeech(next.value, speech.language, speechNormalization, spellOut);
         if (lexicon) prepared = lexicon.apply(prepared, speech.profileName);
         for await (const chunk of tts.synthesize({ text: prepared, voice: speech.voice, language: speech.language, signal: stop.signal })) {
           if (stop.signal.aborted) return;

@@ -24,10 +24,14 @@ export interface FakeContextOptions {
   readonly now?: number;
   /** Give the context streaming speech; each call's pieces are recorded in `streamed`. */
   readonly streaming?: boolean;
+  /** Lines (by a substring) the caller cuts short: `say` reports them interrupted, all of them unspoken. */
+  readonly interrupts?: readonly string[];
+  /** Words said before the block asked anything (BlockContext.carried). */
+  readonly carried?: Heard;
 }
 
 export interface FakeContext extends BlockContext {
-  readonly said: { text: string; bargeIn: boolean }[];
+  readonly said: { text: string; bargeIn: boolean; spellOut?: readonly string[] }[];
   readonly warnings: string[];
   readonly heard: Heard[];
   readonly transfers: { target: string; bridgeMessage: string }[];
@@ -42,7 +46,7 @@ export interface FakeContext extends BlockContext {
 export function fakeContext(options: FakeContextOptions = {}): FakeContext {
   const controller = new AbortController();
   const vars = new Map<string, unknown>(Object.entries(options.variables ?? {}));
-  const said: { text: string; bargeIn: boolean }[] = [];
+  const said: { text: string; bargeIn: boolean; spellOut?: readonly string[] }[] = [];
   const warnings: string[] = [];
   const heard: Heard[] = [];
   const transfers: { target: string; bridgeMessage: string }[] = [];
@@ -85,6 +89,7 @@ export function fakeContext(options: FakeContextOptions = {}): FakeContext {
     global: globalSettingsSchema.parse(options.global ?? {}),
     services,
     signal: controller.signal,
+    ...(options.carried ? { carried: options.carried } : {}),
     controller,
     said,
     warnings,
@@ -114,8 +119,9 @@ export function fakeContext(options: FakeContextOptions = {}): FakeContext {
     async say(text, sayOptions = {}) {
       if (controller.signal.aborted) throw new CallEndedError();
       if (text.trim() === '') return { interrupted: false };
-      said.push({ text, bargeIn: sayOptions.bargeIn ?? true });
+      said.push({ text, bargeIn: sayOptions.bargeIn ?? true, ...(sayOptions.spellOut ? { spellOut: sayOptions.spellOut } : {}) });
       history.push({ role: 'assistant', content: text });
+      if (options.interrupts?.some((line) => text.includes(line))) return { interrupted: true, unspoken: text };
       return { interrupted: false };
     },
     async listen() {

@@ -46,7 +46,7 @@ function parseIntents(description: string): IntentSpec[] {
 function parseVariables(parameters: Record<string, unknown>): VariableSpec[] {
   const props = ((parameters.properties as Record<string, { properties?: Record<string, Record<string, unknown>> }> | undefined)?.variables?.properties) ?? {};
   return Object.entries(props).map(([name, schema]) => {
-    const kind: VariableKind = Array.isArray(schema.enum) ? 'enum' : schema.type === 'boolean' ? 'boolean' : schema.type === 'number' ? 'number' : schema.format === 'date' ? 'date' : 'text';
+    const kind: VariableKind = Array.isArray(schema.enum) ? 'enum' : schema.type === 'boolean' ? 'boolean' : schema.type === 'number' ? 'number' : schema.format === 'date' ? 'date' : schema.pattern === '^[0-9]+$' ? 'digits' : 'text';
     return { name, description: String(schema.description ?? ''), kind, options: Array.isArray(schema.enum) ? (schema.enum as string[]) : undefined };
   });
 }

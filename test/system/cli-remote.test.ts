@@ -109,13 +109,13 @@ describe('CLI apply and token against a running platform (--server)', function (
     const remote = await cliProcess(['apply', '-f', examples], { DATA_DIR: dataDir, VAP_SERVER: server, VAP_TOKEN: operator });
     assert.equal(remote.code, 0, remote.stderr);
     assert.match(remote.stdout, /^created\s+Tenant\s+greenleaf\s+\(examples\/tenant\/00-tenant\.yaml document 1\)$/m);
-    assert.match(remote.stdout, /14 created, 0 updated, 0 unchanged\n$/);
+    assert.match(remote.stdout, /25 created, 0 updated, 0 unchanged\n$/);
 
     const again = await apply(['-f', examples, '--server', server, '--token', operator, '--output', 'json']);
     assert.equal(again.code, 0, again.stderr);
     const report = JSON.parse(again.stdout) as { changed: boolean; summary: Record<string, number> };
     assert.equal(report.changed, false);
-    assert.deepEqual(report.summary, { created: 0, updated: 0, unchanged: 14 });
+    assert.deepEqual(report.summary, { created: 0, updated: 0, unchanged: 25 });
   });
 
   it('--dry-run reports through the platform and writes nothing', async () => {

@@ -1,15 +1,16 @@
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { CallMediaSession } from '../../core/ports/media.js';
-import { extractDate } from '../../control-api/llm/extract.js';
+import { extractBoolean, extractDate, extractDigits, extractNumber } from '../../control-api/llm/extract.js';
+import { intentMeaning } from '../../control-api/recipes/blocks/meaning-words.js';
 import { OfflineEngine } from '../../control-api/llm/offline-engine.js';
 import { QuickJsCodeRunner } from '../../control-api/recipes/code-sandbox/quickjs-code-runner.js';
-import type { Recipe } from '../../control-api/recipes/recipe-schema.js';
-import type { Scenario } from '../../control-api/recipes/simulator/scenario-schema.js';
+import type { Intent, Recipe } from '../../control-api/recipes/recipe-schema.js';
+import { localTime } from '../../control-api/recipes/runtime/call-context.js';
+import type { Scenario, ScenarioFile } from '../../control-api/recipes/simulator/scenario-schema.js';
 import { loadScenarioFile, runScenario, type ScenarioOutcome } from '../../control-api/recipes/simulator/simulation.js';
 import { simulationKnowledge } from '../../control-api/recipes/simulator/simulation-services.js';
 import type { PhoneConversation } from '../../media/voice/phone-conversation.js';
-import { normaliseForSpeech } from '../../media/speech/normalise.js';
 import { frameLevelDb } from '../../media/voice/vad.js';
 import { FarEnd, fliteSpeech, offlineConversation } from './voice-harness.js';
 
@@ -17,7 +18,9 @@ import { FarEnd, fliteSpeech, offlineConversation } from './voice-harness.js';
  * The example recipes' scenarios spoken by a synthetic caller over a real call: the agent is the
  * production voice pipeline (PhoneConversation, pocketsphinx with the block's expectation,
  * espeak-ng, offline engine) on one media session, the caller speaks each scripted turn with
- * flite (a voice other than the agent's) on the other once the agent has finished speaking, keys
+ * flite (a voice other than the agent's) on the other once the agent has finished speaking (900 ms
+ * of quiet after a line that asks something; 2.5 s after one that does not, since the agent may
+ * still be between two lines of its own, a Message and then the question after an API call), keys
  * DTMF, stays silent or hangs up as the scenario says. bench/voice-branches.ts runs it over two
  * RTP sessions on loopback, test/voice/example-branches-sip.test.ts over a SIP call.
  *
@@ -29,11 +32,11 @@ import { FarEnd, fliteSpeech, offlineConversation } from './voice-harness.js';
  * A repairing caller answers as a person would when not understood: after "Sorry, I did not catch
  * that" (or the question again after a "no") it says the same turn again, at most twice (unless
  * the recipe does not take that turn as an answer even as text: "hmm", "what?"), and it answers
- * "Sorry, did you say: X?" with "Yes" when X is what it said (X's words are among its turn's
- * words, as written or as spoken: "3rd" is said "third"; a date in X is the date it said) or what
- * it meant in the recipe's words (X an example of the intent its turn was taken as when heard
- * perfectly: "goodbye" for "Thanks, bye"), else "No". Scenarios right only thanks to a repair are
- * counted apart.
+ * "Just to check: X?" as a person who knows what they meant: "Yes" when X is the meaning its turn
+ * had (the intent its block left through when the same scenario runs as text, in the words the
+ * agent uses for that intent) with the values it said (a date in X is the date it said, a number
+ * one it said, a yes/no its own), else "No"; after a "No" it says its turn again. Scenarios right
+ * only thanks to a repair are counted apart.
  */
 
 /** One call's two ends: the caller's and the agent's media, and how the call ends. */
@@ -106,7 +109,7 @@ export async function speakExampleScenarios(connect: () => Promise<CallLeg>, opt
     const { outcome, repaired } = await byVoice(
       await connect(),
       scenario,
-      { nonAnswers, paraphrases: paraphrasesOf(recipe, asText.result) },
+      { nonAnswers, meant: meaningsOf(recipe, asText.result), intents: listeningIntents(recipe), today: callToday(file) },
       (conversation) => runScenario(recipe, file, scenario, { engine, engineKind: 'offline', code, knowledge, conversation }),
       options,
     );
@@ -153,37 +156,53 @@ function missDispositions(recipe: Recipe): Set<string> {
 /** Blocks that listen to the caller and branch on what they hear. */
 const listening = (step: { readonly type: string }): boolean => step.type === 'smartAi' || step.type === 'ask';
 
-/** Relative dates in a turn and in its echo are read from the same day. */
-const anyDay = '2026-11-20';
 /** The words of a text, lower case. */
 const wordsOf = (text: string): string[] => text.toLowerCase().split(/[^a-z0-9']+/).filter(Boolean);
 const normalised = (text: string): string => wordsOf(text).join(' ');
 
 /** What a caller in repair mode answers to what the agent said after its turn; undefined: carry on. */
-function repairFor(turn: string, agentLines: readonly string[], { nonAnswers, paraphrases }: TextRun): string | undefined {
+function repairFor(turn: string, agentLines: readonly string[], run: TextRun): string | undefined {
   for (const line of agentLines) {
-    const asked = /did you say:?\s*(.*?)\?/i.exec(line);
-    if (asked && paraphrases.get(normalised(turn))?.has(normalised(asked[1] ?? ''))) return 'Yes';
-    if (asked) {
-      // The turn as written and as said ("3rd" is said "third", "3000" "three thousand"); a date
-      // echoed must be the date said ("three december" is not what "3000 on 5 December" says).
-      const echo = asked[1] ?? '';
-      const own = new Set([...wordsOf(turn), ...wordsOf(normaliseForSpeech(turn, 'en-US'))]);
-      const echoedDate = extractDate(echo, anyDay);
-      const sameDate = echoedDate === undefined || echoedDate === extractDate(turn, anyDay);
-      return sameDate && wordsOf(echo).every((w) => own.has(w)) ? 'Yes' : 'No';
-    }
-    if (/^sorry, i did not catch that/i.test(line) && !nonAnswers.has(normalised(turn))) return turn;
+    const asked = /just to check:\s*(.*)\?\s*$/i.exec(line);
+    if (asked) return isWhatIMeant(turn, asked[1] ?? '', run) ? 'Yes' : 'No';
+    if (/^sorry, i did not catch that/i.test(line) && !run.nonAnswers.has(normalised(turn))) return turn;
   }
   return undefined;
 }
 
-/** Waits until the agent has spoken after `since` and then been quiet for `quietMs`; false on timeout or end. */
-async function agentReplied(far: FarEnd, since: number, ended: AbortSignal, quietMs = 900, timeoutMs = 40_000): Promise<boolean> {
+/**
+ * "Just to check: X?" judged by the caller who said `turn`: X names the meaning the turn had (or
+ * none: an Ask's value alone), and every value in X is one the turn stated.
+ */
+function isWhatIMeant(turn: string, checked: string, { meant, intents, today }: TextRun): boolean {
+  const said = normalised(checked);
+  // The intent whose wording the question opens with (its text before any value placeholder).
+  const about = intents
+    .map((intent) => ({ name: intent.name, opening: normalised(intentMeaning(intent).split('{{')[0] ?? '') }))
+    .filter((i) => i.opening && said.startsWith(i.opening))
+    .sort((a, b) => b.opening.length - a.opening.length)[0];
+  if (about && about.name !== meant.get(normalised(turn))) return false;
+  // The values: a date must be the date said, a number one the turn states, a yes/no its own.
+  const date = extractDate(checked, today);
+  if (date !== undefined && date !== extractDate(turn, today)) return false;
+  const own = new Set([...(turn.match(/\d[\d,]*/g) ?? []).map((n) => n.replace(/,/g, '')), String(extractNumber(turn) ?? ''), extractDigits(turn) ?? '']);
+  const numbers = (checked.replace(/\b\d{1,2}\s+(january|february|march|april|may|june|july|august|september|october|november|december)\b/gi, '').match(/\d+/g) ?? []);
+  if (!numbers.every((n) => own.has(n))) return false;
+  const polar = /\byou said (yes|no)\b/i.exec(checked)?.[1];
+  return polar === undefined || extractBoolean(turn) === (polar.toLowerCase() === 'yes');
+}
+/**
+ * Waits until the agent has spoken after `since` and then been quiet for `quietMs`, when its last
+ * line asked something (`asked`), else for `patientMs`: a person answers a question at once but
+ * lets an agent that is still between two lines (a Message, then an API call, then its question)
+ * go on. False on timeout or end.
+ */
+async function agentReplied(far: FarEnd, since: number, ended: AbortSignal, quietMs = 900, timeoutMs = 40_000, asked: () => boolean = () => true, patientMs = 2_500): Promise<boolean> {
   const deadline = performance.now() + timeoutMs;
   while (performance.now() < deadline && !ended.aborted) {
     const last = [...far.heard].reverse().find((f) => f.at > since && voiced(f.samples));
-    if (last && performance.now() - last.at >= quietMs) return true;
+    const quiet = last ? performance.now() - last.at : 0;
+    if (last && quiet >= quietMs && (asked() || quiet >= patientMs)) return true;
     await sleep(50);
   }
   return false;
@@ -199,19 +218,26 @@ function trailingSilenceMs(pcm: Int16Array): number {
 interface TextRun {
   /** Turns the recipe does not take as an answer even as text ("hmm", "what?"). */
   readonly nonAnswers: ReadonlySet<string>;
-  /** Per turn: the examples of the intent it was taken as ("goodbye" for "thanks, bye"). */
-  readonly paraphrases: ReadonlyMap<string, ReadonlySet<string>>;
+  /** Per turn: the intent it was taken as, as text (the meaning the caller had). */
+  readonly meant: ReadonlyMap<string, string>;
+  /** Every intent of the recipe's listening blocks: how the agent words each meaning. */
+  readonly intents: readonly Intent[];
+  /** The call's day: "tomorrow" in a turn is the date the agent reads back. */
+  readonly today: string;
+}
+
+/** The scenario call's day in its timezone (the day the agent's dates are relative to). */
+function callToday(file: ScenarioFile): string {
+  return localTime(file.call.now ? Date.parse(file.call.now) : Date.now(), file.call.timezone).date;
 }
 
 /**
- * A person asked "did you say goodbye?" after "Thanks, bye" says yes: the agent put what it
- * understood in its own words. For each caller turn that made its block leave through an intent
- * in the text run (the block's last turn before that exit), the intent's examples: the recipe's
- * wording of that meaning. Earlier turns in the same block get none ("goodbye" is no paraphrase
- * of the refund question asked before it).
+ * What each caller turn meant: for each turn that made its block leave through an intent in the
+ * text run (the block's last turn before that exit), that intent. Earlier turns in the same block
+ * meant none of them (the refund question asked before "Thanks, bye" is no goodbye).
  */
-function paraphrasesOf(recipe: Recipe, run: ScenarioOutcome['result']): Map<string, Set<string>> {
-  const out = new Map<string, Set<string>>();
+function meaningsOf(recipe: Recipe, run: ScenarioOutcome['result']): Map<string, string> {
+  const out = new Map<string, string>();
   const turns = run.transcript.filter((t) => t.speaker === 'caller' && !t.ignored);
   let next = 0;
   for (const step of run.steps) {
@@ -219,11 +245,13 @@ function paraphrasesOf(recipe: Recipe, run: ScenarioOutcome['result']): Map<stri
     while (next < turns.length && turns[next]!.blockId === step.blockId) last = turns[next++];
     const block = recipe.blocks.find((b) => b.id === step.blockId);
     const intent = block && 'intents' in block.settings ? block.settings.intents.find((i) => i.name === step.exit) : undefined;
-    if (!last || !intent) continue;
-    const key = normalised(last.text);
-    out.set(key, new Set([...(out.get(key) ?? []), ...intent.examples.map(normalised)]));
+    if (last && intent) out.set(normalised(last.text), intent.name);
   }
   return out;
+}
+
+function listeningIntents(recipe: Recipe): Intent[] {
+  return recipe.blocks.flatMap((b) => (b.type === 'smartAi' || b.type === 'ask' ? b.settings.intents : []));
 }
 
 /** Runs one scenario with the caller speaking it on `leg`; collects the turn latencies. */
@@ -249,6 +277,16 @@ async function byVoice(
     said.push({ at: performance.now(), text });
     return say(text, sayOptions);
   };
+  // Streamed lines (a block's opening) too, once their text is known.
+  const sayStream = conversation.sayStream.bind(conversation);
+  conversation.sayStream = async (pieces, sayOptions) => {
+    const at = performance.now();
+    const result = await sayStream(pieces, sayOptions);
+    said.push({ at, text: result.text });
+    return result;
+  };
+  /** The agent's last line asks something: a person answers it after a short pause, else waits longer. */
+  const asked = (): boolean => /\?\s*$/.test(said.at(-1)?.text ?? '');
   let repaired = false;
   const running = run(() => ({ conversation, signal: ended.signal }));
   const speak = async (text: string): Promise<number> => {
@@ -267,7 +305,7 @@ async function byVoice(
     let since = 0;
     let waited = false;
     for (const turn of scenario.turns) {
-      if (!waited && !(await agentReplied(far, since, ended.signal))) return;
+      if (!waited && !(await agentReplied(far, since, ended.signal, 900, 40_000, asked))) return;
       waited = false;
       if (typeof turn === 'object' && 'hangup' in turn) {
         await leg.callerHangup();
@@ -285,7 +323,7 @@ async function byVoice(
       const text = typeof turn === 'string' ? turn : turn.say;
       since = await speak(text);
       for (let repeats = 0; options.repairs; ) {
-        if (!(await agentReplied(far, since, ended.signal))) return;
+        if (!(await agentReplied(far, since, ended.signal, 900, 40_000, asked))) return;
         waited = true;
         const answer = repairFor(text, said.filter((l) => l.at > since).map((l) => l.text), textRun);
         if (answer === undefined || (answer === text && ++repeats > maxRepeats)) break;
@@ -293,7 +331,7 @@ async function byVoice(
         since = await speak(answer);
         // After a "no" the agent asks again: the caller says its turn once more.
         if (answer === 'No') {
-          if (!(await agentReplied(far, since, ended.signal)) || ++repeats > maxRepeats) break;
+          if (!(await agentReplied(far, since, ended.signal, 900, 40_000, asked)) || ++repeats > maxRepeats) break;
           since = await speak(text);
         }
       }

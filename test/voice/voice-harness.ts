@@ -191,6 +191,8 @@ export const appointmentVocabulary = [
   'sorry will you attend tomorrow',
   'wonderful we will see you tomorrow',
   'okay your appointment is cancelled',
+  'just to check you say no and want to cancel',
+  'just to check you say yes and confirm you will attend',
   'goodbye',
 ];
 

@@ -28,11 +28,21 @@ describe('voice pipeline over RTP (offline providers)', function () {
       turn: { endpointSilenceMs: 600 },
     });
     const run = recipeRun(appointmentRecipe, conversation);
+    // "Just to check ...?" (a no that goes on: "no i'll want will") is answered as the caller
+    // would: it was what they meant. The run notes the check before it says it.
+    let checks = 0;
+    run.on('turn', (t) => void (t.kind === 'confirm' && checks++));
     const running = run.run(ended.signal);
     await far.agentFinished(900);
     const answerPcm = await fliteSpeech(answer);
     await far.speak(answerPcm);
     const answeredAt = performance.now();
+    void (async () => {
+      while (checks === 0 && !ended.signal.aborted) await new Promise((r) => setTimeout(r, 50));
+      if (ended.signal.aborted) return;
+      await far.agentFinished(900);
+      await far.speak(await fliteSpeech('yes'));
+    })();
     const result = await running;
     await new Promise((r) => setTimeout(r, 300));
     far.stop();

@@ -17,7 +17,7 @@ import { concat, silence, trimmedFlite } from '../voice/callee-audio.js';
  * flite saying the answer. Prints one JSON line: what the call record says.
  */
 const run = promisify(execFile);
-/** What the caller says, again every few seconds: the answer, and the yes to "did you say: yes?". */
+/** What the caller says, again every few seconds: the answer, and the yes to "Just to check: you said yes?". */
 export const answer = 'Yes.';
 export const disposition = 'slot_checked';
 

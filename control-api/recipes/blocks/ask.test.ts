@@ -15,7 +15,8 @@ describe('Ask block', () => {
     const ctx = fakeContext({ turns: [say('I can pay two thousand five hundred')] });
     assert.deepEqual(await askBlock.run(ctx, settings, ctx.signal), { exit: 'next' });
     assert.equal(ctx.vars.get('amount'), 2500);
-    assert.deepEqual(ctx.said.map((s) => s.text), ['How much can you pay today?']);
+    // An amount can be keyed in: the question says so.
+    assert.deepEqual(ctx.said.map((s) => s.text), ['How much can you pay today? You can also key it in, then press hash.']);
   });
 
   it('accepts DTMF digits as the answer', async () => {

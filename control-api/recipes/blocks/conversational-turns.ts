@@ -1,13 +1,16 @@
-import type { TemplatedReplies, TurnRequest, TurnResult, VariableSpec } from '../../llm/agent-engine.js';
+import type { TemplatedReplies, TurnRequest, TurnResult, VariableSpec, VariableValue } from '../../llm/agent-engine.js';
 import { tokens } from '../../llm/extract.js';
 import type { ChatMessage } from '../../llm/chat-provider.js';
-import type { GlobalSettings, SmartAiSettings } from '../recipe-schema.js';
+import type { SmartAiSettings } from '../recipe-schema.js';
 import type { BlockContext, BlockSayOptions } from '../runtime/block.js';
 import type { Heard } from '../runtime/conversation.js';
 import { TextStream } from '../runtime/text-stream.js';
-import { confirmHearing, hearingEcho } from './confirm-hearing.js';
-import { amountInPieces, decisionOf, meaningDisagrees, rivalReading } from './hearing-doubt.js';
+import { confirmHearing } from './confirm-hearing.js';
+import { amountInPieces, closeReadings } from './hearing-doubt.js';
+import { anythingElse, isQuestion, knowledgeVocabulary, retrieve } from './knowledge-turn.js';
 import { expectationFor } from './listen-expectation.js';
+import { confirmationQuestion, mentionsKeypad, spellOut, valueQuestion } from './meaning-words.js';
+import { decide, doubtOf, mayBeDoubted, type Awaiting } from './turn-decision.js';
 
 /**
  * What SmartAI and Ask share: instructions from the prompt plus the recipe's persona and
@@ -15,8 +18,6 @@ import { expectationFor } from './listen-expectation.js';
  * loop with retry counting, nudges and intent passing. The two blocks differ only in when the
  * conversation is complete (see `isDone`).
  */
-const passagesPerTurn = 3;
-
 export function buildInstructions(ctx: BlockContext, settings: SmartAiSettings): string {
   const parts = [ctx.render(settings.prompt)];
   if (settings.additionalInstructions.trim()) parts.push(`Additional instructions:\n${ctx.render(settings.additionalInstructions)}`);
@@ -53,41 +54,13 @@ export function variableSpecs(settings: SmartAiSettings): VariableSpec[] {
 }
 
 /** The library tags a block answers from (its AnswerFlow, else the recipe's knowledge base); undefined: none. */
-export function knowledgeTags(settings: SmartAiSettings, global: Pick<GlobalSettings, 'knowledgeBase'>): readonly string[] | undefined {
-  if (settings.answerFlow.enabled) return settings.answerFlow.documentTags;
-  return global.knowledgeBase.enabled ? global.knowledgeBase.documentTags : undefined;
-}
-
-async function retrieve(ctx: BlockContext, settings: SmartAiSettings, query: string): Promise<string[] | undefined> {
-  const tags = knowledgeTags(settings, ctx.global);
-  if (!tags) return undefined;
-  const search = ctx.services.knowledge;
-  if (!search) {
-    ctx.warn('AnswerFlow is enabled but no knowledge search is configured');
-    return undefined;
-  }
-  const passages = await search.search(ctx.call.tenantId, query, tags, passagesPerTurn);
-  return passages.map((p) => p.text);
-}
-
-/** Knowledge words a question can be heard as (more cost the offline recogniser time per turn). */
-export const vocabularySize = 150;
-
-/** What the block's AnswerFlow library talks about, for the recogniser; [] without AnswerFlow. */
-async function knowledgeVocabulary(ctx: BlockContext, settings: SmartAiSettings): Promise<readonly string[]> {
-  const tags = knowledgeTags(settings, ctx.global);
-  if (!tags || !ctx.services.knowledge?.vocabulary) return [];
-  return ctx.services.knowledge.vocabulary(ctx.call.tenantId, tags, vocabularySize).catch((error: unknown) => {
-    ctx.warn(`knowledge vocabulary unavailable: ${(error as Error).message}`);
-    return [];
-  });
-}
-
 export type TurnLoopResult = { readonly exit: string };
 
 export interface TurnLoopOptions {
   /** True when the block has what it came for (Ask: every variable captured in this block). */
   readonly isDone: (captured: ReadonlySet<string>) => boolean;
+  /** Said with the block's question: the caller may key the value in (Ask; meaning-words.ts). */
+  readonly keypadHint?: string;
   readonly doneExit: string;
   /** Spoken when the engine's opening is empty (an Ask always asks before it takes an answer). */
   readonly openingFallback?: (ctx: BlockContext) => string;
@@ -108,13 +81,19 @@ export async function conversationLoop(ctx: BlockContext, settings: SmartAiSetti
   const replies = templatedReplies(ctx.render(settings.prompt));
   const earlier: ChatMessage[] = settings.conversationHistory ? ctx.history() : [];
   const exchange: ChatMessage[] = [];
+  const today = ctx.today();
   const base = {
     instructions,
-    intents: settings.intents.map((i) => ({ name: i.name, description: i.description, ...(i.examples.length > 0 ? { examples: i.examples } : {}) })),
+    intents: settings.intents.map((i) => ({
+      name: i.name,
+      description: i.description,
+      ...(i.examples.length > 0 ? { examples: i.examples } : {}),
+      ...(i.captures ? { captures: i.captures } : {}),
+    })),
     variables: variableSpecs(settings),
     expressiveness: settings.expressiveness,
     replies,
-    today: ctx.today(),
+    today,
     signal: ctx.signal,
   } satisfies Omit<TurnRequest, 'history'>;
 
@@ -136,17 +115,30 @@ export async function conversationLoop(ctx: BlockContext, settings: SmartAiSetti
     ...(frameWords.length > 0 ? { frameWords } : {}),
   };
   ctx.expect(expectation);
-  const opening = await streamedTurn(ctx, sayOptions, true, (onDelta) => ctx.services.engine.turn({ ...base, history: earlier, onDelta }));
-  const openingText = opening.spoken || opening.result.reply || options?.openingFallback?.(ctx) || '';
-  if (!opening.spoken) await speak(openingText);
-  if (openingText) exchange.push({ role: 'assistant', content: openingText });
-  let lastPrompt = openingText || replies.reprompt || '';
+  // The answer to "Just to check ...?" is a yes, a no or a correction: heard without the block's
+  // values and questions (a bare "no" was heard as "twelve" among amounts and dates).
+  const confirming = { phrases: expectation.phrases, values: [], ...(expectation.frameWords ? { frameWords: expectation.frameWords } : {}), ...(expectation.dtmf ? { dtmf: expectation.dtmf } : {}) };
+  const hint = options?.keypadHint ?? '';
+  let carried: Heard | undefined = ctx.carried;
+  let lastPrompt = replies.reprompt ?? '';
+  if (!carried) {
+    const opening = await streamedTurn(ctx, sayOptions, true, (onDelta) => ctx.services.engine.turn({ ...base, history: earlier, onDelta }));
+    const openingText = opening.spoken || opening.result.reply || options?.openingFallback?.(ctx) || '';
+    const withHint = hint && !mentionsKeypad(openingText) ? hint : '';
+    if (!opening.spoken) await speak([openingText, withHint].filter(Boolean).join(' '));
+    else await speak(withHint);
+    if (openingText) exchange.push({ role: 'assistant', content: openingText });
+    lastPrompt = openingText || lastPrompt;
+  }
   let turns = 0;
-  const captured = new Set<string>();
+  /** An Ask's values from earlier turns, stored only when the block is done with them. */
+  const kept = new Map<string, VariableValue>();
+  let awaiting: (Awaiting & { readonly question: string }) | undefined;
   const listenOptions = settings.nudgeAfterMs ? { timeoutMs: settings.nudgeAfterMs } : undefined;
   /** One more turn that got the block nowhere: true when the retry limit is spent. */
   const spent = (): boolean => ++turns >= settings.retryLimit;
-  let carried: Heard | undefined;
+  /** What the block asks when it asks again: the value it waits for, else its reprompt or last question. */
+  const askAgain = (): string => awaiting?.question ?? replies.reprompt ?? lastPrompt;
   for (;;) {
     const heard = carried ?? (await ctx.listen(listenOptions));
     carried = undefined;
@@ -155,95 +147,121 @@ export async function conversationLoop(ctx: BlockContext, settings: SmartAiSetti
       if (!settings.nudge) continue;
       ctx.note({ kind: 'nudge', reason: 'silence' });
       if (spent()) return { exit: 'fallback' };
-      const nudge = replies.reprompt ?? lastPrompt;
-      if (nudge) await ctx.say(nudge, sayOptions);
+      await speak(askAgain());
       continue;
     }
     const userText = heard.kind === 'dtmf' ? heard.digits : heard.text.trim();
     const confidence = heard.kind === 'utterance' ? heard.confidence : undefined;
+    const heardNote = { heard: userText, ...(confidence !== undefined ? { confidence } : {}) };
     // Speech with no words the recogniser could stand behind: say so now (no dead air), never guess.
     if (!userText || (confidence !== undefined && confidence < settings.rejectBelowConfidence)) {
       ctx.note({ kind: 'reprompt', reason: userText ? 'lowConfidence' : 'notUnderstood', ...(userText ? { heard: userText } : {}), ...(confidence !== undefined ? { confidence } : {}) });
       if (spent()) return { exit: 'fallback' };
-      await speak(`${notUnderstood} ${replies.reprompt ?? lastPrompt}`.trim());
+      await speak(`${notUnderstood} ${askAgain()}`.trim());
       continue;
     }
-    // Too unsure to act on at once: a low confidence, or another reading of the same audio that
-    // would go elsewhere (n-best). Such a hearing is confirmed before the block acts on it.
-    const unsure = confidence !== undefined && confidence < settings.confirmBelowConfidence;
-    const rival = rivalReading(heard, settings, ctx.today()) !== undefined;
-    const doubtful = unsure || rival;
-    const knowledge = await retrieve(ctx, settings, userText);
+    // Knowledge answers questions only; a farewell or a request is not looked up.
+    const knowledge = isQuestion(heard, vocabulary) ? await retrieve(ctx, settings, userText) : undefined;
     // Streaming is safe on every turn but the last allowed one (an unmatched reply there must not
-    // be spoken: the block leaves through fallback), a doubtful one (it may be confirmed away) and
-    // one a grammar heard: the engine's decision must first be supported by the meaning heard
-    // (meaningDisagrees), which is only known once the turn is complete.
+    // be spoken: the block leaves through fallback), one that may be confirmed away, one a grammar
+    // heard (the engine's decision must first be supported by the meaning heard, which is only
+    // known once the turn is complete) and one answering a reading back that was denied.
     const grammarHeard = heard.kind === 'utterance' && heard.meaning !== undefined;
-    const mayStream = turns + 1 < settings.retryLimit && !doubtful && !grammarHeard;
+    const mayStream = turns + 1 < settings.retryLimit && !mayBeDoubted(heard, settings, today) && !grammarHeard && !awaiting;
     const history = [...earlier, ...exchange];
-    const turn = await streamedTurn(ctx, sayOptions, mayStream, (onDelta) => ctx.services.engine.turn({ ...base, history, userText, knowledge, onDelta }));
+    /** A knowledge answer that does not hand the turn back itself asks whether there is more. */
+    const answers = (r: TurnResult): boolean =>
+      knowledge !== undefined && knowledge.length > 0 && !r.intent && !!r.reply && r.reply !== replies.reprompt && !/\?\s*$/.test(r.reply) && !(options?.isDone && Object.keys(r.values).length > 0);
+    const turn = await streamedTurn(
+      ctx,
+      sayOptions,
+      mayStream,
+      (onDelta) => ctx.services.engine.turn({ ...base, history, userText, knowledge, onDelta }),
+      (r) => (answers(r) ? anythingElse : ''),
+    );
     const result: TurnResult = turn.result;
-    const decision = decisionOf(result);
     // An amount heard in pieces: which piece is the amount cannot be told, so there is nothing to
-    // confirm ("did you say 5?" about a 5 that was the day of the date); the caller says it again.
+    // confirm ("is it 5?" about a 5 that was the day of the date); the caller says it again.
     if (amountInPieces(heard, result.values, settings)) {
-      ctx.note({ kind: 'reprompt', reason: 'amountInPieces', heard: userText, ...(confidence !== undefined ? { confidence } : {}) });
+      ctx.note({ kind: 'reprompt', reason: 'amountInPieces', ...heardNote });
       if (spent()) return { exit: 'fallback' };
-      await speak(`${notUnderstood} ${replies.reprompt ?? lastPrompt}`.trim());
+      await speak(`${notUnderstood} ${askAgain()}`.trim());
       continue;
     }
-    const unsupported = meaningDisagrees(heard, decision, settings);
-    if ((doubtful || unsupported) && decision) {
-      // Only a plain yes settles a doubt. Hearing the same doubtful words again does not: a
-      // recogniser that misheard them once mishears the same way when they are repeated.
-      // The answer to "Did you say ...?" is a yes, a no or a correction: heard without the
-      // block's values and questions (a bare "no" was heard as "twelve" among amounts and dates).
-      ctx.expect({ phrases: expectation.phrases, values: [], ...(expectation.frameWords ? { frameWords: expectation.frameWords } : {}), ...(expectation.dtmf ? { dtmf: expectation.dtmf } : {}) });
-      const answer = await confirmHearing(ctx, hearingEcho(heard, decision, settings, unsupported), confidence, sayOptions, listenOptions, settings);
+    let decision = decide(result, settings, options?.isDone, kept, awaiting);
+    // Nothing decided nor answered, but a reading of the same audio nearly as likely decides
+    // something: that may be what the caller said; it is checked with them, never acted on at once.
+    let rival: { readonly heard: Heard; readonly result: TurnResult } | undefined;
+    for (const other of decision || answers(result) ? [] : closeReadings(heard)) {
+      const otherResult = await ctx.services.engine.turn({ ...base, history, userText: other.text });
+      const otherDecision = amountInPieces(other, otherResult.values, settings) ? undefined : decide(otherResult, settings, options?.isDone, kept, awaiting);
+      if (!otherDecision) continue;
+      [decision, rival] = [otherDecision, { heard: other, result: otherResult }];
+      break;
+    }
+    if (!decision) {
+      // An Ask keeps what it heard with confidence towards its answer; nothing is stored yet.
+      if (options?.isDone && !mayBeDoubted(heard, settings, today)) for (const [name, value] of Object.entries(result.values)) kept.set(name, value);
+      exchange.push({ role: 'user', content: userText });
+      // A turn that decides nothing counts towards the retry limit, an answered question too (the
+      // limit is the recipe's bound on a block that never leaves).
+      const answered = answers(result);
+      ctx.note(answered ? { kind: 'answered', heard: userText } : { kind: 'reprompt', reason: 'noMatch', ...heardNote });
+      if (spent()) return { exit: 'fallback' };
+      const reply = turn.spoken || (answered ? `${result.reply} ${anythingElse}` : awaiting ? `${notUnderstood} ${awaiting.question}` : result.reply || replies.reprompt || lastPrompt);
+      if (!turn.spoken) await speak(reply);
+      if (reply) exchange.push({ role: 'assistant', content: reply });
+      lastPrompt = answered ? anythingElse : reply || lastPrompt;
+      continue;
+    }
+    const doubt = rival ? 'rival' : doubtOf(heard, decision, settings, today);
+    if (doubt) {
+      ctx.expect(confirming);
+      const checked = confirmationQuestion(decision.intent, decision.values, settings.variables, today, (name) => ctx.lookup(name));
+      const answer = await confirmHearing(ctx, checked, userText, confidence, { ...sayOptions, spellOut: spellOut(settings.variables, decision.values) }, listenOptions, settings);
       ctx.expect(expectation);
       if (answer !== 'yes') {
         if (spent()) return { exit: 'fallback' };
-        // Anything else said is the caller's next answer; a "no" or a doubt gets the question again.
+        // Anything else said is the caller's next answer; after a "no" the block asks for the
+        // values alone when there were some ("Which day would suit you?"), else asks again.
+        for (const name of Object.keys(decision.values)) kept.delete(name);
         if (answer !== 'no') carried = answer;
-        else await speak(replies.reprompt ?? lastPrompt);
+        else if (Object.keys(decision.values).length > 0) {
+          const asked = settings.variables.filter((v) => v.name in decision.values);
+          const again = valueQuestion(asked);
+          const withHint = hint && asked.some((v) => v.type === 'digits') && !mentionsKeypad(again) ? ` ${hint}` : '';
+          awaiting = { ...(decision.intent ? { intent: decision.intent } : {}), names: asked.map((v) => v.name), question: `${again}${withHint}` };
+          await speak(`Sorry about that. ${awaiting.question}`);
+        } else await speak(askAgain());
         continue;
       }
     }
-    for (const [name, value] of Object.entries(result.values)) {
-      ctx.setVariable(name, value);
-      captured.add(name);
-    }
+    for (const [name, value] of Object.entries(decision.values)) ctx.setVariable(name, value);
     exchange.push({ role: 'user', content: userText });
-    if (result.intent) {
-      if (settings.intentVariable) ctx.setVariable(settings.intentVariable, result.intent);
-      if (!turn.spoken) await speak(result.reply);
-      return { exit: result.intent };
+    // The engine's reply goes with its own decision; an intent resumed from a denied reading back speaks its reply line.
+    const decided = rival?.result ?? result;
+    const reply = decision.intent && decided.intent !== decision.intent.name ? (replies.intents?.[decision.intent.name] ?? '') : decided.reply;
+    if (decision.intent) {
+      if (settings.intentVariable) ctx.setVariable(settings.intentVariable, decision.intent.name);
+      if (!turn.spoken) await speak(reply);
+      return { exit: decision.intent.name };
     }
-    if (options?.isDone(captured)) {
-      if (!turn.spoken) await speak(result.reply);
-      return { exit: options.doneExit };
-    }
-    ctx.note({ kind: 'reprompt', reason: 'noMatch', heard: userText, ...(confidence !== undefined ? { confidence } : {}) });
-    if (spent()) return { exit: 'fallback' };
-    // A model that only called the tool leaves the caller in silence; say the reprompt instead.
-    const reply = turn.spoken || result.reply || replies.reprompt || lastPrompt;
     if (!turn.spoken) await speak(reply);
-    if (reply) {
-      exchange.push({ role: 'assistant', content: reply });
-      lastPrompt = reply;
-    }
+    return { exit: options?.doneExit ?? 'next' };
   }
 }
 
 /**
  * Runs one engine turn, feeding its text deltas to the conversation's streaming speech when it
  * has one (and `allowed`); returns the turn and the text already spoken ('' when none).
+ * `epilogue` is said at the end of the same line once the turn is known (a follow-up question).
  */
 async function streamedTurn(
   ctx: BlockContext,
   sayOptions: BlockSayOptions,
   allowed: boolean,
   turn: (onDelta: ((text: string) => void) | undefined) => Promise<TurnResult>,
+  epilogue?: (result: TurnResult) => string,
 ): Promise<{ result: TurnResult; spoken: string }> {
   const sayStream = ctx.sayStream;
   if (!sayStream || !allowed) return { result: await turn(undefined), spoken: '' };
@@ -256,6 +274,8 @@ async function streamedTurn(
   let result: TurnResult;
   try {
     result = await turn(onDelta);
+    const after = speaking ? epilogue?.(result) : undefined;
+    if (after) stream.push(` ${after}`);
   } catch (error) {
     stream.end();
     await speaking?.catch(() => undefined);

@@ -21,7 +21,7 @@ const reminder = smartAiSettingsSchema.parse({
   prompt: 'Confirm the appointment.\nOpening: Can you make it tomorrow?\nReprompt: Please say yes, or that you want to reschedule.',
   retryLimit: 3,
   intents: [
-    { name: 'confirm', description: 'caller says yes and will attend', examples: ['yes I will come'] },
+    { name: 'confirm', description: 'caller says yes and will attend', examples: ['yes I will come'], confirmation: 'you will come on the day' },
     { name: 'reschedule', description: 'caller wants another date', examples: ['reschedule', 'another day'] },
   ],
 });
@@ -46,13 +46,13 @@ describe('hearing doubt: never a wrong branch on a doubtful hearing', () => {
     assert.deepEqual(ctx.notes[0], { kind: 'reprompt', reason: 'lowConfidence', heard: 'reschedule', confidence: 0.2 });
   });
 
-  it('between the thresholds: "Sorry, did you say: ...?" and a plain yes lets the block act', async () => {
+  it('between the thresholds: "Just to check: <meaning>?" and a plain yes lets the block act', async () => {
     const withDate = smartAiSettingsSchema.parse({ ...reminder, variables: [{ name: 'new_date', type: 'date', description: 'the new date' }] });
     const ctx = fakeContext({ turns: [heard('nope another day', 0.45, 'intent:reschedule'), heard('yes', 1, 'yes')] });
     assert.deepEqual(await smartAiBlock.run(ctx, withDate, ctx.signal), { exit: 'reschedule' });
-    // The echo is what the block would act on, in the recipe's words (the example heard), not the
-    // raw recogniser output.
-    assert.equal(ctx.said[1]?.text, 'Sorry, did you say: another day?');
+    // The question is what the block would do, in words said to the caller (the intent's
+    // description made second person), never the raw recogniser output ("nope another day").
+    assert.equal(ctx.said[1]?.text, 'Just to check: you want another date?');
     assert.deepEqual(ctx.notes.map((n) => n.kind), ['confirm', 'confirmed']);
     // The answer to the question is heard without the block's values (a bare "no" came back as
     // "twelve" among amounts), then the block's expectation is back.
@@ -63,16 +63,16 @@ describe('hearing doubt: never a wrong branch on a doubtful hearing', () => {
     assert.deepEqual(after, block);
   });
 
-  it('a "no" or a silence after "Did you say ...?" asks the question again; it never guesses', async () => {
+  it('a "no" or a silence after "Just to check ...?" asks the question again; it never guesses', async () => {
     const ctx = fakeContext({ turns: [heard('reschedule', 0.5, 'intent:reschedule'), heard('no', 1, 'no'), heard('yes I will come', 0.95, 'intent:confirm')] });
     assert.deepEqual(await smartAiBlock.run(ctx, reminder, ctx.signal), { exit: 'confirm' });
-    assert.deepEqual(ctx.said.map((s) => s.text), ['Can you make it tomorrow?', 'Sorry, did you say: reschedule?', 'Please say yes, or that you want to reschedule.']);
+    assert.deepEqual(ctx.said.map((s) => s.text), ['Can you make it tomorrow?', 'Just to check: you want another date?', 'Please say yes, or that you want to reschedule.']);
     const quiet = fakeContext({ turns: [heard('reschedule', 0.5, 'intent:reschedule'), silence, silence, silence] });
     assert.deepEqual(await smartAiBlock.run(quiet, reminder, quiet.signal), { exit: 'fallback' });
     assert.ok(quiet.notes.some((n) => n.kind === 'denied' && n.reason === 'silence'));
   });
 
-  it('a confident correction after "Did you say ...?" is taken as the next answer', async () => {
+  it('a confident correction after "Just to check ...?" is taken as the next answer', async () => {
     const ctx = fakeContext({ turns: [heard('reschedule', 0.5, 'intent:reschedule'), heard('yes I will come', 0.9, 'intent:confirm')] });
     assert.deepEqual(await smartAiBlock.run(ctx, reminder, ctx.signal), { exit: 'confirm' });
   });
@@ -81,14 +81,14 @@ describe('hearing doubt: never a wrong branch on a doubtful hearing', () => {
     const rival = [{ text: 'reschedule', confidence: 0.9, scoreGap: 0.8 }];
     const ctx = fakeContext({ turns: [heard('yes I will come', 0.95, 'intent:confirm', rival), heard('yes', 1, 'yes')] });
     assert.deepEqual(await smartAiBlock.run(ctx, reminder, ctx.signal), { exit: 'confirm' });
-    assert.equal(ctx.said[1]?.text, 'Sorry, did you say: yes I will come?');
+    assert.equal(ctx.said[1]?.text, 'Just to check: you will come on the day?');
     // A rival far behind (score gap 6) is not a doubt.
     const clear = fakeContext({ turns: [heard('yes I will come', 0.95, 'intent:confirm', [{ text: 'reschedule', confidence: 0.9, scoreGap: 6 }])] });
     assert.deepEqual(await smartAiBlock.run(clear, reminder, clear.signal), { exit: 'confirm' });
     assert.equal(clear.said.length, 1);
   });
 
-  it('an intent the audio fits barely better than no answer at all is confirmed first, in the words the caller used', async () => {
+  it('an intent the audio fits barely better than no answer at all is confirmed first, as its meaning', async () => {
     const goodbye = smartAiSettingsSchema.parse({
       prompt: 'Help the caller.\nOpening: How can I help?',
       intents: [{ name: 'goodbye', description: 'caller is done', examples: ['goodbye', 'bye', 'thanks bye'] }],
@@ -97,11 +97,11 @@ describe('hearing doubt: never a wrong branch on a doubtful hearing', () => {
     const garbage = [{ text: 'do want it it that', confidence: 0.6, scoreGap: 1.5 }];
     const asked = fakeContext({ turns: [heard('do want goodbye it it that', 0.89, 'intent:goodbye', garbage), heard('no', 1, 'no'), silence, silence, silence] });
     assert.deepEqual(await smartAiBlock.run(asked, goodbye, asked.signal), { exit: 'fallback' });
-    assert.equal(asked.said[1]?.text, 'Sorry, did you say: goodbye?');
-    // Heard among other words, the echo is the example the caller said.
+    assert.equal(asked.said[1]?.text, 'Just to check: you are done?');
+    // Heard among other words, the question is still the meaning, not the words heard.
     const thanks = fakeContext({ turns: [heard('and bye', 0.84, 'intent:goodbye', [{ text: 'and', confidence: 0.5, scoreGap: 1.2 }]), heard('yes', 1, 'yes')] });
     assert.deepEqual(await smartAiBlock.run(thanks, goodbye, thanks.signal), { exit: 'goodbye' });
-    assert.equal(thanks.said[1]?.text, 'Sorry, did you say: bye?');
+    assert.equal(thanks.said[1]?.text, 'Just to check: you are done?');
     // A clear lead over that reading (7 per 10 ms) is acted on at once.
     const clear = fakeContext({ turns: [heard('bye', 1, 'intent:goodbye', [{ text: 'i', confidence: 1, scoreGap: 7.3 }])] });
     assert.deepEqual(await smartAiBlock.run(clear, goodbye, clear.signal), { exit: 'goodbye' });
@@ -109,18 +109,19 @@ describe('hearing doubt: never a wrong branch on a doubtful hearing', () => {
     // The same for a yes: a question heard as "yes the my", 0.5 ahead of "and the my".
     const question = fakeContext({ turns: [heard('yes the my', 0.84, 'yes', [{ text: 'and the my', confidence: 0.5, scoreGap: 0.5 }]), heard('no', 1, 'no'), silence, silence, silence] });
     assert.deepEqual(await smartAiBlock.run(question, reminder, question.signal), { exit: 'fallback' });
-    assert.equal(question.said[1]?.text, 'Sorry, did you say: yes?');
+    // Never "did you say: yes?": the caller is asked about what a yes would do.
+    assert.equal(question.said[1]?.text, 'Just to check: you will come on the day?');
   });
 
   it('a "no" with a hedge close behind it is confirmed first: "I don\'t know" heard as "no nope" cancels nothing', async () => {
     const appointment = smartAiSettingsSchema.parse({
       prompt: 'Confirm the appointment.\nOpening: Will you be able to make it?',
-      intents: [{ name: 'cancel', description: 'caller cancels', examples: ['no', 'cancel it'] }],
+      intents: [{ name: 'cancel', description: 'caller cancels', examples: ['no', 'cancel it'], confirmation: 'you want to cancel the appointment' }],
     });
     const hedge = [{ text: "i don't know", confidence: 1, scoreGap: 3.9 }];
     const ctx = fakeContext({ turns: [heard('no nope', 0.83, 'no', hedge), heard('no', 1, 'no'), silence, silence, silence] });
     assert.deepEqual(await smartAiBlock.run(ctx, appointment, ctx.signal), { exit: 'fallback' });
-    assert.equal(ctx.said[1]?.text, 'Sorry, did you say: no?');
+    assert.equal(ctx.said[1]?.text, 'Just to check: you want to cancel the appointment?');
     // Far behind (6 per 10 ms or more), the no stands.
     const clear = fakeContext({ turns: [heard('no nope', 0.83, 'no', [{ text: "i don't know", confidence: 1, scoreGap: 6.5 }])] });
     assert.deepEqual(await smartAiBlock.run(clear, appointment, clear.signal), { exit: 'cancel' });
@@ -130,7 +131,7 @@ describe('hearing doubt: never a wrong branch on a doubtful hearing', () => {
     const otherNoise = [{ text: 'top snake', confidence: 0.61, scoreGap: 0 }];
     const ctx = fakeContext({ turns: [heard('yes I will come', 0.7, 'intent:confirm', otherNoise), heard('yes', 1, 'yes')] });
     assert.deepEqual(await smartAiBlock.run(ctx, reminder, ctx.signal), { exit: 'confirm' });
-    assert.equal(ctx.said[1]?.text, 'Sorry, did you say: yes I will come?');
+    assert.equal(ctx.said[1]?.text, 'Just to check: you will come on the day?');
   });
 
   describe('an amount heard in pieces', () => {
@@ -148,7 +149,7 @@ describe('hearing doubt: never a wrong branch on a doubtful hearing', () => {
         turns: [heard('i promise to pay three am one fifth december', 0.98, 'intent:promise_to_pay'), heard('i promise to pay three thousand on five december', 0.95, 'intent:promise_to_pay')],
       });
       assert.deepEqual(await smartAiBlock.run(ctx, promise, ctx.signal), { exit: 'promise_to_pay' });
-      // Not "did you say 3?": which piece was the amount cannot be told (a 5 may be the date's day).
+      // Not "is it 3?": which piece was the amount cannot be told (a 5 may be the date's day).
       assert.equal(ctx.said[1]?.text, 'Sorry, I did not catch that. Tell me an amount and a date.');
       assert.deepEqual(ctx.notes, [{ kind: 'reprompt', reason: 'amountInPieces', heard: 'i promise to pay three am one fifth december', confidence: 0.98 }]);
       assert.equal(ctx.variables().promise_amount, 3000);
@@ -177,7 +178,7 @@ describe('hearing doubt: never a wrong branch on a doubtful hearing', () => {
       const engine = new LlmEngine(new OpenAiCompatibleProvider({ baseUrl: server.baseUrl, model: 'm' }));
       const ctx = fakeContext({ engine, streaming: true, turns: [heard('yes i will come', 0.9, 'yes'), heard('no', 1, 'no'), silence, silence] });
       await smartAiBlock.run(ctx, reminder, ctx.signal);
-      assert.equal(ctx.said[1]?.text, 'Sorry, did you say: reschedule?');
+      assert.equal(ctx.said[1]?.text, 'Just to check: you want another date?');
       assert.ok(!ctx.said.some((s) => s.text.includes('another day')), `the unconfirmed reply was spoken: ${JSON.stringify(ctx.said)}`);
     } finally {
       await server.stop();
@@ -216,7 +217,7 @@ describe('Ask block: the question first, then a clear yes/no (issue 18)', () => 
     assert.equal(neither.said.length, 2, 'the question, then a reprompt');
   });
 
-  it('a date heard differently under the other noise realisation is confirmed first, in the words that make it', async () => {
+  it('a date heard differently under the other noise realisation is read back as it would be stored; after a no, the date is asked for alone', async () => {
     const settings = askSettingsSchema.parse({
       prompt: 'Which date would suit you better?',
       variables: [{ name: 'new_date', type: 'date', description: 'the new date' }],
@@ -224,18 +225,19 @@ describe('Ask block: the question first, then a clear yes/no (issue 18)', () => 
     const otherNoise = [{ text: 'the third of december', confidence: 1, scoreGap: 0 }];
     const ctx = fakeContext({ turns: [heard('that there eight of december', 0.9, '', otherNoise), heard('no', 1, 'no'), heard('the third of december', 1, '')] });
     assert.deepEqual(await askBlock.run(ctx, settings, ctx.signal), { exit: 'next' });
-    assert.equal(ctx.said[1]?.text, 'Sorry, did you say: eight of december?');
+    assert.equal(ctx.said[1]?.text, 'Just to check: Tuesday 8 December?');
+    assert.equal(ctx.said[2]?.text, 'Sorry about that. Could you tell me the new date again?');
     assert.match(String(ctx.vars.get('new_date')), /-12-03$/);
     // Read with no date at all under the other noise: as doubtful.
     const none = fakeContext({ turns: [heard('that there eight of december', 0.74, '', [{ text: 'there that am', confidence: 0, scoreGap: 0 }]), heard('yes', 1, 'yes')] });
     assert.deepEqual(await askBlock.run(none, settings, none.signal), { exit: 'next' });
-    assert.equal(none.said[1]?.text, 'Sorry, did you say: eight of december?');
+    assert.equal(none.said[1]?.text, 'Just to check: Tuesday 8 December?');
   });
 
-  it('"Did you say: yes?" answered with the answer again ("yes, I will be at home tomorrow", a yes to the grammar) is a yes', async () => {
+  it('"Just to check: you said yes?" answered with the answer again ("yes, I will be at home tomorrow", a yes to the grammar) is a yes', async () => {
     const ctx = fakeContext({ turns: [heard('yes i will be at home tomorrow', 0.5, 'yes'), heard('yes i will be at home tomorrow', 0.8, 'yes')] });
     assert.deepEqual(await askBlock.run(ctx, atHome, ctx.signal), { exit: 'next' });
-    assert.equal(ctx.said[1]?.text, 'Sorry, did you say: yes?');
+    assert.equal(ctx.said[1]?.text, 'Just to check: you said yes?');
     assert.equal(ctx.vars.get('at_home'), true);
     assert.deepEqual(ctx.notes.map((n) => n.kind), ['confirm', 'confirmed']);
     // Doubtful (below confirmBelowConfidence) it is not: the block asks again.

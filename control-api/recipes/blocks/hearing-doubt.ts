@@ -1,8 +1,8 @@
 import type { TurnResult } from '../../llm/agent-engine.js';
 import { extractBoolean, extractValue, months, normalize, numberWords, tokens } from '../../llm/extract.js';
-import { matchIntent } from '../../llm/offline-engine.js';
-import type { SmartAiSettings } from '../recipe-schema.js';
-import type { Heard } from '../runtime/conversation.js';
+import { intentMatch, intentOf, intentOfValues, matchIntent } from '../../llm/offline-engine.js';
+import type { Intent, SmartAiSettings } from '../recipe-schema.js';
+import type { Alternative, Heard } from '../runtime/conversation.js';
 import { unsurePhrases } from './listen-expectation.js';
 
 /** A competing reading this close to the best one makes the hearing doubtful: in confidence (cloud recognisers)... */
@@ -28,36 +28,51 @@ export function decisionOf(result: Pick<TurnResult, 'intent' | 'values'>): strin
   return values.length > 0 ? `values:${JSON.stringify(values)}` : undefined;
 }
 
-/** The offline reading of a text: the intent its phrases name, else the values it states. */
-function offlineDecision(text: string, settings: SmartAiSettings, today: string): string | undefined {
-  const intent = matchIntent(settings.intents, text);
-  if (intent) return `intent:${intent}`;
+/** The values a text states, the offline way (free text aside: it would be any words). */
+export function offlineValues(text: string, settings: SmartAiSettings, today: string): Record<string, string | number | boolean> {
   const values: Record<string, string | number | boolean> = {};
   for (const variable of settings.variables) {
     if (variable.type === 'text') continue;
     const value = extractValue({ kind: variable.type, ...(variable.options ? { options: variable.options } : {}) }, text, today);
     if (value !== undefined) values[variable.name] = value;
   }
+  return values;
+}
+
+/** The offline reading of a text: the intent its phrases (or all its captured values) name, else the values it states. */
+function offlineDecision(text: string, settings: SmartAiSettings, today: string): string | undefined {
+  const values = offlineValues(text, settings, today);
+  const intent = intentOf(settings.intents, text, values);
+  if (intent) return `intent:${intent}`;
   return decisionOf({ values });
+}
+
+/** The values among `names` two readings state, compared: a date or amount that flips is no value to store. */
+function sameValues(a: Readonly<Record<string, unknown>>, b: Readonly<Record<string, unknown>>, names: readonly string[]): boolean {
+  return names.every((name) => a[name] === b[name]);
 }
 
 /**
  * The n-best check: a competing reading of the same audio, nearly as confident, that would take
  * the block somewhere else ("yes I can make it" / "yes I can't make it"). Both readings are read
  * the same offline way, whatever engine runs the block, so the check is about hearing, not about
- * the engine's judgement.
+ * the engine's judgement. `stored` names the values the decision would store: a close reading
+ * that states other values for them (or none) is a rival too, beside an intent as well ("i'm
+ * tomorrow that another day" stored a date nobody said).
  */
-export function rivalReading(heard: Heard, settings: SmartAiSettings, today: string): string | undefined {
+export function rivalReading(heard: Heard, settings: SmartAiSettings, today: string, stored: readonly string[] = []): string | undefined {
   if (heard.kind !== 'utterance' || !heard.alternatives?.length) return undefined;
   const best = offlineDecision(heard.text, settings, today);
+  const bestValues = offlineValues(heard.text, settings, today);
   const polar = heard.meaning === 'yes' || heard.meaning === 'no';
   for (const alternative of heard.alternatives) {
     if (heard.meaning === 'no' && (alternative.scoreGap ?? Infinity) < HEDGE_SCORE_GAP && isHedge(alternative.text)) return alternative.text;
-    const close = alternative.scoreGap !== undefined ? alternative.scoreGap < RIVAL_SCORE_GAP : alternative.confidence >= (heard.confidence ?? 1) - RIVAL_MARGIN;
-    if (!close) continue;
+    if (!isClose(heard, alternative)) continue;
     const other = offlineDecision(alternative.text, settings, today);
-    // Values heard in the noise ("sunday eleven") do not compete with an intent; another intent does.
+    // Another intent competes; values heard in the noise ("sunday eleven") compete with an intent
+    // only when they are values the decision would store.
     if (other && other !== best && (other.startsWith('intent:') || !best?.startsWith('intent:'))) return alternative.text;
+    if (stored.length > 0 && !sameValues(bestValues, offlineValues(alternative.text, settings, today), stored)) return alternative.text;
     // The grammar's reading without the winning phrases, nearly as likely and meaning nothing:
     // they explain the audio barely better than no answer at all (awb's "Who won the cricket
     // match?" was "do want goodbye it it that", a confident goodbye 1.5 per 10 ms ahead of "do
@@ -70,6 +85,72 @@ export function rivalReading(heard: Heard, settings: SmartAiSettings, today: str
   return undefined;
 }
 
+/**
+ * An intent that changes something, reached only through a yes/no among other words: "nope can
+ * we to it that we am" is no "cancel" (the caller went on to say something the block did not
+ * understand: "no, can we do it next week instead"). A no that goes on is a no to the question
+ * and the lead-in of something else; a yes that goes on only when the rest turns against it
+ * ("yes, but not on Monday"), otherwise it is framed ("yes, I will come"). A plain yes/no ("no",
+ * "no thanks") is an answer; an example of the intent said ("no, please cancel it") is the
+ * intent. Informational intents (`action: false`) are exempt.
+ */
+export function polarOnly(heard: Heard, intent: Intent | undefined): boolean {
+  if (heard.kind !== 'utterance' || !intent || intent.action === false || isPlainAnswer(heard.text)) return false;
+  const polarity = extractBoolean(heard.text);
+  if (polarity === undefined) return false;
+  // An example that is itself a bare yes/no ("no" for cancel) is the yes/no, not the intent said.
+  const said = { ...intent, examples: intent.examples.filter((e) => !isPlainAnswer(e)) };
+  if (intentMatch([said], heard.text)?.by === 'example') return false;
+  // Without its yes/no words, does anything the caller said still point at the intent ("yes I confirm")?
+  const rest = heard.text.toLowerCase().split(/[^a-z']+/).filter((w) => w && !polarWords.has(w));
+  if (intentMatch([said], rest.join(' ')) !== undefined) return false;
+  return polarity === false || rest.some((w) => turnsAgainst.has(w));
+}
+
+/** Words after a yes that take it back or ask for something else. */
+const turnsAgainst = new Set(['but', 'instead', 'however', 'actually', 'rather', 'except', 'unless', 'another', 'other', 'different', 'not', "can't", 'cannot', "don't", "won't", 'change', 'move']);
+
+const polarWords = new Set(['yes', 'yeah', 'yep', 'please', 'sure', 'okay', 'ok', 'no', 'nope', 'thanks', 'thank', 'you', 'not', 'really', 'haan', 'ji', 'nahi', 'nahin']);
+
+/** Only yes/no words (and "please", "thanks"): an answer to a yes/no question, not a new statement. */
+export function isPlainAnswer(text: string): boolean {
+  const words = text.toLowerCase().split(/[^a-z']+/).filter(Boolean);
+  return words.length > 0 && words.every((w) => polarWords.has(w));
+}
+
+/** A competing reading nearly as likely as the best one (offline: in score per 10 ms; cloud: in confidence). */
+function isClose(heard: Extract<Heard, { kind: 'utterance' }>, alternative: Alternative, gap = RIVAL_SCORE_GAP, margin = RIVAL_MARGIN): boolean {
+  return alternative.scoreGap !== undefined ? alternative.scoreGap < gap : alternative.confidence >= (heard.confidence ?? 1) - margin;
+}
+
+/**
+ * How far behind a competing reading may be to be offered when the best one decides nothing.
+ * Offering is a question ("Just to check: Saturday 5 December?"), never an action, so it reaches
+ * further than a doubt: slt's "no, the fifth of December" said over a closing line came out
+ * "nope that am", the date reading 3.7 behind.
+ */
+const OFFER_SCORE_GAP = 6;
+const OFFER_MARGIN = 0.4;
+
+/**
+ * The competing readings of a turn worth offering, best first, as turns of their own: when the
+ * best reading decides nothing, one of these may be what the caller said ("no, the fifth of
+ * December" read "nope that am"). Such a reading is never acted on at once: its meaning is
+ * checked with the caller.
+ */
+export function closeReadings(heard: Heard): Extract<Heard, { kind: 'utterance' }>[] {
+  if (heard.kind !== 'utterance') return [];
+  const seen = new Set([heard.text]);
+  const out: Extract<Heard, { kind: 'utterance' }>[] = [];
+  for (const alternative of heard.alternatives ?? []) {
+    if (!isClose(heard, alternative, OFFER_SCORE_GAP, OFFER_MARGIN) || seen.has(alternative.text) || !alternative.text.trim()) continue;
+    seen.add(alternative.text);
+    // Read as the grammar read it (`meaning` '' : nothing expected said), so the in-pieces checks apply.
+    out.push({ kind: 'utterance', text: alternative.text, confidence: alternative.confidence, ...(heard.meaning !== undefined ? { meaning: '' } : {}) });
+  }
+  return out;
+}
+
 function isHedge(text: string): boolean {
   const said = ` ${normalize(text)} `;
   return unsurePhrases.some((p) => said.includes(` ${normalize(p)} `));
@@ -80,26 +161,84 @@ function isHedge(text: string): boolean {
  * that those phrases do not support is doubtful: the engine took an intent from a stray word
  * ("today" read as "pay today") or from a bare yes/no that does not lead to that intent.
  */
-export function meaningDisagrees(heard: Heard, decision: string | undefined, settings: SmartAiSettings): boolean {
+export function meaningDisagrees(heard: Heard, decision: string | undefined, settings: SmartAiSettings, today: string): boolean {
   if (heard.kind !== 'utterance' || heard.meaning === undefined || !decision?.startsWith('intent:')) return false;
   if (heard.meaning === decision) return false;
+  // No phrase heard, only values: the intent those values make up ("three thousand on the fifth of December").
+  if (heard.meaning === '' && `intent:${intentOfValues(settings.intents, offlineValues(heard.text, settings, today)) ?? ''}` === decision) return false;
   if (heard.meaning === 'yes' || heard.meaning === 'no') return `intent:${matchIntent(settings.intents, heard.meaning) ?? ''}` !== decision;
   return true;
 }
 
 /**
- * An amount a grammar heard in pieces. A phone line loses the hiss of "thousand", and the
- * recogniser then strings what is left into several small numbers ("three thousand on five
- * December" came back "three am one fifth december": an amount of 3, said too low and asked
- * again). One amount is one run of number words; another run that is not the day of a date means
+ * An amount (or a digit string) a grammar heard in pieces. A phone line loses the hiss of
+ * "thousand", and the recogniser then strings what is left into several small numbers ("three
+ * thousand on five December" came back "three am one fifth december": an amount of 3, said too
+ * low and asked again). One amount is one run of number words; another run that is not the day of a date means
  * the amount cannot be trusted. Only for hearings of a grammar recogniser (`meaning` set): open
  * recognisers and typed text write amounts as digits.
  */
 export function amountInPieces(heard: Heard, values: TurnResult['values'], settings: SmartAiSettings): boolean {
   if (heard.kind !== 'utterance' || heard.meaning === undefined) return false;
   const amounts = settings.variables.filter((v) => v.type === 'number' && typeof values[v.name] === 'number').length;
-  return amounts > 0 && numberRuns(heard.text) > amounts;
+  if (amounts > 0 && numberRuns(heard.text) > amounts) return true;
+  // The same for a digit string: "one two three four five six" heard "want three four five to
+  // five" ("one" and "two" taken for "want" and "to") is no order number 345 with a stray 5.
+  const digitStrings = settings.variables.filter((v) => v.type === 'digits' && values[v.name] !== undefined).length;
+  return digitStrings > 0 && digitRuns(heard.text) > digitStrings;
 }
+
+const digitWords = new Set(['zero', 'oh', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'double', 'triple']);
+/** Words a grammar takes a digit for ("one" heard "want", "two" "to", "four" "for", "eight" "ate"). */
+const soundAlikes = new Set(['want', 'won', 'to', 'too', 'for', 'fore', 'ate', 'tree', 'free']);
+
+/**
+ * A digit string a grammar heard beside a word that sounds like a digit: "one two three four five
+ * six" came back "want three four five five", an order number 3455 said with confidence. Where
+ * the number begins or ends cannot be told, so it is read back before it is stored.
+ */
+export function digitsBesideSoundAlikes(heard: Heard, values: TurnResult['values'], settings: SmartAiSettings): boolean {
+  if (heard.kind !== 'utterance' || heard.meaning === undefined) return false;
+  if (!settings.variables.some((v) => v.type === 'digits' && values[v.name] !== undefined)) return false;
+  const words = tokens(heard.text);
+  const digit = (w: string | undefined): boolean => w !== undefined && (digitWords.has(w) || /^\d+$/.test(w));
+  return words.some((w, i) => soundAlikes.has(w) && (digit(words[i - 1]) || digit(words[i + 1])));
+}
+
+/** Runs of digits and digit words in a text ("one two three" is one run, "one two to three" two). */
+function digitRuns(text: string): number {
+  let runs = 0;
+  let inRun = false;
+  for (const w of tokens(text)) {
+    const digit = digitWords.has(w) || /^\d+$/.test(w);
+    if (digit && !inRun) runs++;
+    inRun = digit;
+  }
+  return runs;
+}
+
+/**
+ * An amount and a date a grammar heard with nothing between them ("two thousand nine fifth of
+ * december" for "two thousand on the fifth of December"): where the amount ends and the day
+ * begins cannot be told (2009 on the 5th, or 2000 on the 9th?), so the values are read back
+ * before they are stored. Only for hearings of a grammar recogniser, like `amountInPieces`.
+ */
+export function amountTouchesDate(heard: Heard, values: TurnResult['values'], settings: SmartAiSettings): boolean {
+  if (heard.kind !== 'utterance' || heard.meaning === undefined) return false;
+  const stated = (type: string): boolean => settings.variables.some((v) => v.type === type && values[v.name] !== undefined);
+  if (!stated('number') || !stated('date')) return false;
+  const words = tokens(heard.text);
+  return words.some((w, i) => {
+    if (!months.includes(w)) return false;
+    const day = words[i - 1] === 'of' ? i - 2 : i - 1;
+    if (!isDayWord(words[day]) && !isOrdinal(words[day])) return false;
+    const first = words[day - 1] === 'twenty' || words[day - 1] === 'thirty' ? day - 1 : day;
+    const before = words[first - 1];
+    return before !== undefined && before !== 'and' && (numberWords.includes(before) || /^\d/.test(before));
+  });
+}
+
+const isOrdinal = (w: string | undefined): boolean => w !== undefined && /^(first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh|twelfth|\w+teenth|\w+tieth|\d+(st|nd|rd|th))$/.test(w);
 
 /** Runs of number words in a text, leaving out the day beside a month name ("five december"). */
 function numberRuns(text: string): number {

@@ -12,13 +12,13 @@ export const unsurePhrases: readonly string[] = ["i don't know", 'i do not know'
 
 export const spacedName = (name: string): string => name.replace(/([a-z])([A-Z])/g, '$1 $2').replace(/_/g, ' ').toLowerCase();
 
-const valueOf: Partial<Record<string, SpokenValue>> = { date: 'date', number: 'number' };
+const valueOf: Partial<Record<string, SpokenValue>> = { date: 'date', number: 'number', digits: 'digits' };
 
 /**
  * Everything a SmartAI or Ask block can act on, for the recogniser: one phrase group per intent
  * (its examples and its name, "pay now"), per enum option, and yes / no; the spoken values its
- * variables take. Free text cannot be expected; the number's boosted keywords are added by the
- * voice pipeline.
+ * variables take (dates, amounts, digit strings). Free text cannot be expected; the number's
+ * boosted keywords are added by the voice pipeline.
  */
 export function expectationFor(settings: SmartAiSettings): ListenExpectation {
   const phrases: PhraseGroup[] = [

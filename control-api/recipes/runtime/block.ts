@@ -13,13 +13,19 @@ import type { RuntimeServices } from './services.js';
  */
 export type BlockOutcome =
   | { readonly exit: string }
-  | { readonly end: 'closed'; readonly disposition: string }
+  /**
+   * `saidOver`: the caller spoke over the closing line (not a goodbye of their own). The run then
+   * goes back to the last block that listened, with those words as its answer, instead of ending.
+   */
+  | { readonly end: 'closed'; readonly disposition: string; readonly saidOver?: Heard }
   | { readonly end: 'transferred'; readonly target: string };
 
 /** How a block speaks: barge-in, and the block's speech normalisation rules (absent: the default set). */
 export interface BlockSayOptions {
   readonly bargeIn?: boolean;
   readonly speechNormalization?: SayOptions['speechNormalization'];
+  /** Strings in the text read character by character (a value being read back, e.g. an order number). */
+  readonly spellOut?: readonly string[];
 }
 
 export interface BlockContext {
@@ -29,6 +35,16 @@ export interface BlockContext {
   readonly services: RuntimeServices;
   /** Aborted when the caller hangs up or the run is cancelled. */
   readonly signal: AbortSignal;
+  /**
+   * Words the caller said before this block asked anything (over the closing line the run came
+   * back from): a listening block takes them as its first answer instead of speaking its opening.
+   */
+  readonly carried?: Heard;
+  /**
+   * The run can go back to a listening block if the caller speaks over this block's closing line
+   * (a block that listened ran before, and the call has not gone back yet). Absent: it can.
+   */
+  readonly canReopen?: boolean;
   say(text: string, options?: BlockSayOptions): Promise<SayResult>;
   /** Present when the conversation can speak text as it streams in (see Conversation.sayStream). */
   readonly sayStream?: (pieces: AsyncIterable<string>, options?: BlockSayOptions) => Promise<SayResult & { readonly text: string }>;

@@ -7,6 +7,7 @@ import { recipeSchema, type RecipeInput } from '../recipe-schema.js';
 import type { BlockModule } from './block.js';
 import type { BlockRegistry } from './recipe-run.js';
 import { RecipeRun } from './recipe-run.js';
+import type { SayOptions } from './conversation.js';
 import { scriptedTurns, TextConversation, type CallerTurn } from './text-conversation.js';
 import type { RuntimeServices } from './services.js';
 
@@ -169,4 +170,78 @@ describe('RecipeRun', () => {
     );
     assert.equal((await hungUp.run()).reason, 'callerHangup');
   });
+
+  describe('speaking like a person', () => {
+    /** The example reminder's end: a date asked for, a closing line that names it. */
+    const reschedule: RecipeInput = {
+      name: 'reschedule',
+      startBlockId: 'order',
+      blocks: [
+        { id: 'order', type: 'ask', settings: { prompt: 'Ask for the order number.', variables: [{ name: 'order_number', type: 'digits', description: 'The order number' }] } },
+        { id: 'ask_date', type: 'ask', settings: { prompt: 'Opening: Which day would suit you?', variables: [{ name: 'new_date', type: 'date', description: 'the new date' }] } },
+        { id: 'done', type: 'close', settings: { closingScript: 'Done, order {{order_number}} moved to {{new_date}}. Goodbye!', disposition: 'rescheduled' } },
+      ],
+      connections: [
+        { from: 'order', exit: 'next', to: 'ask_date' },
+        { from: 'ask_date', exit: 'next', to: 'done' },
+      ],
+    };
+
+    /** A text conversation whose caller cuts short the lines containing `interrupt`, and that keeps every SayOptions. */
+    function speaking(turns: CallerTurn[], interrupt?: string) {
+      const options: SayOptions[] = [];
+      const conversation = new TextConversation({ nextTurn: scriptedTurns(turns) });
+      const say = conversation.say.bind(conversation);
+      conversation.say = async (text, sayOptions) => {
+        options.push(sayOptions);
+        const result = await say(text, sayOptions);
+        return interrupt && text.includes(interrupt) ? { interrupted: true, unspoken: text } : result;
+      };
+      const run = new RecipeRun({
+        recipe: recipeSchema.parse(reschedule),
+        conversation,
+        context: { callId: 'c1', tenantId: 't1', timezone: 'UTC', direction: 'simulation', campaignVariables: {}, now: () => Date.UTC(2026, 10, 21) },
+        services,
+        blocks: defaultBlocks,
+      });
+      return { run, conversation, options };
+    }
+
+    it('a digit variable is read one digit at a time wherever it is said (123456 is no amount)', async () => {
+      const { run, conversation, options } = speaking([{ kind: 'dtmf', digits: '123456' }, { kind: 'utterance', text: 'the third of december' }]);
+      const result = await run.run();
+      assert.equal(result.disposition, 'rescheduled');
+      assert.equal(conversation.agentLines.at(-1), 'Done, order 123456 moved to 2026-12-03. Goodbye!');
+      assert.deepEqual(options.at(-1)?.spellOut, ['123456']);
+      assert.equal(options[0]?.spellOut, undefined);
+    });
+
+    it('a date said over the closing line is heard and acted on: the run goes back to the block that asked', async () => {
+      const { run, conversation, options } = speaking(
+        [{ kind: 'dtmf', digits: '123456' }, { kind: 'utterance', text: 'the third of december' }, { kind: 'utterance', text: 'no wait, the fifth of december' }, { kind: 'silence' }],
+        'moved to 2026-12-03',
+      );
+      const result = await run.run();
+      assert.deepEqual(result.path, ['order', 'ask_date', 'done', 'ask_date', 'done']);
+      assert.deepEqual(result.steps[2]?.turns.map((t) => t.kind), ['saidOver']);
+      assert.equal(result.disposition, 'rescheduled');
+      assert.equal(result.variables.new_date, '2026-12-05');
+      // The words are in the transcript under the block they were said over, and the block did not ask again first.
+      assert.ok(result.transcript.some((t) => t.speaker === 'caller' && t.text === 'no wait, the fifth of december' && t.blockId === 'done'));
+      assert.equal(conversation.agentLines.filter((l) => l === 'Which day would suit you?').length, 1);
+      assert.equal(conversation.agentLines.at(-1), 'Done, order 123456 moved to 2026-12-05. Goodbye!');
+      // Once only: the closing line after going back is said whole.
+      assert.deepEqual(options.filter((o, i) => conversation.agentLines[i]?.startsWith('Done')).map((o) => o.bargeIn), [true, false]);
+    });
+
+    it('with no block that listened before it, the closing line is said whole', async () => {
+      const { run, conversation } = start(greetAndClose);
+      const said: boolean[] = [];
+      const say = conversation.say.bind(conversation);
+      conversation.say = async (text, sayOptions) => (said.push(sayOptions.bargeIn), say(text, sayOptions));
+      await run.run();
+      assert.deepEqual(said, [false, false]);
+    });
+  });
 });
+

@@ -4,7 +4,7 @@ import { exitsOf } from '../recipe-graph.js';
 import type { Block, BlockOf, BlockType, Recipe } from '../recipe-schema.js';
 import type { BlockContext, BlockModule, BlockOutcome, BlockSayOptions } from './block.js';
 import { builtinVariables, localTime, type CallContext } from './call-context.js';
-import { CallEndedError, type Conversation } from './conversation.js';
+import { CallEndedError, type Conversation, type Heard, type SayOptions } from './conversation.js';
 import type { RunEnd, RunEvents, RunStep, TranscriptEntry } from './run-events.js';
 import type { RuntimeServices } from './services.js';
 import { render, renderDeep, resolve, type TemplateScope } from './templating.js';
@@ -35,6 +35,13 @@ export interface RunResult extends RunEnd {
  */
 const failureExits = ['fallback', 'ifFails', 'failure', 'failed'];
 
+/**
+ * Times a run goes back from a closing line the caller spoke over: once. The closing line after
+ * it cannot be cut short, so a caller (or a recording, a television) that keeps talking does not
+ * keep the call from ending.
+ */
+const maxReopens = 1;
+
 /** A block's normalisation rules, passed on only when it set them (absent: the pipeline's default). */
 const normalization = (options: BlockSayOptions): Pick<BlockSayOptions, 'speechNormalization'> =>
   options.speechNormalization ? { speechNormalization: options.speechNormalization } : {};
@@ -51,11 +58,19 @@ export class RecipeRun extends TypedEmitter<RunEvents> {
   private started = false;
   /** Each block run, with the first caller turn said while it ran (Conversation.nextTurn). */
   private readonly blockTurns: { readonly blockId: string; readonly fromTurn: number }[] = [];
+  /** Variables the recipe's listening blocks declare as digit strings: read one digit at a time. */
+  private readonly digitVariables: ReadonlySet<string>;
+  /** Words said over a closing line, for the listening block the run went back to. */
+  private carried: Heard | undefined;
+  private reopens = 0;
 
   constructor(private readonly options: RecipeRunOptions) {
     super();
     this.blocksById = new Map(options.recipe.blocks.map((b) => [b.id, b]));
     this.routes = new Map(options.recipe.connections.map((c) => [`${c.from}\u0000${c.exit}`, c.to]));
+    this.digitVariables = new Set(
+      options.recipe.blocks.flatMap((b) => (b.type === 'smartAi' || b.type === 'ask' ? b.settings.variables.filter((v) => v.type === 'digits').map((v) => v.name) : [])),
+    );
     for (const [name, value] of Object.entries(options.context.campaignVariables)) this.vars.set(name, value);
     // Words that did not drive the flow still belong in the transcript (spec: barge-in disabled).
     // Under the block that was running when they were said: recognition takes a moment, and by
@@ -121,6 +136,21 @@ export class RecipeRun extends TypedEmitter<RunEvents> {
         if (!exit) return this.fail(block.id, `block '${block.id}' failed and has no connected failure exit`);
         outcome = { exit };
       }
+      if ('end' in outcome && outcome.end === 'closed' && outcome.saidOver) {
+        // The caller spoke over the closing line: back to the block that last listened, which
+        // takes the words as its answer (a date said over "Take care, goodbye" is acted on).
+        const back = this.reopenTarget(visit);
+        if (back) {
+          this.reopens++;
+          const note = { blockId: block.id, kind: 'saidOver' as const, ...(outcome.saidOver.kind === 'utterance' ? { heard: outcome.saidOver.text } : {}) };
+          visit.turns.push(note);
+          this.emit('turn', note);
+          this.emit('blockExited', { blockId: block.id, type: block.type });
+          this.carried = outcome.saidOver;
+          blockId = back.blockId;
+          continue;
+        }
+      }
       if ('end' in outcome) {
         visit.end = outcome.end;
         this.emit('blockExited', { blockId: block.id, type: block.type, end: outcome.end });
@@ -183,9 +213,27 @@ export class RecipeRun extends TypedEmitter<RunEvents> {
     this.emit('utterance', entry);
   }
 
+  /** The listening block the run goes back to when the caller speaks over a closing line, if it may. */
+  private reopenTarget(current?: RunStep): RunStep | undefined {
+    if (this.reopens >= maxReopens) return undefined;
+    return this.steps.findLast((s) => s !== current && (s.type === 'smartAi' || s.type === 'ask'));
+  }
+
+  /**
+   * Values of digit variables in a line, and what the block asked to spell: read one character at
+   * a time. Without `text` (a streamed line, not known before it is spoken) every such value.
+   */
+  private spellOut(text: string | undefined, options: BlockSayOptions): Pick<SayOptions, 'spellOut'> {
+    const values = [...this.digitVariables].map((name) => this.vars.get(name)).filter((v): v is string | number => (typeof v === 'string' || typeof v === 'number') && String(v) !== '');
+    const spell = [...new Set([...values.map(String), ...(options.spellOut ?? [])])].filter((v) => text === undefined || text.includes(v));
+    return spell.length > 0 ? { spellOut: spell } : {};
+  }
+
   private contextFor(blockId: string): BlockContext {
     const { conversation, context, services, recipe } = this.options;
     const signal = this.signal;
+    const carried = this.carried;
+    this.carried = undefined;
     const warn = (message: string): void => {
       services.logger.warn({ blockId, callId: context.callId }, message);
       this.emit('warning', { blockId, message });
@@ -202,11 +250,13 @@ export class RecipeRun extends TypedEmitter<RunEvents> {
       global: recipe.globalSettings,
       services,
       signal,
+      ...(carried ? { carried } : {}),
+      canReopen: this.reopenTarget() !== undefined,
       say: async (text, options = {}) => {
         if (signal.aborted) throw new CallEndedError();
         if (text.trim() === '') return { interrupted: false };
         const [startedAt, index] = [context.now(), this.transcript.length];
-        const result = await conversation.say(text, { bargeIn: options.bargeIn ?? true, signal, ...normalization(options) });
+        const result = await conversation.say(text, { bargeIn: options.bargeIn ?? true, signal, ...normalization(options), ...this.spellOut(text, options) });
         this.record({ at: startedAt, speaker: 'agent', text, blockId, ...(result.interrupted ? { interrupted: true, unspoken: result.unspoken } : {}) }, index);
         return result;
       },
@@ -214,7 +264,8 @@ export class RecipeRun extends TypedEmitter<RunEvents> {
         ? async (pieces, options = {}) => {
             if (signal.aborted) throw new CallEndedError();
             const [startedAt, index] = [context.now(), this.transcript.length];
-            const result = await (conversation.sayStream as NonNullable<Conversation['sayStream']>).call(conversation, pieces, { bargeIn: options.bargeIn ?? true, signal, ...normalization(options) });
+            const spell = this.spellOut(undefined, options);
+            const result = await (conversation.sayStream as NonNullable<Conversation['sayStream']>).call(conversation, pieces, { bargeIn: options.bargeIn ?? true, signal, ...normalization(options), ...spell });
             if (result.text.trim() !== '') {
               this.record({ at: startedAt, speaker: 'agent', text: result.text, blockId, ...(result.interrupted ? { interrupted: true, unspoken: result.unspoken } : {}) }, index);
             }

@@ -21,11 +21,12 @@ export interface TranscriptEntry {
 
 /**
  * How a listening block handled a caller turn it did not simply act on: a reprompt (nothing
- * usable heard, or too unsure), a nudge after silence, a "Did you say ...?" and its answer.
+ * usable heard, or too unsure), a nudge after silence, a question answered from knowledge, a
+ * "Just to check: ...?" and its answer, the closing line said over (the run came back).
  */
 export interface TurnNote {
   readonly blockId: string;
-  readonly kind: 'reprompt' | 'nudge' | 'confirm' | 'confirmed' | 'denied';
+  readonly kind: 'reprompt' | 'nudge' | 'answered' | 'confirm' | 'confirmed' | 'denied' | 'saidOver';
   readonly reason?: 'noMatch' | 'lowConfidence' | 'notUnderstood' | 'amountInPieces' | 'silence';
   readonly heard?: string;
   readonly confidence?: number;

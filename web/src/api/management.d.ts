@@ -1652,15 +1652,19 @@ export interface components {
                         description: string;
                         /** @default [] */
                         examples?: string[];
+                        action?: boolean;
+                        confirmation?: string;
+                        captures?: string[];
                     }[];
                     /** @default [] */
                     variables?: {
                         name: string;
                         /** @enum {string} */
-                        type: "text" | "boolean" | "number" | "date" | "enum";
+                        type: "text" | "boolean" | "number" | "date" | "enum" | "digits";
                         /** @default  */
                         description?: string;
                         options?: string[];
+                        question?: string;
                     }[];
                     intentVariable?: string;
                 };
@@ -1729,15 +1733,19 @@ export interface components {
                         description: string;
                         /** @default [] */
                         examples?: string[];
+                        action?: boolean;
+                        confirmation?: string;
+                        captures?: string[];
                     }[];
                     /** @default [] */
                     variables?: {
                         name: string;
                         /** @enum {string} */
-                        type: "text" | "boolean" | "number" | "date" | "enum";
+                        type: "text" | "boolean" | "number" | "date" | "enum" | "digits";
                         /** @default  */
                         description?: string;
                         options?: string[];
+                        question?: string;
                     }[];
                     intentVariable?: string;
                 };
@@ -1997,15 +2005,19 @@ export interface components {
                         description: string;
                         /** @default [] */
                         examples: string[];
+                        action?: boolean;
+                        confirmation?: string;
+                        captures?: string[];
                     }[];
                     /** @default [] */
                     variables: {
                         name: string;
                         /** @enum {string} */
-                        type: "text" | "boolean" | "number" | "date" | "enum";
+                        type: "text" | "boolean" | "number" | "date" | "enum" | "digits";
                         /** @default  */
                         description: string;
                         options?: string[];
+                        question?: string;
                     }[];
                     intentVariable?: string;
                 };
@@ -2074,15 +2086,19 @@ export interface components {
                         description: string;
                         /** @default [] */
                         examples: string[];
+                        action?: boolean;
+                        confirmation?: string;
+                        captures?: string[];
                     }[];
                     /** @default [] */
                     variables: {
                         name: string;
                         /** @enum {string} */
-                        type: "text" | "boolean" | "number" | "date" | "enum";
+                        type: "text" | "boolean" | "number" | "date" | "enum" | "digits";
                         /** @default  */
                         description: string;
                         options?: string[];
+                        question?: string;
                     }[];
                     intentVariable?: string;
                 };
@@ -2342,15 +2358,19 @@ export interface components {
                         description: string;
                         /** @default [] */
                         examples?: string[];
+                        action?: boolean;
+                        confirmation?: string;
+                        captures?: string[];
                     }[];
                     /** @default [] */
                     variables?: {
                         name: string;
                         /** @enum {string} */
-                        type: "text" | "boolean" | "number" | "date" | "enum";
+                        type: "text" | "boolean" | "number" | "date" | "enum" | "digits";
                         /** @default  */
                         description?: string;
                         options?: string[];
+                        question?: string;
                     }[];
                     intentVariable?: string;
                 };
@@ -2419,15 +2439,19 @@ export interface components {
                         description: string;
                         /** @default [] */
                         examples?: string[];
+                        action?: boolean;
+                        confirmation?: string;
+                        captures?: string[];
                     }[];
                     /** @default [] */
                     variables?: {
                         name: string;
                         /** @enum {string} */
-                        type: "text" | "boolean" | "number" | "date" | "enum";
+                        type: "text" | "boolean" | "number" | "date" | "enum" | "digits";
                         /** @default  */
                         description?: string;
                         options?: string[];
+                        question?: string;
                     }[];
                     intentVariable?: string;
                 };
@@ -3154,10 +3178,10 @@ export interface components {
                 /** @description caller turns the block did not simply act on, in order */
                 turns: {
                     /**
-                     * @description reprompt: asked again; nudge: spoke again after the caller stayed silent; confirm: asked "Sorry, did you say ...?"; confirmed / denied: the caller's answer to it
+                     * @description reprompt: asked again; nudge: spoke again after the caller stayed silent; answered: a question answered from the knowledge library; confirm: checked its meaning before acting ("Just to check: ...?"); confirmed / denied: the caller's answer to it; saidOver: the caller spoke over the closing line and the run went back to the last listening block
                      * @enum {string}
                      */
-                    kind: "reprompt" | "nudge" | "confirm" | "confirmed" | "denied";
+                    kind: "reprompt" | "nudge" | "answered" | "confirm" | "confirmed" | "denied" | "saidOver";
                     /**
                      * @description why the block reprompted or nudged, or why a confirmation counts as denied
                      * @enum {string}

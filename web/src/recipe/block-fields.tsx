@@ -29,7 +29,7 @@ function NamedRows({ label, field, settings, issues, onChange, withType }: { lab
             <SelectField
               label={`${label} ${i + 1} type`}
               value={row.type ?? 'text'}
-              options={['text', 'boolean', 'number', 'date', 'enum'].map((t) => [t, t] as const)}
+              options={['text', 'boolean', 'number', 'date', 'enum', 'digits'].map((t) => [t, t] as const)}
               issue={issueAt(issues, `${field}[${i}].type`) ?? issueAt(issues, `${field}[${i}].options`)}
               onChange={(e) => set(rows.map((r, j) => (j === i ? { ...r, type: e.target.value } : r)))}
             />

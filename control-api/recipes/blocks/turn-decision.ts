@@ -1,0 +1,96 @@
+import type { TurnResult, VariableValue } from '../../llm/agent-engine.js';
+import { extractBoolean } from '../../llm/extract.js';
+import { intentMatch, intentOfValues } from '../../llm/offline-engine.js';
+import type { Intent, SmartAiSettings } from '../recipe-schema.js';
+import type { Heard } from '../runtime/conversation.js';
+import { amountTouchesDate, decisionOf, digitsBesideSoundAlikes, isPlainAnswer, meaningDisagrees, offlineValues, polarOnly, rivalReading } from './hearing-doubt.js';
+
+/**
+ * What a caller turn decides, and whether the block may act on it at once.
+ *
+ * Every exit of a listening block changes something (the call goes elsewhere, values are written
+ * on the record), and so does every value it captures; an intent marked `action: false` is
+ * informational. A decision that changes something is acted on only on a confident reading of
+ * the caller; otherwise the block checks its meaning first ("Just to check: ...?"). Turns that
+ * decide nothing (a knowledge answer, a reprompt) are neutral and store nothing.
+ */
+export interface Decision {
+  /** The intent the block leaves through; undefined: the block's own answer (an Ask's values). */
+  readonly intent?: Intent;
+  /** The values the exit stores: the intent's captures, or the Ask's variables. */
+  readonly values: Readonly<Record<string, VariableValue>>;
+  /** The values answer the block's question for them after a denied reading back (`Awaiting`). */
+  readonly answersAwaited?: boolean;
+}
+
+/** After a "no" to a reading back of values: the intent still meant, and the values asked for again. */
+export interface Awaiting {
+  readonly intent?: Intent;
+  readonly names: readonly string[];
+}
+
+/** The values an exit through `intent` keeps: its captures, else every value the turn stated. */
+function valuesFor(intent: Intent, values: Readonly<Record<string, VariableValue>>): Record<string, VariableValue> {
+  const keep = intent.captures ?? Object.keys(values);
+  return Object.fromEntries(Object.entries(values).filter(([name]) => keep.includes(name)));
+}
+
+/**
+ * The decision of one turn: the engine's intent with the values it keeps; after a denied reading
+ * back, the same intent when the turn gives the values asked for; an Ask's answer once every
+ * variable is known (`kept`: confident values of its earlier turns).
+ */
+export function decide(
+  result: TurnResult,
+  settings: SmartAiSettings,
+  isDone: ((names: ReadonlySet<string>) => boolean) | undefined,
+  kept: ReadonlyMap<string, VariableValue>,
+  awaiting: Awaiting | undefined,
+): Decision | undefined {
+  const answering = awaiting?.intent && awaiting.names.some((name) => name in result.values) && (!result.intent || result.intent === awaiting.intent.name);
+  const intent = answering ? awaiting?.intent : settings.intents.find((i) => i.name === result.intent);
+  if (intent) return { intent, values: valuesFor(intent, result.values), ...(answering ? { answersAwaited: true } : {}) };
+  if (!isDone) return undefined;
+  const values = { ...Object.fromEntries(kept), ...result.values };
+  return isDone(new Set(Object.keys(values))) ? { values } : undefined;
+}
+
+export type DoubtReason = 'lowConfidence' | 'rival' | 'unsupported' | 'polarOnly' | 'valuesRunTogether' | 'inferred';
+
+/**
+ * Why the block must not act on `decision` at once, if it must not: a confidence below
+ * `confirmBelowConfidence`; a close competing reading that goes elsewhere or, for what changes
+ * something, states other values; a meaning the grammar heard that does not support it; an
+ * intent reached through a bare yes/no among other words; an amount run into a date's day, a
+ * digit string beside a word that sounds like a digit; an intent inferred from values alone.
+ * Keypad entries are never doubtful.
+ */
+export function doubtOf(heard: Heard, decision: Decision, settings: SmartAiSettings, today: string): DoubtReason | undefined {
+  if (heard.kind !== 'utterance') return undefined;
+  if (heard.confidence !== undefined && heard.confidence < settings.confirmBelowConfidence) return 'lowConfidence';
+  const acts = decision.intent?.action !== false;
+  if (rivalReading(heard, settings, today, acts ? Object.keys(decision.values) : []) !== undefined) return 'rival';
+  if (meaningDisagrees(heard, decisionOf({ ...(decision.intent ? { intent: decision.intent.name } : {}), values: decision.values }), settings, today)) return 'unsupported';
+  if (polarOnly(heard, decision.intent)) return 'polarOnly';
+  // Values alone do not say what the caller wants done: an intent that changes something, taken
+  // from its captured values with none of its words said ("monday" is no "reschedule"), is checked
+  // (not when they answer "Which day would suit you?" asked for that intent).
+  if (acts && decision.intent && !decision.answersAwaited && intentMatch(settings.intents, heard.text)?.name !== decision.intent.name && intentOfValues(settings.intents, decision.values) === decision.intent.name) return 'inferred';
+  if (amountTouchesDate(heard, decision.values, settings) || digitsBesideSoundAlikes(heard, decision.values, settings)) return 'valuesRunTogether';
+  return undefined;
+}
+
+/**
+ * Before the engine runs: could this turn end in a confirmation? Then its reply must not be
+ * streamed (it may be confirmed away): a low confidence, a close rival reading, a yes/no among
+ * other words, or values an intent that changes something captures (it may be inferred from them).
+ */
+export function mayBeDoubted(heard: Heard, settings: SmartAiSettings, today: string): boolean {
+  if (heard.kind !== 'utterance') return false;
+  if (heard.confidence !== undefined && heard.confidence < settings.confirmBelowConfidence) return true;
+  const storable = settings.variables.filter((v) => v.type !== 'text').map((v) => v.name);
+  if (rivalReading(heard, settings, today, storable) !== undefined) return true;
+  if (extractBoolean(heard.text) !== undefined && !isPlainAnswer(heard.text)) return true;
+  const stated = Object.keys(offlineValues(heard.text, settings, today));
+  return settings.intents.some((i) => i.action !== false && (i.captures ?? []).some((name) => stated.includes(name)));
+}
