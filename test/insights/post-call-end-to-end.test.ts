@@ -215,6 +215,8 @@ forEachStore('post-call analysis end to end: simulated call -> analyzing -> LLM 
         'agent: Will you pay the due amount?',
         'caller: haan ji, yes I will pay',
         'agent: How much can you pay?',
+        // The Ask block offers the keypad for a number (the recipe's dtmf settings end with hash).
+        'agent: You can also key it in, then press hash.',
         'caller: I can pay 2500 rupees',
         'agent: Thank you, goodbye.',
       ],

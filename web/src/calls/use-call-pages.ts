@@ -26,29 +26,27 @@ export interface CallPages {
 export function useCallPages(api: ManagementClient, clientId: string, query: ListQuery): CallPages {
   const key = `${clientId}:${JSON.stringify(query)}`;
   const [cursor, setCursor] = useState<{ key: string; value?: string; page: number }>({ key, page: 1 });
-  const [result, setResult] = useState<{ items: readonly CallItem[]; next?: string; prev?: string }>({ items: [] });
-  const [loading, setLoading] = useState(false);
-  const [error, setError] = useState<unknown>();
+  // Each answer names the request it answers: in the render right after Newer/Older the page number
+  // has moved but the rows are still the old page's, and that render must say Loading, not
+  // "Page 1" over page 2's rows.
+  const [result, setResult] = useState<{ for?: string; items: readonly CallItem[]; next?: string; prev?: string; error?: unknown }>({ items: [] });
   const [generation, setGeneration] = useState(0);
   const run = useRef(0);
   const current = cursor.key === key ? cursor : { key, page: 1 };
+  const request = `${key}|${current.value ?? ''}|${generation}`;
 
   useEffect(() => {
     const mine = ++run.current;
-    setLoading(true);
-    setError(undefined);
     const params = { path: { clientId }, query: { limit: 50, ...query, ...(current.value ? { cursor: current.value } : {}) } as never };
     api.GET('/v1/tenants/{clientId}/calls', { params }).then(
       (response) => {
         if (mine !== run.current) return;
         const page = unwrap(response);
-        setResult({ items: page.items, ...(page.nextCursor ? { next: page.nextCursor } : {}), ...(page.prevCursor ? { prev: page.prevCursor } : {}) });
-        setLoading(false);
+        setResult({ for: request, items: page.items, ...(page.nextCursor ? { next: page.nextCursor } : {}), ...(page.prevCursor ? { prev: page.prevCursor } : {}) });
       },
       (failure: unknown) => {
         if (mine !== run.current) return;
-        setError(failure);
-        setLoading(false);
+        setResult((old) => ({ ...old, for: request, error: failure }));
       },
     );
     // `key` stands for `query` (a new object each render).
@@ -56,8 +54,8 @@ export function useCallPages(api: ManagementClient, clientId: string, query: Lis
 
   return {
     items: result.items,
-    loading,
-    error,
+    loading: result.for !== request,
+    error: result.for === request ? result.error : undefined,
     hasNewer: result.prev !== undefined,
     hasOlder: result.next !== undefined,
     page: current.page,
