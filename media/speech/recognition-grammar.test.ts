@@ -91,6 +91,17 @@ describe('offline recognition grammar and its confidence', () => {
     assert.ok(leading.confidence > 0.99, `${leading.confidence}`);
   });
 
+  it('a phrase is heard contracted or spelled out, and across a slurred join: "I will be there" said "I\'ll [uh] be there" is the phrase', () => {
+    const words = new Set(['that', 'i', 'will', "i'll", 'be', 'there', 'can', 'not', "can't", 'come']);
+    const attend = { phrases: [{ name: 'intent:confirm', phrases: ['I will be there'] }, { name: 'intent:cancel', phrases: ["I can't come"] }], values: [], words: [] };
+    const grammar = buildRecognitionGrammar(attend, words);
+    assert.match(grammar, /\( i will be there \) \| \( i'll be there \)/);
+    assert.match(grammar, /\( i can't come \) \| \( i can not come \)/);
+    const heard = scoreHypothesis(units(['that', 0.2], ["i'll", 0.3], ['ph_uh', 0.05], ['be', 0.2], ['there', 0.4]), attend, words);
+    assert.equal(heard.dominant, 'intent:confirm');
+    assert.ok(heard.confidence > 0.99, String(heard.confidence));
+  });
+
   it('two meanings in one utterance count only the larger one ("human ... goodbye")', () => {
     const heard = scoreHypothesis(units(['human', 0.5], ['ph_k', 0.2], ['goodbye', 0.4]), input, known);
     assert.equal(heard.dominant, 'intent:human');

@@ -117,8 +117,39 @@ function tokensOf(text: string, known: ReadonlySet<string>): string[] {
 /** Each group's phrases as known-word sequences (unknown words dropped, empty phrases gone). */
 function groupTokens(groups: readonly PhraseGroup[], known: ReadonlySet<string>): { group: PhraseGroup; phrases: string[][] }[] {
   return groups
-    .map((group) => ({ group, phrases: [...new Set(group.phrases.map((p) => tokensOf(p, known).join(' ')).filter(Boolean))].map((p) => p.split(' ')) }))
+    .map((group) => ({
+      group,
+      phrases: [...new Set(group.phrases.flatMap((p) => spellings(tokensOf(p, known).join(' '), known)).filter(Boolean))].map((p) => p.split(' ')),
+    }))
     .filter((g) => g.phrases.length > 0);
+}
+
+/**
+ * Contractions and their full forms, as a phrase may be written and said either way: a recipe's
+ * "I will be there" said "I'll be there" (or decoded so: "i'll" is also a carrier word) is the
+ * same phrase, not carrier words around nothing.
+ */
+const contractions: ReadonlyArray<readonly [string, string]> = [
+  ['i will', "i'll"],
+  ['i am', "i'm"],
+  ['i would', "i'd"],
+  ['we will', "we'll"],
+  ['it is', "it's"],
+  ['that is', "that's"],
+  ['do not', "don't"],
+  ['can not', "can't"],
+  ['cannot', "can't"],
+  ['will not', "won't"],
+];
+
+/** A phrase's tokens as written, all contracted and all spelled out (those the dictionary knows). */
+function spellings(phrase: string, known: ReadonlySet<string>): string[] {
+  const replaceAll = (text: string, pairs: ReadonlyArray<readonly [string, string]>): string =>
+    pairs.reduce((out, [from, to]) => out.replace(new RegExp(`(?<=^| )${from}(?= |$)`, 'g'), to), text);
+  const contracted = replaceAll(phrase, contractions);
+  const spelled = replaceAll(phrase, contractions.filter(([full]) => full !== 'cannot').map(([full, short]) => [short, full] as const));
+  const knows = (p: string): boolean => p.split(' ').every((w) => known.has(w));
+  return [...new Set([phrase, contracted, spelled].filter((p) => p && (p === phrase || knows(p))))];
 }
 
 /**
@@ -278,13 +309,32 @@ export function scoreHypothesis(units: readonly TimedWord[], input: GrammarInput
   return { text, confidence: total > 0 ? Math.min(1, covered / total) : 0, ...(dominant ? { dominant } : {}) };
 }
 
+/**
+ * Seconds: a filler this short between two words of a phrase is a slurred join or an "uh"
+ * ("i'll [uh] be there"), not other speech: the phrase is still heard.
+ */
+const JOIN_S = 0.08;
+
+/** The longest phrase starting at `at`, in units (short fillers inside it included). */
 function longestPhrase(units: readonly TimedWord[], at: number, groups: readonly { group: PhraseGroup; phrases: string[][] }[]): { group: PhraseGroup; length: number } | undefined {
-  let best: { group: PhraseGroup; length: number } | undefined;
+  let best: { group: PhraseGroup; length: number; words: number } | undefined;
   for (const { group, phrases } of groups) {
     for (const phrase of phrases) {
-      if (phrase.length <= (best?.length ?? 0)) continue;
-      if (phrase.every((w, k) => units[at + k]?.word === w)) best = { group, length: phrase.length };
+      if (phrase.length <= (best?.words ?? 0)) continue;
+      const length = phraseAt(units, at, phrase);
+      if (length) best = { group, length, words: phrase.length };
     }
   }
-  return best;
+  return best && { group: best.group, length: best.length };
+}
+
+/** Units the phrase spans from `at` (0 when it is not there). */
+function phraseAt(units: readonly TimedWord[], at: number, phrase: readonly string[]): number {
+  let i = at;
+  for (const [k, word] of phrase.entries()) {
+    if (k > 0) while (units[i]?.word.startsWith(fillerPrefix) && units[i]!.end - units[i]!.start <= JOIN_S) i++;
+    if (units[i]?.word !== word) return 0;
+    i++;
+  }
+  return i - at;
 }

@@ -121,6 +121,8 @@ export async function speakExampleScenarios(connect: () => Promise<CallLeg>, opt
     const verdict: Verdict['verdict'] = strayExit || otherDisposition ? 'WRONG' : failures.length === 0 ? 'right' : 'missed';
     const heard = result.transcript.filter((t) => t.speaker === 'caller').map((t) => (t.ignored ? `(${t.ignored}: ${t.text})` : t.text));
     const detail = `${result.path.join(' > ')} [${result.disposition ?? result.reason}] heard ${JSON.stringify(heard)}${failures.length ? `; ${failures[0]}` : ''}`;
+    // BRANCHES_TRANSCRIPT=1: each call's transcript on stderr, to see why a branch was missed.
+    if (process.env.BRANCHES_TRANSCRIPT) process.stderr.write(`${JSON.stringify(result.transcript, null, 1)}\n`);
     return { recipe: recipe.name, scenario: scenario.name, verdict, repaired, detail };
   };
   try {
@@ -182,11 +184,14 @@ function isWhatIMeant(turn: string, checked: string, { meant, intents, today }: 
     .filter((i) => i.opening && said.startsWith(i.opening))
     .sort((a, b) => b.opening.length - a.opening.length)[0];
   if (about && about.name !== meant.get(normalised(turn))) return false;
-  // The values: a date must be the date said, a number one the turn states, a yes/no its own.
-  const date = extractDate(checked, today);
+  // The values, after the intent's own wording ("that is all for today" states no date): a date
+  // must be the date said, a number one the turn states, a yes/no its own.
+  const wording = about ? (intentMeaning(intents.find((i) => i.name === about.name)!).split('{{')[0] ?? '').trim() : '';
+  const values = wording && checked.toLowerCase().startsWith(wording.toLowerCase()) ? checked.slice(wording.length) : checked;
+  const date = extractDate(values, today);
   if (date !== undefined && date !== extractDate(turn, today)) return false;
   const own = new Set([...(turn.match(/\d[\d,]*/g) ?? []).map((n) => n.replace(/,/g, '')), String(extractNumber(turn) ?? ''), extractDigits(turn) ?? '']);
-  const numbers = (checked.replace(/\b\d{1,2}\s+(january|february|march|april|may|june|july|august|september|october|november|december)\b/gi, '').match(/\d+/g) ?? []);
+  const numbers = (values.replace(/\b\d{1,2}\s+(january|february|march|april|may|june|july|august|september|october|november|december)\b/gi, '').match(/\d+/g) ?? []);
   if (!numbers.every((n) => own.has(n))) return false;
   const polar = /\byou said (yes|no)\b/i.exec(checked)?.[1];
   return polar === undefined || extractBoolean(turn) === (polar.toLowerCase() === 'yes');

@@ -10,7 +10,7 @@ import { amountInPieces, closeReadings } from './hearing-doubt.js';
 import { anythingElse, isQuestion, knowledgeVocabulary, retrieve } from './knowledge-turn.js';
 import { expectationFor } from './listen-expectation.js';
 import { confirmationQuestion, mentionsKeypad, spellOut, valueQuestion } from './meaning-words.js';
-import { decide, doubtOf, mayBeDoubted, type Awaiting } from './turn-decision.js';
+import { decide, doubtOf, intentStands, mayBeDoubted, type Awaiting } from './turn-decision.js';
 
 /**
  * What SmartAI and Ask share: instructions from the prompt plus the recipe's persona and
@@ -134,6 +134,8 @@ export async function conversationLoop(ctx: BlockContext, settings: SmartAiSetti
   /** An Ask's values from earlier turns, stored only when the block is done with them. */
   const kept = new Map<string, VariableValue>();
   let awaiting: (Awaiting & { readonly question: string }) | undefined;
+  /** Readings of values the caller said no to: heard again, they are checked again. */
+  const denied: Array<Readonly<Record<string, VariableValue>>> = [];
   const listenOptions = settings.nudgeAfterMs ? { timeoutMs: settings.nudgeAfterMs } : undefined;
   /** One more turn that got the block nowhere: true when the retry limit is spent. */
   const spent = (): boolean => ++turns >= settings.retryLimit;
@@ -214,7 +216,7 @@ export async function conversationLoop(ctx: BlockContext, settings: SmartAiSetti
       lastPrompt = answered ? anythingElse : reply || lastPrompt;
       continue;
     }
-    const doubt = rival ? 'rival' : doubtOf(heard, decision, settings, today);
+    const doubt = rival ? 'rival' : doubtOf(heard, decision, settings, today, denied);
     if (doubt) {
       ctx.expect(confirming);
       const checked = confirmationQuestion(decision.intent, decision.values, settings.variables, today, (name) => ctx.lookup(name));
@@ -223,16 +225,21 @@ export async function conversationLoop(ctx: BlockContext, settings: SmartAiSetti
       if (answer !== 'yes') {
         if (spent()) return { exit: 'fallback' };
         // Anything else said is the caller's next answer; after a "no" the block asks for the
-        // values alone when there were some ("Which day would suit you?"), else asks again.
+        // values alone when there were some and the intent stands ("Which day would suit you?"),
+        // else asks its question again.
         for (const name of Object.keys(decision.values)) kept.delete(name);
+        if (answer === 'no' && Object.keys(decision.values).length > 0) denied.push(decision.values);
         if (answer !== 'no') carried = answer;
-        else if (Object.keys(decision.values).length > 0) {
+        else if (Object.keys(decision.values).length > 0 && (!decision.intent || decision.answersAwaited || intentStands(rival?.heard ?? heard, decision, settings, doubt))) {
           const asked = settings.variables.filter((v) => v.name in decision.values);
           const again = valueQuestion(asked);
           const withHint = hint && asked.some((v) => v.type === 'digits') && !mentionsKeypad(again) ? ` ${hint}` : '';
           awaiting = { ...(decision.intent ? { intent: decision.intent } : {}), names: asked.map((v) => v.name), question: `${again}${withHint}` };
           await speak(`Sorry about that. ${awaiting.question}`);
-        } else await speak(askAgain());
+        } else {
+          awaiting = undefined;
+          await speak(askAgain());
+        }
         continue;
       }
     }

@@ -116,15 +116,26 @@ describe('decisions that never act on a doubt', () => {
     const stray = fakeContext({ turns: [heard('monday', 0.9, ''), heard('no', 1, 'no'), silence, silence] });
     assert.deepEqual(await smartAiBlock.run(stray, appointment, stray.signal), { exit: 'fallback' });
     assert.equal(stray.said[1]?.text, 'Just to check: you want to move the appointment, Monday 23 November?');
+    // Denied, the reschedule is no longer assumed ("Which day would suit you?" would take the next
+    // mishearing as the new date), and the same date heard again is checked again, never stored.
+    const again = fakeContext({ turns: [heard('sunday', 0.9, ''), heard('nope', 1, 'no'), heard('sunday', 0.9, ''), heard('no', 1, 'no'), silence] });
+    assert.deepEqual(await smartAiBlock.run(again, appointment, again.signal), { exit: 'fallback' });
+    assert.deepEqual(again.said.map((s) => s.text).slice(1, 4), [
+      'Just to check: you want to move the appointment, Sunday 22 November?',
+      'Sorry, will you be able to come? You can also ask to reschedule or cancel.',
+      'Just to check: you want to move the appointment, Sunday 22 November?',
+    ]);
+    assert.deepEqual(again.variables(), {});
     // Said with the intent's own words, it is acted on at once.
     const said = fakeContext({ turns: [heard('i promise to pay three thousand on the fifth of december', 0.95, 'intent:promise_to_pay')] });
     assert.deepEqual(await smartAiBlock.run(said, loan, said.signal), { exit: 'promise_to_pay' });
     assert.deepEqual(said.notes, []);
     const unsure = fakeContext({ turns: [heard('i can pay three thousand on the fifth of december', 0.5, ''), heard('no', 1, 'no'), heard('i promise to pay two thousand on the fifth of december', 0.95, 'intent:promise_to_pay')] });
     assert.deepEqual(await smartAiBlock.run(unsure, loan, unsure.signal), { exit: 'promise_to_pay' });
+    // The promise itself was inferred at a low confidence: after the no, the block's question again, not "the amount again?".
     assert.deepEqual(unsure.said.map((s) => s.text).slice(1, 3), [
       'Just to check: you will pay 3000 on Saturday 5 December?',
-      'Sorry about that. Could you tell me the amount you promise to pay and the date you promise to pay on again?',
+      'Would you like a payment link now, or can you promise a date and an amount?',
     ]);
     assert.deepEqual(unsure.variables(), { promise_amount: 2000, promise_date: '2026-12-05' });
     // An amount run into the date's day ("two thousand nine fifth": 2009 on the 5th, or 2000 on the 9th?) is read back.

@@ -55,18 +55,48 @@ export function decide(
   return isDone(new Set(Object.keys(values))) ? { values } : undefined;
 }
 
-export type DoubtReason = 'lowConfidence' | 'rival' | 'unsupported' | 'polarOnly' | 'valuesRunTogether' | 'inferred';
+export type DoubtReason = 'lowConfidence' | 'rival' | 'unsupported' | 'polarOnly' | 'valuesRunTogether' | 'inferred' | 'repeatsDenied';
+
+/** Readings of values the caller said no to when they were read back. */
+export type DeniedReadings = readonly Readonly<Record<string, VariableValue>>[];
+
+/**
+ * The values say nothing the caller has not already denied: each is the value of one reading they
+ * said no to ("sunday" again after "no" to Sunday; not 2000 on the 5th after "no" to 3000 on the 5th).
+ */
+function repeatsDenial(values: Readonly<Record<string, VariableValue>>, denied: DeniedReadings): boolean {
+  const entries = Object.entries(values);
+  return entries.length > 0 && denied.some((reading) => entries.every(([name, value]) => name in reading && JSON.stringify(reading[name]) === JSON.stringify(value)));
+}
+
+/**
+ * After a "no" to a reading back, does the intent still stand (only the values are asked for
+ * again)? Only when the caller's own words for it were heard, on a confident reading: an intent
+ * inferred from values, reached through a bare yes/no or heard at a low confidence may itself be
+ * what the "no" was about, so the block asks its question again instead ("haan ji" misheard as
+ * "sunday", checked as a reschedule and denied, must not be answered with "Which day would suit you?").
+ */
+export function intentStands(heard: Heard, decision: Decision, settings: SmartAiSettings, doubt: DoubtReason): boolean {
+  const intent = decision.intent;
+  if (!intent || heard.kind !== 'utterance') return intent !== undefined;
+  if (doubt === 'lowConfidence' || doubt === 'inferred' || doubt === 'polarOnly') return false;
+  return heard.meaning === `intent:${intent.name}` || intentMatch(settings.intents, heard.text)?.name === intent.name;
+}
+
 
 /**
  * Why the block must not act on `decision` at once, if it must not: a confidence below
  * `confirmBelowConfidence`; a close competing reading that goes elsewhere or, for what changes
  * something, states other values; a meaning the grammar heard that does not support it; an
  * intent reached through a bare yes/no among other words; an amount run into a date's day, a
- * digit string beside a word that sounds like a digit; an intent inferred from values alone.
+ * digit string beside a word that sounds like a digit; an intent inferred from values alone; a
+ * reading the caller denied when it was read back, heard again.
  * Keypad entries are never doubtful.
  */
-export function doubtOf(heard: Heard, decision: Decision, settings: SmartAiSettings, today: string): DoubtReason | undefined {
+export function doubtOf(heard: Heard, decision: Decision, settings: SmartAiSettings, today: string, denied: DeniedReadings = []): DoubtReason | undefined {
   if (heard.kind !== 'utterance') return undefined;
+  // What the caller just said no to, heard again: the same mishearing is the likelier story.
+  if (repeatsDenial(decision.values, denied)) return 'repeatsDenied';
   if (heard.confidence !== undefined && heard.confidence < settings.confirmBelowConfidence) return 'lowConfidence';
   const acts = decision.intent?.action !== false;
   if (rivalReading(heard, settings, today, acts ? Object.keys(decision.values) : []) !== undefined) return 'rival';
