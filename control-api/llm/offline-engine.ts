@@ -1,5 +1,5 @@
 import type { AgentEngine, IntentSpec, TurnRequest, TurnResult, VariableValue } from './agent-engine.js';
-import { extractBoolean, extractValue, normalize, tokens } from './extract.js';
+import { dateWords, extractBoolean, extractValue, normalize, tokens } from './extract.js';
 import { answerFromPassages } from './knowledge-answer.js';
 
 /**
@@ -109,8 +109,15 @@ export function intentOfValues(intents: readonly IntentSpec[], values: Readonly<
   return best?.name;
 }
 
+/**
+ * Words of a value (a day, a month, a number), not of what the caller wants: "monday" from the
+ * example "reschedule to next monday" is no reschedule said ("haan ji" misheard as "monday" was
+ * taken for one); "next" and "week" stay, "next week" says what is wanted.
+ */
+const valueWords = new Set(dateWords.filter((w) => w !== 'next' && w !== 'week'));
+
 function isKeyword(word: string): boolean {
-  return word.length >= 3 && !stopWords.has(word) && !/^\d+$/.test(word);
+  return word.length >= 3 && !stopWords.has(word) && !/^\d+$/.test(word) && !valueWords.has(word);
 }
 
 function sameStem(a: string, b: string): boolean {

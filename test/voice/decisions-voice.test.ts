@@ -3,7 +3,7 @@ import { extractDate, extractDigits } from '../../control-api/llm/extract.js';
 import type { RecipeInput } from '../../control-api/recipes/recipe-schema.js';
 import { localTime } from '../../control-api/recipes/runtime/call-context.js';
 import { MediaService } from '../../media/media-service.js';
-import { FarEnd, fliteSpeech, mediaPair, offlineConversation, recipeRun, transcribe } from './voice-harness.js';
+import { FarEnd, fliteSpeech, mediaPair, offlineConversation, recipeRun, transcribeLines } from './voice-harness.js';
 
 /**
  * Speaking like a person and never acting on a doubt, over real RTP with the offline providers:
@@ -112,7 +112,7 @@ describe('decisions and speech over RTP (offline providers)', function () {
     const asked = result.transcript.find((t) => t.speaker === 'agent');
     assert.equal(asked?.text, 'Could you tell me the order number? You can also key it in, then press hash.');
     // What the caller heard: the digits one by one (the recogniser chooses between the two readings).
-    const heard = await transcribe(far.audioSince(0), [
+    const heard = (await transcribeLines(far.audioSince(0), [
       'could you tell me the order number you can also key it in then press hash',
       'just to check one two three four five six',
       'sorry i did not catch that could you tell me the order number you can also key it in then press hash',
@@ -120,7 +120,7 @@ describe('decisions and speech over RTP (offline providers)', function () {
       'your order one two three four five six is on its way',
       'your order one hundred twenty three thousand four hundred fifty six is on its way',
       'goodbye',
-    ]);
+    ])).join(' | ');
     assert.match(heard, /your order one two three four five six is on its way/, heard);
   });
 

@@ -72,6 +72,31 @@ export async function transcribe(pcm: Int16Array, phrases: readonly string[]): P
   return stream.finish();
 }
 
+/**
+ * `transcribe` line by line: the audio cut at pauses of `pauseMs` or more (the agent's lines are
+ * apart by more than that, its words by less), each piece decoded alone. One decode over a whole
+ * call can lose its path in a long stretch and fill it with any phrase; pieces cannot.
+ */
+export async function transcribeLines(pcm: Int16Array, phrases: readonly string[], pauseMs = 600): Promise<string[]> {
+  const pieces: Int16Array[] = [];
+  let start = -1;
+  let quiet = 0;
+  for (let i = 0; i + 160 <= pcm.length; i += 160) {
+    const voiced = frameLevelDb(pcm.subarray(i, i + 160)) > -45;
+    if (voiced) {
+      if (start < 0) start = i;
+      quiet = 0;
+    } else if (start >= 0 && (quiet += 20) >= pauseMs) {
+      pieces.push(pcm.subarray(Math.max(0, start - 1600), i));
+      start = -1;
+    }
+  }
+  if (start >= 0) pieces.push(pcm.subarray(Math.max(0, start - 1600)));
+  const lines: string[] = [];
+  for (const piece of pieces) lines.push(await transcribe(piece, phrases));
+  return lines;
+}
+
 /** The far end of the call: hears the agent (timestamped frames) and speaks PCM into the call. */
 export class FarEnd {
   readonly heard: { at: number; samples: Int16Array }[] = [];

@@ -126,6 +126,11 @@ describe('decisions that never act on a doubt', () => {
       'Just to check: you want to move the appointment, Sunday 22 November?',
     ]);
     assert.deepEqual(again.variables(), {});
+    // An example that names a day ("reschedule to next monday") does not make "monday" a reschedule said.
+    const withDay = smartAiSettingsSchema.parse({ ...appointment, intents: appointment.intents.map((i) => (i.name === 'reschedule' ? { ...i, examples: [...i.examples, 'reschedule to next monday'] } : i)) });
+    const day = fakeContext({ turns: [heard('monday', 1, ''), heard('nope', 1, 'no'), silence, silence] });
+    assert.deepEqual(await smartAiBlock.run(day, withDay, day.signal), { exit: 'fallback' });
+    assert.equal(day.said[1]?.text, 'Just to check: you want to move the appointment, Monday 23 November?');
     // Said with the intent's own words, it is acted on at once.
     const said = fakeContext({ turns: [heard('i promise to pay three thousand on the fifth of december', 0.95, 'intent:promise_to_pay')] });
     assert.deepEqual(await smartAiBlock.run(said, loan, said.signal), { exit: 'promise_to_pay' });
