@@ -3,7 +3,10 @@
 // cores well. Files start longest first (test/setup/file-durations.json, measured), so the
 // longest one is not left running alone at the end; files it does not list are short and follow.
 // Plain JavaScript: it only lists files and starts mocha. Extra arguments go to mocha.
-//   TEST_JOBS  files at once (default 6: 4 left the cores a third idle, 12m38s idle; 6 took 11m04s)
+//   TEST_JOBS  files at once. Default: 6 on an idle machine (4 left the cores a third idle,
+//              12m38s; 6 took 11m04s), fewer when other work already keeps the cores busy (down to
+//              3 with every core taken): the real-time tests (RTP, SIP timers) need the CPU in time,
+//              and six files beside two busy loops starved them.
 import { spawn } from 'node:child_process';
 import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
@@ -26,7 +29,25 @@ const files = folders
   .flatMap(testFiles)
   .sort()
   .sort((a, b) => (durations[b] ?? 0) - (durations[a] ?? 0));
-const jobs = process.env.TEST_JOBS ?? '6';
+/** Share of the CPU (0..1) other work used over `ms`, from /proc/stat (0 where there is none). */
+async function busyShare(ms) {
+  const sample = () => {
+    try {
+      const [, ...fields] = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/);
+      const n = fields.map(Number);
+      return { idle: n[3] + (n[4] ?? 0), total: n.reduce((a, b) => a + b, 0) };
+    } catch {
+      return undefined;
+    }
+  };
+  const before = sample();
+  await new Promise((resolve) => setTimeout(resolve, ms));
+  const after = sample();
+  if (!before || !after || after.total === before.total) return 0;
+  return 1 - (after.idle - before.idle) / (after.total - before.total);
+}
+const jobs = process.env.TEST_JOBS ?? String(Math.max(3, Math.round(6 - 3 * (await busyShare(1000)))));
+console.log(`test files at once: ${jobs}`);
 const mocha = path.join(root, 'node_modules/mocha/bin/mocha.js');
 const child = spawn(process.execPath, [mocha, '--parallel', '--jobs', jobs, ...process.argv.slice(2), ...files], { cwd: root, stdio: 'inherit' });
 for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => child.kill(signal));
