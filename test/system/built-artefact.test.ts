@@ -183,7 +183,8 @@ describe('the built artefact (dist/) that npm start and the image run', function
     const scriptDir = mkdtempSync(path.join(tmpdir(), 'vap-built-recogniser-'));
     const scriptFile = path.join(scriptDir, 'decode.mjs');
     chmodSync(scriptDir, 0o755);
-    const pool = pathToFileURL(path.join(repoRoot, 'dist/media/speech/recogniser/recogniser-pool.js')).href;
+    // From the readable copy: the checkout may lie under a 0700 folder the other uid cannot enter.
+    const pool = pathToFileURL(path.join(runRoot, 'dist/media/speech/recogniser/recogniser-pool.js')).href;
     // Half a second of a low hum against a one-word grammar: what matters is that a worker from
     // dist/ starts, loads the model and answers, not what it hears.
     const script = `
@@ -195,7 +196,7 @@ describe('the built artefact (dist/) that npm start and the image run', function
       process.stdout.write(JSON.stringify({ frames: result.frames, compiled: result.compiled }));`;
     writeFileSync(scriptFile, script, { mode: 0o644 });
     const output = await new Promise<string>((resolve, reject) => {
-      execFile(process.execPath, ['--import', './test/helpers/production-only/register.mjs', scriptFile], { cwd: repoRoot, ...runAs, timeout: 60_000 }, (error, stdout, stderr) =>
+      execFile(process.execPath, ['--import', './test/helpers/production-only/register.mjs', scriptFile], { cwd: runRoot, env: withoutCoverage(), ...runAs, timeout: 60_000 }, (error, stdout, stderr) =>
         error ? reject(new Error(`${error.message}\n${stderr}`)) : resolve(stdout),
       );
     }).finally(() => rmSync(scriptDir, { recursive: true, force: true }));
