@@ -152,5 +152,13 @@ export function fakeContext(options: FakeContextOptions = {}): FakeContext {
 }
 
 export const say = (text: string): Heard => ({ kind: 'utterance', text });
+/** What a grammar-constrained recogniser reports: words, confidence, the meaning it heard, competing readings. */
+export const heard = (text: string, confidence: number, meaning?: string, alternatives?: { text: string; confidence: number; scoreGap?: number }[]): Heard => ({
+  kind: 'utterance',
+  text,
+  confidence,
+  ...(meaning !== undefined ? { meaning } : {}),
+  ...(alternatives ? { alternatives } : {}),
+});
 export const press = (digits: string): Heard => ({ kind: 'dtmf', digits });
 export const silence: Heard = { kind: 'silence' };

@@ -1,21 +1,12 @@
 import assert from 'node:assert/strict';
-import { fakeContext, press, say, silence } from '../../../test/fakes/fake-block-context.js';
+import { fakeContext, heard, press, say, silence } from '../../../test/fakes/fake-block-context.js';
 import { FakeChatCompletionsServer } from '../../../test/fakes/fake-chat-completions.js';
 import { LlmEngine } from '../../llm/llm-engine.js';
 import { OpenAiCompatibleProvider } from '../../llm/openai-compatible.js';
-import type { Heard } from '../runtime/conversation.js';
 import { askSettingsSchema, smartAiSettingsSchema } from '../recipe-schema.js';
 import { askBlock } from './ask.js';
 import { smartAiBlock } from './smart-ai.js';
 
-/** What a grammar-constrained recogniser reports: words, confidence, the meaning it heard, rivals. */
-const heard = (text: string, confidence: number, meaning?: string, alternatives?: { text: string; confidence: number; scoreGap?: number }[]): Heard => ({
-  kind: 'utterance',
-  text,
-  confidence,
-  ...(meaning !== undefined ? { meaning } : {}),
-  ...(alternatives ? { alternatives } : {}),
-});
 
 const reminder = smartAiSettingsSchema.parse({
   prompt: 'Confirm the appointment.\nOpening: Can you make it tomorrow?\nReprompt: Please say yes, or that you want to reschedule.',

@@ -1,21 +1,12 @@
 import assert from 'node:assert/strict';
-import { fakeContext, press, say, silence } from '../../../test/fakes/fake-block-context.js';
+import { fakeContext, heard, press, say, silence } from '../../../test/fakes/fake-block-context.js';
 import type { AgentEngine, TurnRequest, TurnResult } from '../../llm/agent-engine.js';
 import { OfflineEngine } from '../../llm/offline-engine.js';
 import { askSettingsSchema, smartAiSettingsSchema } from '../recipe-schema.js';
-import type { Heard } from '../runtime/conversation.js';
 import type { KnowledgeSearch } from '../runtime/services.js';
 import { askBlock } from './ask.js';
 import { smartAiBlock } from './smart-ai.js';
 
-/** A recogniser's reading: words, confidence, the meaning a grammar heard, competing readings. */
-const heard = (text: string, confidence: number, meaning?: string, alternatives?: { text: string; confidence: number; scoreGap?: number }[]): Heard => ({
-  kind: 'utterance',
-  text,
-  confidence,
-  ...(meaning !== undefined ? { meaning } : {}),
-  ...(alternatives ? { alternatives } : {}),
-});
 
 /** The appointment question of the example recipe, in short. Today is Saturday 21 November 2026. */
 const appointment = smartAiSettingsSchema.parse({
