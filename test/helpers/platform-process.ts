@@ -93,7 +93,9 @@ export async function waitForLine(started: PlatformProcess, msg: string, timeout
   for (;;) {
     const hit = started.lines.find((l) => l['msg'] === msg);
     if (hit) return hit;
-    if (started.child.exitCode !== null) throw new Error(`platform exited ${started.child.exitCode}: ${started.stderr}`);
+    // The fatal line (a listener that could not bind, say) is on stdout, as JSON.
+    const fatal = started.lines.filter((l) => l['level'] === 'fatal' || l['level'] === 60).map((l) => JSON.stringify(l)).join('\n');
+    if (started.child.exitCode !== null) throw new Error(`platform exited ${started.child.exitCode}: ${fatal}${started.stderr}`);
     if (Date.now() > deadline) throw new Error(`no "${msg}" log line within ${timeoutMs} ms: ${started.stderr}`);
     await new Promise((r) => setTimeout(r, 50));
   }

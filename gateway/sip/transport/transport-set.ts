@@ -1,5 +1,5 @@
 import type { SecureContextOptions } from 'node:tls';
-import { listening } from '../../../core/errors.js';
+import { ListenError, listening } from '../../../core/errors.js';
 import type { ReceiveGate } from './receive-gate.js';
 import { StreamTransport } from './stream.js';
 import type { Endpoint, Flow, SipTransport, TransportListener, TransportName } from './types.js';
@@ -33,11 +33,26 @@ export class TransportSet {
     // A listen/bind failure names the transport and port (core/errors.ts ListenError).
     const open = <T>(name: TransportName, port: number, start: () => Promise<T>): Promise<T> => listening(`SIP ${name}`, options.host, port, start);
     try {
-      const udp = await open('UDP', options.port, () => UdpTransport.listen({ host: options.host, port: options.port, receiveBufferBytes: options.receiveBufferBytes, gate: options.gate }, listener));
-      started.set('UDP', udp);
       const common = { host: options.host, idleTimeoutMs: options.idleTimeoutMs, gate: options.gate };
-      const tcpPort = options.tcpPort ?? udp.local.port;
-      started.set('TCP', await open('TCP', tcpPort, () => StreamTransport.listen({ ...common, port: tcpPort }, listener)));
+      const openUdp = (): Promise<UdpTransport> =>
+        open('UDP', options.port, () => UdpTransport.listen({ host: options.host, port: options.port, receiveBufferBytes: options.receiveBufferBytes, gate: options.gate }, listener));
+      // Port 0: the kernel picks a free UDP port, and the same number may be taken for TCP (an
+      // outgoing connection's local port, say). Then another UDP port is tried, never a split pair.
+      const shared = options.port === 0 && options.tcpPort === undefined;
+      for (let attempt = 1; ; attempt++) {
+        const udp = await openUdp();
+        started.set('UDP', udp);
+        const tcpPort = options.tcpPort ?? udp.local.port;
+        try {
+          started.set('TCP', await open('TCP', tcpPort, () => StreamTransport.listen({ ...common, port: tcpPort }, listener)));
+          break;
+        } catch (error) {
+          const inUse = error instanceof ListenError && error.code === 'EADDRINUSE';
+          if (!shared || !inUse || attempt >= 20) throw error;
+          started.delete('UDP');
+          await udp.close();
+        }
+      }
       if (options.tls && options.tlsPort !== undefined) {
         const { tls, tlsPort } = options;
         started.set('TLS', await open('TLS', tlsPort, () => StreamTransport.listen({ ...common, port: tlsPort, tls }, listener)));
