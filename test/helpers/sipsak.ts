@@ -6,7 +6,7 @@ import path from 'node:path';
 export interface SipsakProbe {
   /** sipsak's exit code: 0 when the OPTIONS got a 200 (its manual: 1 other final, 2 timeout, 3 error). */
   readonly exitCode: number;
-  /** "reply received after N ms" as sipsak measured it (send to final response), if any. */
+  /** Send (the first, when sipsak retransmitted) to final response as sipsak measured it, if any. */
   readonly latencyMs: number | undefined;
   readonly output: string;
 }
@@ -25,7 +25,8 @@ export async function sipsakProbes(options: { readonly port: number; readonly lo
   const probes: SipsakProbe[] = [];
   for (let i = 1; i <= options.count; i++) {
     const output = readFileSync(path.join(work, `p${i}.txt`), 'utf8');
-    const latency = /reply received after ([\d.]+) ms/.exec(output)?.[1];
+    // "reply received after N ms", or after a retransmission "reply received N ms after first send".
+    const latency = /reply received (?:after )?([\d.]+) ms/.exec(output)?.[1];
     probes.push({ exitCode: Number(/exit=(\d+)/.exec(output)?.[1] ?? -1), latencyMs: latency === undefined ? undefined : Number(latency), output });
   }
   rmSync(work, { recursive: true, force: true });
