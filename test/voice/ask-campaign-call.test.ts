@@ -160,10 +160,12 @@ describe('Ask on an outbound campaign call: the question is spoken before an ans
     const all = shown(lines);
     // The looped callee may say its answer again over the closing line, which the run then takes
     // as the Ask's answer once more (words over a closing line go back to the block that asked):
-    // the same answer, and the same closing line again. Only that repeat is set aside here.
-    const closings = lines.flatMap((l, i) => (l.speaker === 'agent' && l.text === closing ? [i] : []));
-    const saidOver = closings.length === 2 && lines.slice(closings[0]! + 1, closings[1]).some((l) => l.speaker === 'caller' && /\b(yes|yeah|yep)\b/.test(l.text));
-    if (saidOver) lines = lines.slice(0, closings[1]);
+    // the same answer, so the agent says the rest of the closing line (recipe-run.ts closeAgain).
+    // Only that rest is set aside here.
+    const first = lines.findIndex((l) => l.speaker === 'agent' && l.text === closing);
+    const rest = first < 0 ? -1 : lines.findIndex((l, i) => i > first && l.speaker === 'agent' && l.text !== '' && closing.endsWith(l.text));
+    const saidOver = rest > 0 && lines.slice(first + 1, rest).some((l) => l.speaker === 'caller' && /\b(yes|yeah|yep)\b/.test(l.text));
+    if (saidOver) lines = lines.slice(0, rest);
     const agent = lines.filter((l) => l.speaker === 'agent');
     const said = agent.map((l) => l.text);
     // A hearing below confirmBelowConfidence is confirmed before it is acted on (the offline

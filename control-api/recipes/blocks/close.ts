@@ -27,7 +27,9 @@ export const closeBlock: BlockModule<CloseSettings> = {
     const said = await ctx.say(ctx.render(settings.closingScript), { bargeIn: ctx.canReopen !== false });
     if (!said.interrupted) return { end: 'closed', disposition };
     const heard = await wordsSaidOver(ctx);
-    if (heard.kind === 'dtmf' || (heard.kind === 'utterance' && heard.text.trim() && !courtesy.test(heard.text.trim()))) return { end: 'closed', disposition, saidOver: heard };
+    if (heard.kind === 'dtmf' || (heard.kind === 'utterance' && heard.text.trim() && !courtesy.test(heard.text.trim()))) {
+      return { end: 'closed', disposition, saidOver: heard, ...(said.unspoken ? { unspoken: said.unspoken } : {}) };
+    }
     if (heard.kind !== 'utterance' || !heard.text.trim()) await ctx.say(said.unspoken ?? '', { bargeIn: false });
     return { end: 'closed', disposition };
   },

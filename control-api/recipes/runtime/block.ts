@@ -16,8 +16,9 @@ export type BlockOutcome =
   /**
    * `saidOver`: the caller spoke over the closing line (not a goodbye of their own). The run then
    * goes back to the last block that listened, with those words as its answer, instead of ending.
+   * `unspoken`: the rest of the line the words cut short (said alone if that block decides the same).
    */
-  | { readonly end: 'closed'; readonly disposition: string; readonly saidOver?: Heard }
+  | { readonly end: 'closed'; readonly disposition: string; readonly saidOver?: Heard; readonly unspoken?: string }
   | { readonly end: 'transferred'; readonly target: string };
 
 /** How a block speaks: barge-in, and the block's speech normalisation rules (absent: the default set). */

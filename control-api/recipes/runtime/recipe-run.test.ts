@@ -234,6 +234,26 @@ describe('RecipeRun', () => {
       assert.deepEqual(options.filter((o, i) => conversation.agentLines[i]?.startsWith('Done')).map((o) => o.bargeIn), [true, false]);
     });
 
+    it('words over the closing line that change nothing get the rest of the line, not the whole line again', async () => {
+      const { run, conversation, options } = speaking(
+        [{ kind: 'dtmf', digits: '123456' }, { kind: 'utterance', text: 'the third of december' }, { kind: 'utterance', text: 'yes the third of december' }, { kind: 'silence' }],
+        'moved to 2026-12-03',
+      );
+      // Cut short after "moved to 2026-12-03.": the rest is "Goodbye!".
+      const say = conversation.say.bind(conversation);
+      conversation.say = async (text, sayOptions) => {
+        const result = await say(text, sayOptions);
+        return result.interrupted ? { interrupted: true, unspoken: 'Goodbye!' } : result;
+      };
+      const result = await run.run();
+      assert.deepEqual(result.path, ['order', 'ask_date', 'done', 'ask_date', 'done']);
+      assert.equal(result.reason, 'closed');
+      assert.equal(result.disposition, 'rescheduled');
+      assert.equal(result.variables.new_date, '2026-12-03');
+      assert.deepEqual(conversation.agentLines.slice(-2), ['Done, order 123456 moved to 2026-12-03. Goodbye!', 'Goodbye!']);
+      assert.equal(options.at(-1)?.bargeIn, false);
+    });
+
     it('with no block that listened before it, the closing line is said whole', async () => {
       const { run, conversation } = start(greetAndClose);
       const said: boolean[] = [];

@@ -63,6 +63,13 @@ export class RecipeRun extends TypedEmitter<RunEvents> {
   /** Words said over a closing line, for the listening block the run went back to. */
   private carried: Heard | undefined;
   private reopens = 0;
+  /**
+   * The closing line the run went back from, with the decision that led to it: when the block
+   * gone back to decides exactly that again (same exit, same variables), the words said over the
+   * line changed nothing, and the run says the rest of the line and ends, instead of running the
+   * blocks after the decision again (a webhook sent twice) and the line from its start.
+   */
+  private reopened: { readonly from: RunStep; readonly vars: string; readonly close: { readonly blockId: string; readonly type: string; readonly disposition: string; readonly unspoken: string } } | undefined;
 
   constructor(private readonly options: RecipeRunOptions) {
     super();
@@ -142,6 +149,7 @@ export class RecipeRun extends TypedEmitter<RunEvents> {
         const back = this.reopenTarget(visit);
         if (back) {
           this.reopens++;
+          this.reopened = { from: back, vars: this.varsKey(), close: { blockId: block.id, type: block.type, disposition: outcome.disposition, unspoken: outcome.unspoken ?? '' } };
           const note = { blockId: block.id, kind: 'saidOver' as const, ...(outcome.saidOver.kind === 'utterance' ? { heard: outcome.saidOver.text } : {}) };
           visit.turns.push(note);
           this.emit('turn', note);
@@ -164,6 +172,9 @@ export class RecipeRun extends TypedEmitter<RunEvents> {
       }
       visit.exit = outcome.exit;
       this.emit('blockExited', { blockId: block.id, type: block.type, exit: outcome.exit });
+      const reopened = this.reopened;
+      this.reopened = undefined;
+      if (reopened && reopened.from.blockId === block.id && reopened.from.exit === outcome.exit && reopened.vars === this.varsKey()) return this.closeAgain(reopened.close);
       blockId = this.routes.get(`${block.id}\u0000${outcome.exit}`);
       if (blockId === undefined) {
         // Spec/graph contract: an exit without a connection ends the call.
@@ -183,6 +194,32 @@ export class RecipeRun extends TypedEmitter<RunEvents> {
       this.signal.addEventListener('abort', onAbort, { once: true });
       module.run(ctx, block.settings, this.signal).then(resolve, reject).finally(() => this.signal.removeEventListener('abort', onAbort));
     });
+  }
+
+  /** The rest of a closing line cut short by words that changed nothing; then the call ends as that line would have ended it. */
+  private async closeAgain(close: { readonly blockId: string; readonly type: string; readonly disposition: string; readonly unspoken: string }): Promise<RunEnd> {
+    this.path.push(close.blockId);
+    const visit: RunStep = { blockId: close.blockId, type: close.type, turns: [] };
+    this.steps.push(visit);
+    this.emit('blockEntered', { blockId: close.blockId, type: close.type });
+    try {
+      await this.contextFor(close.blockId).say(close.unspoken, { bargeIn: false });
+    } catch (error) {
+      if (this.signal.aborted || error instanceof CallEndedError) {
+        visit.end = 'callerHangup';
+        this.emit('blockExited', { blockId: close.blockId, type: close.type, end: 'callerHangup' });
+        return { reason: 'callerHangup', lastBlockId: close.blockId };
+      }
+      throw error;
+    }
+    visit.end = 'closed';
+    this.emit('blockExited', { blockId: close.blockId, type: close.type, end: 'closed' });
+    return this.finish({ reason: 'closed', disposition: close.disposition, lastBlockId: close.blockId }, close.blockId);
+  }
+
+  /** The run's variables as one comparable string. */
+  private varsKey(): string {
+    return JSON.stringify([...this.vars.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
   }
 
   private async finish(end: RunEnd, blockId: string): Promise<RunEnd> {
