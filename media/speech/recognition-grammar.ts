@@ -59,7 +59,7 @@ const valueRules = `
 <ordinal> = <o1> | tenth | eleventh | twelfth | thirteenth | fourteenth | fifteenth | sixteenth | seventeenth | eighteenth | nineteenth | twentieth | twenty <o1> | thirtieth | thirty first;
 <month> = ${months.split(' ').join(' | ')};
 <weekday> = ${weekdays.split(' ').join(' | ')};
-<date> = [the] (<ordinal> | <n99>) [of] <month> | <month> [the] (<ordinal> | <n99>) | [next | this | on] <weekday> | today | tomorrow | [the] day after tomorrow | next (week | month);
+<date> = [on] ([the] (<ordinal> | <n99>) [of] <month> | <month> [the] (<ordinal> | <n99>) | [next | this] <weekday>) | today | tomorrow | [the] day after tomorrow | next (week | month);
 <digits> = (zero | oh | <d1>)+;
 `;
 const valueVocabulary = new Set(
