@@ -91,14 +91,18 @@ export async function routeFlow(stack: SipStack, route: Pick<OutboundRoute, 'hos
   const address = isIP(route.host) ? route.host : await resolve(route.host);
   const host = address.includes(':') ? `[${address}]` : address;
   const t = route.transport.toUpperCase();
-  return stack.flowFor(`${route.transport === 'tls' ? 'sips' : 'sip'}:${host}:${route.port}${t === 'UDP' ? '' : `;transport=${t}`}`);
+  return stack.flowFor(`${route.transport === 'tls' ? 'sips' : 'sip'}:${host}:${route.port}${t === 'UDP' ? '' : `;transport=${t}`}`, undefined, route.host);
 }
 
-/** The flow to one resolved target (IP literal, so the stack routes it without DNS). */
-export function flowTo(stack: SipStack, t: SipTarget): Flow {
+/**
+ * The flow to one resolved target (IP literal, so the stack routes it without DNS). `domain`: the
+ * name that was resolved, which a TLS peer's certificate must carry (RFC 5922 sec. 4: the SIP
+ * domain, not the SRV target it led to).
+ */
+export function flowTo(stack: SipStack, t: SipTarget, domain: string): Flow {
   const host = t.address.includes(':') ? `[${t.address}]` : t.address;
   const transport = t.transport.toUpperCase();
-  return stack.flowFor(`${t.transport === 'tls' ? 'sips' : 'sip'}:${host}:${t.port}${transport === 'UDP' ? '' : `;transport=${transport}`}`);
+  return stack.flowFor(`${t.transport === 'tls' ? 'sips' : 'sip'}:${host}:${t.port}${transport === 'UDP' ? '' : `;transport=${transport}`}`, undefined, domain);
 }
 
 /** The Request-URI for an E.164 callee on a route (RFC 3261 sec. 19.1.6, `user=phone`). */
@@ -323,7 +327,7 @@ export class SipOriginator implements Originator {
       ...(route.port !== defaultPort(route.transport) ? { port: route.port } : {}),
       ...(route.transport !== 'udp' ? { transport: route.transport } : {}),
     });
-    return targets.map((t) => flowTo(o.stack, t));
+    return targets.map((t) => flowTo(o.stack, t, route.host));
   }
 
   private async callFor(

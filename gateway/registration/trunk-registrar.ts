@@ -166,7 +166,7 @@ export class TrunkRegistrar implements RegisteredContacts {
       ...(r.port !== undefined && r.port !== defaultPort(r.transport) ? { port: r.port } : {}),
       transport: r.transport,
     });
-    return targets.map((t) => flowTo(stack, t));
+    return targets.map((t) => flowTo(stack, t, r.registrar));
   }
 }
 

@@ -1,4 +1,4 @@
-import { createServer as createTcpServer, connect as tcpConnect, type Server, type Socket } from 'node:net';
+import { createServer as createTcpServer, isIP, connect as tcpConnect, type Server, type Socket } from 'node:net';
 import { connect as tlsConnect, createServer as createTlsServer, type SecureContextOptions } from 'node:tls';
 import { SipParseError } from '../message/errors.js';
 import type { SipMessage } from '../message/message.js';
@@ -19,13 +19,18 @@ export interface StreamOptions {
   readonly framer?: FramerLimits;
   /** TLS server credentials; absent means plain TCP. */
   readonly tls?: SecureContextOptions;
-  /** For outgoing TLS connections; tests point it at a self-signed CA. */
+  /** For outgoing TLS connections: false accepts any certificate (never the default). */
   readonly rejectUnauthorized?: boolean;
+  /**
+   * CAs trusted for outgoing TLS instead of Node's store (tests with a self-signed peer); the
+   * platform uses Node's store plus NODE_EXTRA_CA_CERTS.
+   */
+  readonly trustedCa?: Buffer;
   /** Admission of each framed request (receive-gate.ts). */
   readonly gate?: ReceiveGate;
 }
 
-const key = (e: Endpoint): string => `${e.address.toLowerCase()}|${e.port}`;
+const key = (e: Endpoint): string => `${e.address.toLowerCase()}|${e.port}${e.serverName ? `|${e.serverName.toLowerCase()}` : ''}`;
 
 const normalise = (address: string | undefined): string => (address ?? '').replace(/^::ffff:/, '');
 
@@ -102,7 +107,14 @@ export class StreamTransport implements SipTransport {
     const existing = this.connections.get(key(target));
     if (existing?.open) return existing.flow;
     const socket = this.options.tls
-      ? tlsConnect({ host: target.address, port: target.port, rejectUnauthorized: this.options.rejectUnauthorized ?? true })
+      ? tlsConnect({
+          host: target.address,
+          port: target.port,
+          // SNI and the name the certificate must carry (Node checks `servername` when given).
+          ...(target.serverName && isIP(target.serverName) === 0 ? { servername: target.serverName } : {}),
+          rejectUnauthorized: this.options.rejectUnauthorized ?? true,
+          ...(this.options.trustedCa ? { ca: this.options.trustedCa } : {}),
+        })
       : tcpConnect({ host: target.address, port: target.port });
     // Writes before the connect completes are buffered by the socket.
     return this.adopt(socket, target).flow;

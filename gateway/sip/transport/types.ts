@@ -7,6 +7,12 @@ export type TransportName = 'UDP' | 'TCP' | 'TLS' | 'WS' | 'WSS';
 export interface Endpoint {
   readonly address: string;
   readonly port: number;
+  /**
+   * TLS only: the SIP domain the address was resolved for (the URI's host, never an SRV target:
+   * RFC 5922 sec. 4). Sent as SNI and checked against the peer's certificate; without it (an IP
+   * literal) the certificate must name the address.
+   */
+  readonly serverName?: string;
 }
 
 /**

@@ -324,8 +324,11 @@ export class SipStack {
     }
   }
 
-  /** Where a new request to `uri` goes (RFC 3263 without DNS: IP literals and the flow we know). */
-  flowFor(uriText: string, fallback?: Flow): Flow {
+  /**
+   * Where a new request to `uri` goes (RFC 3263 without DNS: IP literals and the flow we know).
+   * `serverName`: the domain the IP literal was resolved from, for a TLS peer's certificate.
+   */
+  flowFor(uriText: string, fallback?: Flow, serverName?: string): Flow {
     if (fallback?.reliable && fallback.open) return fallback;
     if (!this.transports) throw new Error('SIP stack has no transports');
     const uri = parseTarget(uriText);
@@ -333,7 +336,8 @@ export class SipStack {
     if (uri && isIP(uri.host) !== 0) {
       const transport = uri.transport ?? fallback?.transport ?? 'UDP';
       if (!fallback || this.transports.get(transport.toUpperCase() as TransportName)) {
-        return this.transports.flowTo(transport, { address: uri.host, port: uri.port });
+        const named = serverName && transport.toUpperCase() === 'TLS' && isIP(serverName) === 0 ? { serverName } : {};
+        return this.transports.flowTo(transport, { address: uri.host, port: uri.port, ...named });
       }
     }
     if (fallback) return this.transports.flowTo(fallback.transport, fallback.remote);
