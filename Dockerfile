@@ -15,7 +15,8 @@ RUN npm run build:dist
 # Runtime stage: production dependencies and dist/ only.
 FROM node:24-bookworm-slim
 # espeak-ng and pocketsphinx: the offline voice (python3-pocketsphinx runs the recogniser's decoder
-# workers, dist/media/speech/recogniser/worker.py, with the pocketsphinx-en-us model); sox: audio
+# workers, dist/media/speech/recogniser/worker.py, with the pocketsphinx-en-us model, and the
+# spawner that starts espeak-ng, dist/media/speech/spawner/spawner.py); sox: audio
 # conversion; openssl: the self-signed SIP TLS certificate made on first start when none is
 # configured; rtpengine-daemon: WebRTC media of web calls (the gateway starts it in userspace mode).
 RUN apt-get update \

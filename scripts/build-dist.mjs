@@ -40,7 +40,8 @@ function sources() {
 
 /**
  * Files production runs as they are, beside the compiled code: the offline recogniser's Python
- * worker (media/speech/recogniser/worker.py), which the code finds next to its own module.
+ * worker (media/speech/recogniser/worker.py) and the spawner that starts espeak-ng
+ * (media/speech/spawner/spawner.py), which the code finds next to its own modules.
  */
 function assets() {
   return productionFiles((name) => name.endsWith('.py'));

@@ -1,6 +1,6 @@
-import { spawn } from 'node:child_process';
 import { Resampler } from './resampler.js';
 import { SpeechProviderError, type TtsProvider, type TtsRequest } from './speech-provider.js';
+import { processSpawner, SpawnError, type ProcessSpawner } from './spawner/process-spawner.js';
 
 /** espeak-ng voice for a BCP-47 tag: `en-US` -> `en-us`, `hi-IN` -> `hi` (espeak names Indian languages without region). */
 export function espeakVoiceFor(language: string): string {
@@ -12,34 +12,27 @@ export function espeakVoiceFor(language: string): string {
 /**
  * Offline TTS: Debian's espeak-ng, text on stdin (never on the command line, so text cannot
  * become an option), WAV on stdout at 22.05 kHz streamed and resampled to 8 kHz chunk by chunk.
- * Aborting kills the process.
+ * Started through the process spawner (spawner/process-spawner.ts: a fork of the platform's own
+ * process stalls every call's audio). Aborting kills it.
  */
 export class EspeakTts implements TtsProvider {
   readonly name = 'espeak-ng';
 
-  constructor(private readonly options: { readonly binary?: string; readonly wordsPerMinute?: number } = {}) {}
+  constructor(private readonly options: { readonly binary?: string; readonly wordsPerMinute?: number; readonly spawner?: ProcessSpawner } = {}) {}
 
   async *synthesize({ text, voice, language, signal }: TtsRequest): AsyncIterable<Int16Array> {
     if (signal.aborted || text.trim() === '') return;
-    const args = ['--stdout', '-v', voice || espeakVoiceFor(language), '-s', String(this.options.wordsPerMinute ?? 165)];
-    const child = spawn(this.options.binary ?? 'espeak-ng', args, { stdio: ['pipe', 'pipe', 'pipe'] });
-    const kill = (): void => {
-      child.kill('SIGKILL');
-    };
-    signal.addEventListener('abort', kill, { once: true });
-    let stderr = '';
-    child.stderr.on('data', (d: Buffer) => {
-      if (stderr.length < 2000) stderr += d.toString();
-    });
-    const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
-    const spawnError = new Promise<Error>((resolve) => child.on('error', resolve));
-    child.stdin.on('error', () => undefined);
-    child.stdin.end(text);
+    const argv = [this.options.binary ?? 'espeak-ng', '--stdout', '-v', voice || espeakVoiceFor(language), '-s', String(this.options.wordsPerMinute ?? 165)];
+    // Stops the program when this generator is left early (a consumer that stopped reading).
+    const stop = new AbortController();
+    const onAbort = (): void => stop.abort();
+    signal.addEventListener('abort', onAbort, { once: true });
     const resampler = new Resampler(22050, 8000);
     let header: Buffer | undefined = Buffer.alloc(0);
     let odd: Buffer | undefined;
     try {
-      for await (const data of child.stdout as AsyncIterable<Buffer>) {
+      const run = await (this.options.spawner ?? processSpawner()).run(argv, text, stop.signal);
+      for await (const data of run.stdout) {
         if (signal.aborted) return;
         let bytes = data;
         if (header) {
@@ -63,12 +56,14 @@ export class EspeakTts implements TtsProvider {
         if (out.length > 0) yield out;
       }
       if (signal.aborted) return;
-      const code = await Promise.race([exited, spawnError]);
-      if (code instanceof Error) throw new SpeechProviderError(this.name, `cannot run espeak-ng: ${code.message}`, false, code);
+      const { code, stderr } = await run.ended;
       if (code !== 0) throw new SpeechProviderError(this.name, `espeak-ng exited ${String(code)}: ${stderr.trim()}`, false);
+    } catch (error) {
+      if (error instanceof SpawnError) throw new SpeechProviderError(this.name, `cannot run espeak-ng: ${error.message}`, false, error);
+      throw error;
     } finally {
-      signal.removeEventListener('abort', kill);
-      if (child.exitCode === null) child.kill('SIGKILL');
+      signal.removeEventListener('abort', onAbort);
+      stop.abort();
     }
   }
 }
