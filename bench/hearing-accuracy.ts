@@ -15,7 +15,10 @@
  * tally, the tally by rendering, and the recognition time per turn (end of the turn's audio ->
  * transcript) median / p90.
  *
- *   node --import tsx bench/hearing-accuracy.ts [--split tuning|heldout|both] [--voices slt,awb] [--only text] [--lead 0.2] [--stretch 1.3] [--quiet]
+ * `--codec g722` puts a wideband line in place of G.711: the voices rendered at 16 kHz, G.722
+ * both ways, the recogniser given the call's own 16 kHz audio (offline-utterance.ts).
+ *
+ *   node --import tsx bench/hearing-accuracy.ts [--split tuning|heldout|both] [--codec g711|g722] [--voices slt,awb] [--only text] [--lead 0.2] [--stretch 1.3] [--quiet]
  */
 import path from 'node:path';
 import { amountInPieces, rivalReading } from '../control-api/recipes/blocks/hearing-doubt.js';
@@ -29,7 +32,9 @@ import type { ListenExpectation } from '../core/ports/conversation.js';
 import { smartAiSettingsSchema, type SmartAiSettings } from '../control-api/recipes/recipe-schema.js';
 import { pcmu } from '../media/codecs/g711.js';
 import { PocketsphinxStt } from '../media/speech/pocketsphinx-stt.js';
-import { loadCorpus, render, type HearingCase, type Rendering } from './hearing-corpus.js';
+import { G722Decoder, G722Encoder } from '../media/codecs/g722.js';
+import { Downsampler } from '../media/codecs/half-band.js';
+import { loadCorpus, render, render16k, type HearingCase, type Rendering } from './hearing-corpus.js';
 
 const args = process.argv.slice(2);
 const arg = (name: string): string | undefined => {
@@ -47,6 +52,9 @@ const lead = Number(arg('lead') ?? 0.2);
 /** flite's duration stretch: 1.3 is a caller saying it again, slower, after "Sorry, I did not catch that". */
 const stretch = Number(arg('stretch') ?? 1);
 const examples = path.resolve(import.meta.dirname, '../examples/recipes');
+/** The phone line: G.711 mu-law (8 kHz, the default) or G.722 (16 kHz, wideband). */
+const codec = arg('codec') ?? 'g711';
+if (codec !== 'g711' && codec !== 'g722') throw new Error(`--codec g711|g722, not ${codec}`);
 
 /** Thresholds of the example recipes (the smartAi defaults). */
 const reject = 0.3;
@@ -85,19 +93,33 @@ interface Hearing {
   readonly rivals: readonly { readonly text: string; readonly confidence: number; readonly scoreGap?: number }[];
 }
 
-async function hear(stt: PocketsphinxStt, expectation: ListenExpectation, pcm8k: Int16Array): Promise<Hearing & { readonly ms: number }> {
+async function hear(stt: PocketsphinxStt, expectation: ListenExpectation, pcm: Int16Array): Promise<Hearing & { readonly ms: number }> {
   let result: Hearing = { text: '', meaning: '', confidence: 0, rivals: [] };
   const stream = await stt.open({ language: 'en-US', keywords: [], expectation, signal: new AbortController().signal });
   stream.onTranscript((t) => {
     result = { text: t.text, meaning: t.meaning ?? '', confidence: t.confidence ?? 1, rivals: t.alternatives ?? [] };
   });
-  // As on the line: a little lead-in and hangover silence, then mu-law both ways.
-  const padded = new Int16Array(pcm8k.length + Math.round(8000 * (lead + 0.4)));
-  padded.set(pcm8k, Math.round(8000 * lead));
-  const bytes = new Uint8Array(padded.length);
-  pcmu.encode(padded, bytes);
-  const coded = pcmu.decode(bytes);
-  for (let i = 0; i < coded.length; i += 160) stream.push(coded.subarray(i, i + 160));
+  // As on the line: a little lead-in and hangover silence, then the codec both ways.
+  const rate = codec === 'g722' ? 16000 : 8000;
+  const padded = new Int16Array(pcm.length + Math.round(rate * (lead + 0.4)));
+  padded.set(pcm, Math.round(rate * lead));
+  if (codec === 'g722') {
+    // G.722 at 64 kbit/s both ways, then as the media session hands it on: 8 kHz frames with
+    // their 16 kHz original beside them (media/session/codec-path.ts).
+    const bytes = new Uint8Array(padded.length >> 1);
+    new G722Encoder().encode(padded, bytes);
+    const wide = new G722Decoder().decode(bytes);
+    const down = new Downsampler();
+    for (let i = 0; i + 320 <= wide.length; i += 320) {
+      const frame = wide.subarray(i, i + 320);
+      stream.push(down.process(frame), frame);
+    }
+  } else {
+    const bytes = new Uint8Array(padded.length);
+    pcmu.encode(padded, bytes);
+    const coded = pcmu.decode(bytes);
+    for (let i = 0; i < coded.length; i += 160) stream.push(coded.subarray(i, i + 160));
+  }
   const start = performance.now();
   await stream.finish();
   return { ...result, ms: performance.now() - start };
@@ -162,7 +184,8 @@ async function runSplit(split: string, stt: PocketsphinxStt): Promise<void> {
 }
 
 async function judge(stt: PocketsphinxStt, c: HearingCase, rendering: Rendering, expectation: ListenExpectation, settings: SmartAiSettings, times: number[]): Promise<Verdict> {
-  const heard = await hear(stt, expectation, await render(c.say, stretch !== 1 && 'flite' in rendering.voice ? { ...rendering, stretch } : rendering));
+  const said = stretch !== 1 && 'flite' in rendering.voice ? { ...rendering, stretch } : rendering;
+  const heard = await hear(stt, expectation, codec === 'g722' ? await render16k(c.say, said) : await render(c.say, said));
   times.push(heard.ms);
   const meaningVerdict = verdictOf(c.expect, heard.meaning, heard.confidence, heard.text);
   // The block reprompts on an amount heard in pieces; a right meaning with a wrong value is wrong.

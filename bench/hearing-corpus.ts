@@ -1,8 +1,8 @@
 /**
  * The hearing benches' corpus (bench/corpus/*.yaml): cases (what a caller says at a recipe's
  * listening block and what it must be heard as) and renderings (who says it: a flite, Festival or
- * espeak-ng voice, optionally at another tempo or with line noise). Rendered audio is 8 kHz PCM,
- * cached under the temp directory by text and rendering.
+ * espeak-ng voice, optionally at another tempo or with line noise). Rendered audio is 8 kHz PCM
+ * (16 kHz for a wideband line: render16k), cached under the temp directory by text and rendering.
  */
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -58,6 +58,36 @@ export async function loadCorpus(split: string): Promise<Corpus> {
 }
 
 const cacheDir = path.join(tmpdir(), 'vap-hearing-corpus');
+
+/**
+ * The case's text said by the rendering's voice at 16 kHz (before a wideband phone line, G.722),
+ * resampled by sox from the voice's own rate; cached beside the 8 kHz renderings.
+ */
+export async function render16k(text: string, rendering: Rendering): Promise<Int16Array> {
+  const key = createHash('sha256').update(JSON.stringify([text, rendering.voice, rendering.tempo ?? 1, rendering.snrDb ?? null, rendering.stretch ?? 1, 16000])).digest('hex').slice(0, 24);
+  const file = path.join(cacheDir, `${key}.s16`);
+  const cached = await readFile(file).catch(() => undefined);
+  if (cached) return new Int16Array(cached.buffer, cached.byteOffset, cached.length >> 1).slice();
+  await mkdir(cacheDir, { recursive: true });
+  const work = path.join(cacheDir, `${key}.${process.pid}`);
+  try {
+    const raw = `${work}.raw.wav`;
+    const slower = rendering.stretch && rendering.stretch !== 1 ? ['--setf', `duration_stretch=${rendering.stretch}`] : [];
+    if ('flite' in rendering.voice) await run('flite', ['-voice', rendering.voice.flite, ...slower, '-t', text, '-o', raw]);
+    else if ('espeak' in rendering.voice) await run('espeak-ng', ['-v', rendering.voice.espeak, '-w', raw, text]);
+    else await festival(text, rendering.voice.festival, raw);
+    const out = `${work}.s16.tmp`;
+    await run('sox', [raw, '-r', '16000', '-c', '1', '-b', '16', '-e', 'signed-integer', '-t', 'raw', out, ...(rendering.tempo ? ['tempo', String(rendering.tempo)] : [])]);
+    const bytes = await readFile(out);
+    let pcm: Int16Array = new Int16Array(bytes.buffer, bytes.byteOffset, bytes.length >> 1).slice();
+    if (rendering.snrDb !== undefined) pcm = withNoise(pcm, rendering.snrDb, key);
+    await writeFile(`${work}.final`, Buffer.from(pcm.buffer, pcm.byteOffset, pcm.byteLength));
+    await rename(`${work}.final`, file);
+    return pcm;
+  } finally {
+    await Promise.all(['.raw.wav', '.s16.tmp', '.txt', '.final'].map((ext) => rm(`${work}${ext}`, { force: true })));
+  }
+}
 
 /** The case's text said by the rendering's voice, as 8 kHz PCM (before any phone line). */
 export async function render(text: string, rendering: Rendering): Promise<Int16Array> {

@@ -174,7 +174,7 @@ interface StreamHooks {
 }
 
 class FallbackStream implements SttStream {
-  private readonly kept: Int16Array[] = [];
+  private readonly kept: { readonly samples: Int16Array; readonly wideband?: Int16Array }[] = [];
   private keptSamples = 0;
   private readonly listeners: ((t: Transcript) => void)[] = [];
   private aborted = false;
@@ -187,12 +187,12 @@ class FallbackStream implements SttStream {
     current.onTranscript((t) => this.forward(t));
   }
 
-  push(samples: Int16Array): void {
+  push(samples: Int16Array, wideband?: Int16Array): void {
     if (this.keptSamples < MAX_REPLAY_SAMPLES) {
-      this.kept.push(samples.slice());
+      this.kept.push({ samples: samples.slice(), ...(wideband ? { wideband: wideband.slice() } : {}) });
       this.keptSamples += samples.length;
     }
-    this.current.push(samples);
+    this.current.push(samples, wideband);
   }
 
   onTranscript(listener: (t: Transcript) => void): void {
@@ -217,7 +217,7 @@ class FallbackStream implements SttStream {
         this.current = next.stream;
         this.index = next.index;
         next.stream.onTranscript((t) => this.forward(t));
-        for (const chunk of this.kept) next.stream.push(chunk);
+        for (const chunk of this.kept) next.stream.push(chunk.samples, chunk.wideband);
       }
     }
   }

@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { metricsRegistry } from '../../core/metrics.js';
 import { EARLY_DECODE_QUIET_MS, OfflineUtterance, type Reading } from './offline-utterance.js';
+import { speechSpanBounds, upperBandDb } from './recogniser-audio.js';
+import { upsample2x } from './resampler.js';
 
 /** 20 ms frames of a loud tone (speech to the span's measure) or of near silence. */
 const frame = (loud: boolean): Int16Array => Int16Array.from({ length: 160 }, (_, i) => (loud ? Math.round(8000 * Math.sin(i / 3)) : (i % 5) - 2));
@@ -78,5 +80,46 @@ describe('offline utterance: a turn decoded early, while the endpointer waits ou
     utterance.abort();
     assert.ok(calls[0]!.signal.aborted);
     assert.equal(await utterance.finish(), '');
+  });
+
+  it('a wideband (G.722) turn reaches the recogniser as its own 16 kHz audio, not the 8 kHz frames upsampled', async () => {
+    const decoded: Int16Array[] = [];
+    const utterance = new OfflineUtterance({
+      signal: new AbortController().signal,
+      realisations: 1,
+      noiseLevel: 0,
+      mayDecodeEarly: () => false,
+      recognise: async ([pcm]) => (decoded.push(pcm!), { text: '', confidence: 0, meaning: '' }),
+    });
+    // A 6 kHz tone: in the 16 kHz original, absent from the 8 kHz frames (above their band).
+    const wide = (loud: boolean): Int16Array => Int16Array.from({ length: 320 }, (_, i) => (loud ? Math.round(6000 * Math.sin((2 * Math.PI * 6000 * i) / 16000)) : 0));
+    const all = [...frames(false, 100).map((f) => [f, wide(false)] as const), ...frames(true, 400).map((f) => [f, wide(true)] as const), ...frames(false, 300).map((f) => [f, wide(false)] as const)];
+    for (const [narrow, original] of all) utterance.push(narrow, original);
+    await utterance.finish();
+    const pcm = decoded[0]!;
+    // Exactly the 16 kHz samples sent over the turn's speech span (no noise at level 0).
+    const sent = Int16Array.from(all.flatMap(([, w]) => [...w]));
+    const span = speechSpanBounds(Int16Array.from(all.flatMap(([n]) => [...n])));
+    assert.deepEqual(pcm, sent.subarray(2 * span.start, 2 * span.end));
+    // A turn with one frame lacking its 16 kHz original falls back to the 8 kHz path whole.
+    const mixed: Int16Array[] = [];
+    const other = new OfflineUtterance({ signal: new AbortController().signal, realisations: 1, noiseLevel: 0, mayDecodeEarly: () => false, recognise: async ([p]) => (mixed.push(p!), { text: '', confidence: 0, meaning: '' }) });
+    all.forEach(([narrow, original], i) => other.push(narrow, i === 3 ? undefined : original));
+    await other.finish();
+    assert.equal(mixed[0]!.length, pcm.length);
+    assert.notDeepEqual(mixed[0], pcm);
+  });
+
+  it('a G.722 turn with nothing in its upper band (narrowband before the G.722 leg) takes the 8 kHz path', async () => {
+    const decoded: Int16Array[] = [];
+    const utterance = new OfflineUtterance({ signal: new AbortController().signal, realisations: 1, noiseLevel: 0, mayDecodeEarly: () => false, recognise: async ([p]) => (decoded.push(p!), { text: '', confidence: 0, meaning: '' }) });
+    // A 500 Hz tone at 16 kHz: speech with a dead upper band.
+    const low = (loud: boolean): Int16Array => Int16Array.from({ length: 320 }, (_, i) => (loud ? Math.round(6000 * Math.sin((2 * Math.PI * 500 * i) / 16000)) : 0));
+    const all = [...frames(false, 100).map((f) => [f, low(false)] as const), ...frames(true, 400).map((f) => [f, low(true)] as const), ...frames(false, 300).map((f) => [f, low(false)] as const)];
+    assert.ok(upperBandDb(Int16Array.from(all.flatMap(([, w]) => [...w]))) < -40);
+    for (const [narrow, original] of all) utterance.push(narrow, original);
+    await utterance.finish();
+    const span = speechSpanBounds(Int16Array.from(all.flatMap(([n]) => [...n])));
+    assert.deepEqual(decoded[0], upsample2x(Int16Array.from(all.flatMap(([n]) => [...n])).subarray(span.start, span.end)));
   });
 });

@@ -1,5 +1,5 @@
 import type { SttStream, Transcript } from './speech-provider.js';
-import { concat, noiseSeeds, SpanWatch, speechSpanBounds, withLineNoise } from './recogniser-audio.js';
+import { concat, noiseSeeds, SpanWatch, speechSpanBounds, upperBandDb, withLineNoise } from './recogniser-audio.js';
 import { upsample2x } from './resampler.js';
 import { recogniserMetrics } from './recogniser/recogniser-metrics.js';
 
@@ -34,6 +34,13 @@ export interface OfflineUtteranceOptions {
 export const EARLY_DECODE_QUIET_MS = 250;
 
 /**
+ * Upper band (4.2-7 kHz) this far below the telephone band, or further: the speech was narrowband
+ * before the G.722 leg (recogniser-audio.ts upperBandDb: 16 kHz voices -10 to -25 dB, an 8 kHz
+ * voice -28 to -30, on the tuning split's flite voices).
+ */
+const NARROWBAND_SOURCE_DB = -27;
+
+/**
  * A caller turn for the offline recogniser. It is not streaming in the decoder's sense (the turn
  * is decoded as one utterance), but it starts decoding as soon as the caller has fallen quiet for
  * `EARLY_DECODE_QUIET_MS`: the reading is then usually ready, or nearly, when the endpointer
@@ -42,6 +49,8 @@ export const EARLY_DECODE_QUIET_MS = 250;
  */
 export class OfflineUtterance implements SttStream {
   private readonly chunks: Int16Array[] = [];
+  /** The same audio at 16 kHz, while every chunk came with it (a G.722 call). */
+  private wideChunks: Int16Array[] | undefined = [];
   private readonly listeners: ((t: Transcript) => void)[] = [];
   private readonly watch = new SpanWatch();
   private aborted = false;
@@ -53,10 +62,12 @@ export class OfflineUtterance implements SttStream {
 
   constructor(private readonly options: OfflineUtteranceOptions) {}
 
-  push(samples: Int16Array): void {
+  push(samples: Int16Array, wideband?: Int16Array): void {
     if (this.aborted) return;
     const copy = samples.slice();
     this.chunks.push(copy);
+    if (wideband && wideband.length === 2 * samples.length) this.wideChunks?.push(wideband.slice());
+    else this.wideChunks = undefined;
     this.watch.push(copy);
     if (this.early && this.early.changes !== this.watch.changes) this.dropEarly();
     if (!this.early && this.watch.quietMs() >= EARLY_DECODE_QUIET_MS && !this.options.signal.aborted && this.options.mayDecodeEarly()) this.decodeEarly();
@@ -69,6 +80,7 @@ export class OfflineUtterance implements SttStream {
   abort(): void {
     this.aborted = true;
     this.chunks.length = 0;
+    this.wideChunks = undefined;
     this.dropEarly();
     this.dropped.abort();
   }
@@ -109,11 +121,21 @@ export class OfflineUtterance implements SttStream {
     this.droppedEarly = true;
   }
 
-  /** The span at 16 kHz under each noise realisation. */
+  /**
+   * The span at 16 kHz under each noise realisation. A wideband call's own 16 kHz audio is used
+   * as it came when its upper band carries speech (not the empty band of upsampled G.711 that the
+   * hiss fills); only the low floor is laid under it, so digital silence is never what the model
+   * hears. Speech that was narrowband before it reached the G.722 leg (an 8 kHz voice, a G.711
+   * call transcoded on the way) has nothing up there but codec noise, and takes the 8 kHz path
+   * the thresholds were tuned on: with its dead band as it came, flite kal's hearings fell from
+   * 24 to 21 right of 29 with 2 wrong (bench/hearing-accuracy.ts --codec g722).
+   */
   private prepare(pcm: Int16Array, bounds: Bounds): Int16Array[] {
-    const speech = upsample2x(pcm.subarray(bounds.start, bounds.end));
     const level = this.options.noiseLevel;
-    return noiseSeeds.slice(0, this.options.realisations).map((seed) => withLineNoise(speech, seed, level, level / 3));
+    const wide = this.wideChunks && this.wideChunks.length === this.chunks.length ? concat(this.wideChunks).subarray(2 * bounds.start, 2 * bounds.end) : undefined;
+    const wideband = wide !== undefined && upperBandDb(wide) > NARROWBAND_SOURCE_DB;
+    const speech = wideband ? wide : upsample2x(pcm.subarray(bounds.start, bounds.end));
+    return noiseSeeds.slice(0, this.options.realisations).map((seed) => withLineNoise(speech, seed, wideband ? 0 : level, level / 3));
   }
 }
 

@@ -137,3 +137,52 @@ export function withLineNoise(speech16k: Int16Array, seed: number, level: number
 }
 
 const clamp = (v: number): number => Math.max(-32768, Math.min(32767, Math.round(v)));
+
+/** 16 ms analysis frames at 16 kHz for `upperBandDb` (62.5 Hz per bin). */
+const BAND_FRAME = 256;
+/** DFT bins of the telephone band (0.3-3.4 kHz) and of the band above it that G.722 adds (4.2-7 kHz). */
+const lowBins = { from: 5, to: 54 };
+const highBins = { from: 67, to: 112 };
+/** Frames quieter than this (RMS) are pauses, left out of the measure. */
+const BAND_MIN_RMS = 300;
+const twiddles = (() => {
+  const cos = new Float64Array(BAND_FRAME * (highBins.to + 1));
+  const sin = new Float64Array(BAND_FRAME * (highBins.to + 1));
+  for (let k = 0; k <= highBins.to; k++) {
+    for (let n = 0; n < BAND_FRAME; n++) {
+      cos[k * BAND_FRAME + n] = Math.cos((2 * Math.PI * k * n) / BAND_FRAME);
+      sin[k * BAND_FRAME + n] = Math.sin((2 * Math.PI * k * n) / BAND_FRAME);
+    }
+  }
+  return { cos, sin };
+})();
+
+/**
+ * Energy of 4.2-7 kHz against 0.3-3.4 kHz over the voiced frames of 16 kHz audio, in dB (every
+ * other frame: a measure, not an analysis). Speech said into a wideband phone is within about 25 dB
+ * (flite and Festival 16 kHz voices through G.722: -10 to -25); speech that was narrowband before
+ * it reached a G.722 leg (an 8 kHz voice, a transcoded G.711 call) leaves only the codec's own
+ * noise up there, 28 to 30 dB down. -Infinity when no frame is voiced.
+ */
+export function upperBandDb(pcm16k: Int16Array): number {
+  let low = 0;
+  let high = 0;
+  const { cos, sin } = twiddles;
+  for (let at = 0; at + BAND_FRAME <= pcm16k.length; at += 2 * BAND_FRAME) {
+    let energy = 0;
+    for (let n = 0; n < BAND_FRAME; n++) energy += pcm16k[at + n]! ** 2;
+    if (energy / BAND_FRAME < BAND_MIN_RMS ** 2) continue;
+    for (const [bins, add] of [[lowBins, (e: number) => (low += e)], [highBins, (e: number) => (high += e)]] as const) {
+      for (let k = bins.from; k <= bins.to; k++) {
+        let re = 0;
+        let im = 0;
+        for (let n = 0; n < BAND_FRAME; n++) {
+          re += pcm16k[at + n]! * cos[k * BAND_FRAME + n]!;
+          im -= pcm16k[at + n]! * sin[k * BAND_FRAME + n]!;
+        }
+        add(re * re + im * im);
+      }
+    }
+  }
+  return low > 0 ? 10 * Math.log10((high + 1e-9) / low) : -Infinity;
+}

@@ -32,8 +32,12 @@ export interface Transcript {
 
 /** One utterance (or a continuous stream) of caller audio in, transcripts out. */
 export interface SttStream {
-  /** Pushes 8 kHz PCM; cheap and non-blocking (adapters buffer or send at once). */
-  push(samples: Int16Array): void;
+  /**
+   * Pushes 8 kHz PCM; cheap and non-blocking (adapters buffer or send at once). `wideband`: the
+   * same 20 ms at 16 kHz when the call's codec carries it (G.722); a provider that can hear the
+   * upper band uses it, the others ignore it.
+   */
+  push(samples: Int16Array, wideband?: Int16Array): void;
   /** No more audio: resolves with the final transcript of what was pushed ('' when nothing was recognised). */
   finish(): Promise<string>;
   /** Partial (and final) transcripts as the provider sends them. */

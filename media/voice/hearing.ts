@@ -87,7 +87,7 @@ interface OpenTurn extends CallerTurn {
 export class Hearing {
   private readonly vad: EnergyVad;
   private readonly endpointer: Endpointer;
-  private readonly preRoll: Int16Array[] = [];
+  private readonly preRoll: { readonly samples: Int16Array; readonly wideband?: Int16Array }[] = [];
   private readonly taps = new Set<(samples: Int16Array) => void>();
   private readonly keypad: DtmfCollector;
   private current: OpenTurn | undefined;
@@ -163,7 +163,7 @@ export class Hearing {
     const reader = this.o.input ?? this.o.media.input[Symbol.asyncIterator]();
     this.reader = reader;
     try {
-      for (let next = await reader.next(); !next.done && !this.stopped; next = await reader.next()) this.onFrame(next.value.samples);
+      for (let next = await reader.next(); !next.done && !this.stopped; next = await reader.next()) this.onFrame(next.value.samples, next.value.wideband);
     } catch (error) {
       this.o.logger.warn({ err: error }, 'caller audio stopped');
     } finally {
@@ -171,23 +171,24 @@ export class Hearing {
     }
   }
 
-  private onFrame(samples: Int16Array): void {
+  /** `wideband`: the frame at 16 kHz on a G.722 call, for a recogniser that can hear the upper band. */
+  private onFrame(samples: Int16Array, wideband?: Int16Array): void {
     for (const tap of this.taps) tap(samples);
     const { voiced } = this.vad.classify(samples);
     const event = this.endpointer.feed(voiced);
+    const copy = { samples: samples.slice(), ...(wideband ? { wideband: wideband.slice() } : {}) };
     if (event === 'start') {
-      this.preRoll.push(samples.slice());
+      this.preRoll.push(copy);
       this.startTurn();
       return;
     }
     const turn = this.current;
     if (!turn) {
-      this.preRoll.push(samples.slice());
+      this.preRoll.push(copy);
       if (this.preRoll.length > this.endpointer.startFrames + 5) this.preRoll.shift();
       return;
     }
-    const copy = samples.slice();
-    void turn.stream.then((s) => s?.push(copy));
+    void turn.stream.then((s) => s?.push(copy.samples, copy.wideband));
     turn.voicedMs = this.endpointer.voicedFrames * 20;
     this.o.hooks.onTurnAudio(turn);
     if (event === 'end') this.endTurn(turn);
@@ -216,7 +217,7 @@ export class Hearing {
         if (t.final && t.alternatives?.length) turn.alternatives = t.alternatives;
         if (t.final && t.meaning !== undefined) turn.meaning = t.meaning;
       });
-      pre.forEach((p) => s?.push(p));
+      pre.forEach((p) => s?.push(p.samples, p.wideband));
     });
     this.current = turn;
     this.o.hooks.onTurnStart(turn);
