@@ -18,10 +18,9 @@ const voice = process.env.BRANCHES_VOICE ?? 'slt';
  * calls run at a time. A Transfer block takes the scenario's scripted outcome (the REFER itself is
  * covered by test/gateway/transfer-sipp.test.ts). No wrong branch: a miss must end in a reprompt
  * or a fallback, never in another branch. Issue 13 asks for 90% of branches right, and so does
- * the test: 24 of 26 on 2026-11-28 (idle, and beside two busy loops); the misses are "3000 on 5
- * December" (the amount heard in pieces, asked again) and flite's "haan ji" (heard as a day,
- * checked and denied; docs/voice-pipeline.md). The same audio can be cut differently by the VAD
- * from run to run, and a voice's count moves by one: 24 of 26 is the least that passes.
+ * the test (24 of 26): 25 of 26 on 2026-11-28; the miss is flite's "haan ji" (heard as "sunday",
+ * checked and denied: docs/voice-pipeline.md). The same audio can be cut differently by the VAD
+ * from run to run and a count can move by one, which the bar allows.
  */
 describe('example recipe branches spoken over real SIP calls (flite caller, offline voice pipeline)', function () {
   this.timeout(900_000);
@@ -90,12 +89,15 @@ describe('example recipe branches spoken over real SIP calls (flite caller, offl
       voice,
       repairs: true,
       concurrency: 3,
+      // BRANCHES_ONLY=<part of a scenario name>: run those scenarios alone (to see one miss).
+      ...(process.env.BRANCHES_ONLY ? { only: process.env.BRANCHES_ONLY } : {}),
       onVerdict: (v) => verdicts.push(v),
     });
     const summary = verdicts.map((v) => `${v.verdict}${v.repaired ? '*' : ''} ${v.recipe} / ${v.scenario}: ${v.detail}`).join('\n');
     // The figure the issue asks for, in the test log whether or not it passes.
     const tally = ['right', 'missed', 'WRONG'].map((k) => `${verdicts.filter((v) => v.verdict === k).length} ${k}`).join(', ');
     console.log(`      example branches by voice (flite ${voice}): ${tally} of ${verdicts.length}`);
+    for (const v of verdicts.filter((x) => x.verdict !== 'right')) console.log(`        ${v.verdict} ${v.recipe} / ${v.scenario}: ${v.detail}`);
     assert.ok(verdicts.length >= 20, `every example branch ran:\n${summary}`);
     assert.deepEqual(verdicts.filter((v) => v.verdict === 'WRONG'), [], summary);
     const right = verdicts.filter((v) => v.verdict === 'right').length;

@@ -167,7 +167,8 @@ function repairFor(turn: string, agentLines: readonly string[], run: TextRun): s
   for (const line of agentLines) {
     const asked = /just to check:\s*(.*)\?\s*$/i.exec(line);
     if (asked) return isWhatIMeant(turn, asked[1] ?? '', run) ? 'Yes' : 'No';
-    if (/^sorry, i did not catch that/i.test(line) && !run.nonAnswers.has(normalised(turn))) return turn;
+    // A reprompt ("Sorry, I did not catch that", "Sorry, will you be able to come?"): said again.
+    if (/^sorry,/i.test(line) && !run.nonAnswers.has(normalised(turn))) return turn;
   }
   return undefined;
 }
@@ -294,8 +295,11 @@ async function byVoice(
   const asked = (): boolean => /\?\s*$/.test(said.at(-1)?.text ?? '');
   let repaired = false;
   const running = run(() => ({ conversation, signal: ended.signal }));
+  /** When the caller's last line started: what the agent says from then on answers it. */
+  let spokeFrom = 0;
   const speak = async (text: string): Promise<number> => {
     const pcm = await fliteSpeech(text, voice);
+    spokeFrom = performance.now();
     await far.speak(pcm);
     const spokeEnd = performance.now() - trailingSilenceMs(pcm);
     void (async () => {
@@ -330,7 +334,9 @@ async function byVoice(
       for (let repeats = 0; options.repairs; ) {
         if (!(await agentReplied(far, since, ended.signal, 900, 40_000, asked))) return;
         waited = true;
-        const answer = repairFor(text, said.filter((l) => l.at > since).map((l) => l.text), textRun);
+        // From the start of the caller's line: under load the paced audio ends late, and the
+        // agent's reply may have begun before the last packet left (its check then went unseen).
+        const answer = repairFor(text, said.filter((l) => l.at > spokeFrom).map((l) => l.text), textRun);
         if (answer === undefined || (answer === text && ++repeats > maxRepeats)) break;
         repaired = true;
         since = await speak(answer);
