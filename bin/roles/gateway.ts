@@ -25,6 +25,7 @@ import { loadOrCreateTlsCredentials, TlsSetupError, type TlsSetupFailure } from 
 import { MediaService } from '../../media/media-service.js';
 import { RtpengineSrtpRelay } from '../../media/webrtc/rtpengine-srtp.js';
 import { offlineRecogniserLoad, startOfflineRecogniser, stopOfflineRecogniser } from '../../media/speech/recogniser/offline-recogniser.js';
+import { preloadPronunciations } from '../../media/speech/pocketsphinx-stt.js';
 import { StoreWebCallAuthority } from '../../control-api/gateway-adapters/web-call-authority.js';
 import { callTokenKey } from '../../control-api/webcalls/call-token.js';
 import { startWebCallMedia } from './web-call-media.js';
@@ -119,6 +120,8 @@ export const startGatewayRole: RoleStarter = async (ctx) => {
   void startOfflineRecogniser({ logger: logger.child({ part: 'recogniser' }) }).catch((error: unknown) =>
     logger.error({ reason: (error as Error).message }, 'offline speech recognition unavailable: English calls without a cloud STT will not be understood'),
   );
+  // And the words its grammars may use, read in this process: not during the first caller's turn.
+  await preloadPronunciations();
   const directory = new StoreCallDirectory({ db: ctx.store.db });
   const recordings = recordingsFor(config, ctx.store.db);
   const secretBox = createSecretBox(ctx.secrets.secretKey);

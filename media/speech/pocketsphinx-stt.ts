@@ -59,6 +59,15 @@ export interface PocketsphinxOptions {
 /** 0.8 of the level white noise had over the whole band (bench/hearing-accuracy.ts). */
 const defaultNoiseLevel = 0.0024;
 
+/**
+ * Reads the model's dictionary now (135k words parsed on the event loop, 110 ms here), so the
+ * first caller turn of the process does not: every call's audio stalled for it once (issue 30,
+ * bench/sip-overload.ts). The gateway role calls it at start; a missing model fails later, per turn.
+ */
+export async function preloadPronunciations(modelDir = MODEL_DIR): Promise<void> {
+  await loadPronunciations(modelDir).catch(() => undefined);
+}
+
 /** A JSGF grammar accepting any sequence of the given words (those the dictionary knows). */
 export function buildGrammar(words: Iterable<string>, known: ReadonlySet<string>): string | undefined {
   const vocab = new Set<string>();
