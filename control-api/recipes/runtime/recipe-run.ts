@@ -217,9 +217,13 @@ export class RecipeRun extends TypedEmitter<RunEvents> {
     return this.finish({ reason: 'closed', disposition: close.disposition, lastBlockId: close.blockId }, close.blockId);
   }
 
-  /** The run's variables as one comparable string. */
+  /** The run's variables as one comparable string (a value JSON cannot hold compares unequal: the line is said again). */
   private varsKey(): string {
-    return JSON.stringify([...this.vars.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+    try {
+      return JSON.stringify([...this.vars.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+    } catch {
+      return `unserialisable ${Math.random()}`;
+    }
   }
 
   private async finish(end: RunEnd, blockId: string): Promise<RunEnd> {
