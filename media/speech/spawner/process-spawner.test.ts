@@ -1,4 +1,7 @@
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { ProcessSpawner, SpawnError, type SpawnedRun } from './process-spawner.js';
 
 async function collect(run: SpawnedRun): Promise<{ out: string; code: number | null; stderr: string }> {
@@ -43,5 +46,19 @@ describe('process spawner: programs started by a small helper, not by forking th
     assert.equal((await collect(await spawner.run(['/bin/echo', 'again'], '', new AbortController().signal))).out, 'again\n');
     const direct = new ProcessSpawner({ python: '/nonexistent/python3' });
     assert.equal((await collect(await direct.run(['/bin/echo', 'direct'], '', new AbortController().signal))).out, 'direct\n');
+  });
+
+  it('a helper that writes something else than its protocol is stopped, and its runs fail (no crash)', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'vap-spawner-'));
+    const script = path.join(dir, 'noisy.py');
+    writeFileSync(script, 'import sys, time\nsys.stdout.write(\'{"ready": true}\\n\')\nsys.stdout.flush()\nsys.stdin.readline()\nsys.stdout.write("Traceback: not the protocol\\n")\nsys.stdout.flush()\ntime.sleep(30)\n');
+    const noisy = new ProcessSpawner({ script });
+    try {
+      const run = await noisy.run(['/bin/echo', 'x'], '', new AbortController().signal);
+      await assert.rejects(collect(run), (e: unknown) => e instanceof SpawnError && /the spawner stopped/.test(e.message));
+    } finally {
+      noisy.stop();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -139,7 +139,16 @@ export class ProcessSpawner {
       }
       const nl = this.buffer.indexOf(10);
       if (nl < 0) return readySeen;
-      const header = JSON.parse(this.buffer.subarray(0, nl).toString()) as { ready?: boolean; id?: number; data?: number; exit?: number; stderr?: string; error?: string };
+      let header: { ready?: boolean; id?: number; data?: number; exit?: number; stderr?: string; error?: string };
+      try {
+        header = JSON.parse(this.buffer.subarray(0, nl).toString()) as typeof header;
+      } catch {
+        // Not the protocol (a stray line from the interpreter): the stream cannot be trusted any
+        // more. Its runs fail when it exits; the next run starts a new helper.
+        this.buffer = Buffer.alloc(0);
+        this.child?.kill();
+        return readySeen;
+      }
       this.buffer = this.buffer.subarray(nl + 1);
       if (header.ready) {
         readySeen = true;
