@@ -4,6 +4,7 @@ import { tortureCases } from '../sip-torture/expectations.js';
 import { loadBitExactMessage, loadTortureMessage } from '../sip-torture/load-fixture.js';
 import { numbers, startGatewayFixture, type GatewayFixture, type SeenCall } from './gateway-harness.js';
 import type { SipRequest, SipResponse } from '../../gateway/sip/message/message.js';
+import { waitFor } from '../helpers/sipp.js';
 import { UdpPeer, sipRequest, statusLine } from './udp-peer.js';
 
 /** Polls `get` until it returns something defined, within `ms`. */
@@ -178,7 +179,7 @@ describe('gateway: RFC 4475 torture messages through the stack', function () {
       peer.send(fx.gateway.ports.UDP as number, sipRequest(peer, 'OPTIONS', { callId: 'still-alive' }));
       await peer.wait((e) => statusLine(200)(e) && e.msg?.callId === 'still-alive', 3000);
       // An INVITE among them may still be routing when the OPTIONS is answered: none stays.
-      await waitUntil(() => (fx.gateway.registry.inProgress === 0 ? true : undefined), 5000).catch(() => undefined);
+      await waitFor(() => fx.gateway.registry.inProgress === 0, 5000).catch(() => undefined);
       assert.equal(fx.gateway.registry.inProgress, 0, 'nothing is left half set up');
     } finally {
       peer.close();

@@ -3,18 +3,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createServer, type Server, type TLSSocket } from 'node:tls';
+import { waitFor } from '../../../test/helpers/sipp.js';
 import { Headers } from '../message/headers.js';
 import { SipRequest } from '../message/message.js';
 import { loadOrCreateTlsCredentials, type TlsCredentials } from './certificate.js';
 import { StreamTransport } from './stream.js';
-
-const until = async (cond: () => boolean, ms = 3000): Promise<void> => {
-  const end = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 10));
-  }
-};
 
 const options = (): SipRequest =>
   new SipRequest('OPTIONS', 'sips:trunk.example.test', new Headers([['Via', 'SIP/2.0/TLS 127.0.0.1;branch=z9hG4bKtls1'], ['From', '<sip:gw@x>;tag=1'], ['To', '<sips:trunk.example.test>'], ['Call-ID', 'tls-name'], ['CSeq', '1 OPTIONS']]));
@@ -60,21 +53,21 @@ describe('TLS transport: the peer is the domain it was resolved from', function 
   it('connects to a peer whose certificate names the domain, and sends the domain as SNI', async () => {
     const flow = client.flowTo({ address: '127.0.0.1', port, serverName: 'trunk.example.test' });
     flow.send(options());
-    await until(() => received.join('').includes('Call-ID: tls-name'));
+    await waitFor(() => received.join('').includes('Call-ID: tls-name'));
     assert.deepEqual(names, ['trunk.example.test']);
   });
 
   it('refuses a peer whose certificate does not name the domain, though it names the address', async () => {
     const flow = client.flowTo({ address: '127.0.0.1', port, serverName: 'other.example.test' });
     flow.send(options());
-    await until(() => !flow.open);
+    await waitFor(() => !flow.open);
     assert.deepEqual(received, [], 'nothing was sent to the wrong peer');
   });
 
   it('checks an IP literal target against the address, with no SNI (RFC 6066 allows no literal)', async () => {
     const flow = client.flowTo({ address: '127.0.0.1', port });
     flow.send(options());
-    await until(() => received.join('').includes('Call-ID: tls-name'));
+    await waitFor(() => received.join('').includes('Call-ID: tls-name'));
     assert.deepEqual(names, ['false']);
   });
 });
