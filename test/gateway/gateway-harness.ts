@@ -80,7 +80,7 @@ export function fixtureOriginator(fx: GatewayFixture, box: SecretBox, options: P
     directory: new StoreCallDirectory({ db: fx.store.db }),
     registry: fx.gateway.registry,
     clock: systemClock,
-    logger: pino({ level: 'silent' }),
+    logger: pino({ level: process.env.GATEWAY_TEST_LOG ?? 'silent' }),
     ...options,
   });
 }

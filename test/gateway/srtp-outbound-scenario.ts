@@ -16,7 +16,7 @@ import { RtpengineSrtpRelay } from '../../media/webrtc/rtpengine-srtp.js';
 import { runBaresip } from '../helpers/baresip.js';
 import { freeTcpPort } from '../helpers/free-port.js';
 import { testBox, trunkDoc } from '../helpers/resource-documents.js';
-import { tone, toneShare } from '../helpers/tones.js';
+import { tone, toneSeconds } from '../helpers/tones.js';
 import { fixtureOriginator, startGatewayFixture } from './gateway-harness.js';
 import { outboundRequest } from './outbound-sipp-uas.js';
 
@@ -38,10 +38,12 @@ try {
   }) as never);
   let offer = '';
   let heard: Int16Array[] = [];
+  let answered: Call | undefined;
   const originator = fixtureOriginator(fx, box, {
     srtp: relay,
     onAnswered: async (call) => {
-      offer = (call as Call).sdp.localSdp;
+      answered = call as Call;
+      offer = answered.sdp.localSdp;
       call.media.output.write(tone(1000, 3, 8000));
       for await (const frame of call.media.input) {
         if (call.signal.aborted) break;
@@ -58,9 +60,12 @@ try {
   });
   await new Promise((r) => setTimeout(r, 1500));
   const result = await originator.originate(outboundRequest(fx.ids.tenantId, trunk.id));
-  // baresip quits after its -t seconds and hangs up: the call's completion.
-  if (result.outcome === 'answered') await Promise.race([result.completion, new Promise((r) => setTimeout(r, 15_000))]);
+  // baresip 1.0 quits after its -t seconds without a BYE (its SIP trace shows none): we hang up then.
   const run = await baresip;
+  if (result.outcome === 'answered') {
+    await answered?.hangup();
+    await result.completion;
+  }
   const joined = new Int16Array(heard.reduce((n, f) => n + f.length, 0));
   heard.reduce((at, f) => (joined.set(f, at), at + f.length), 0);
   heard = [];
@@ -69,9 +74,9 @@ try {
     outcome: result.outcome,
     reason: result.outcome === 'answered' ? undefined : result.reason,
     offer,
-    heard440: toneShare(joined, 440, 8000),
+    heard440: toneSeconds(joined, 440, 8000),
     heardSeconds: joined.length / 8000,
-    decoded1000: toneShare(decoded, 1000, 8000),
+    decoded1000: toneSeconds(decoded, 1000, 8000),
     output: run.output.split('\n').filter((l) => /srtp|crypto|error|SAVP|answer/i.test(l)).slice(-10),
   })}\n`);
   run.cleanup();

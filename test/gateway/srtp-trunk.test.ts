@@ -266,8 +266,10 @@ describe('SIP trunks with SDES-SRTP (baresip, rtpengine)', function () {
     assert.match(r.offer, /^m=audio \d+ RTP\/SAVP /m);
     assert.match(r.offer, /^a=crypto:\d+ AES_CM_128_HMAC_SHA1_80 inline:/m);
     assert.doesNotMatch(r.offer, /NULL_HMAC|F8_128|a=fingerprint/);
-    assert.ok(r.heard440 > 0.5, `440 Hz share ${r.heard440} over ${r.heardSeconds} s`);
-    assert.ok(r.decoded1000 > 0.3, `1 kHz share at baresip ${r.decoded1000}`);
+    // baresip plays its 440 Hz file for the ~8 s the call lasts before its -t ends it.
+    assert.ok(r.heard440 >= 5, `440 Hz heard for ${r.heard440} s of ${r.heardSeconds} s`);
+    // Our 3 s of 1 kHz, decrypted by baresip.
+    assert.ok(r.decoded1000 >= 2, `1 kHz heard by baresip for ${r.decoded1000} s`);
   });
 
   it('refuses plain RTP over TLS on a required trunk (baresip without SRTP)', async () => {

@@ -32,6 +32,20 @@ export function toneShare(samples: Int16Array, frequency: number, sampleRate: nu
   return energy === 0 ? 0 : Math.min(1, power / ((energy * n) / 3));
 }
 
+/**
+ * Seconds of the signal that are mostly `frequency`, in 200 ms windows (share over 0.5 each): unlike
+ * one Goertzel over a whole call, silence before or after the tone and a phase jump where a packet
+ * came late do not hide the tone that was heard.
+ */
+export function toneSeconds(samples: Int16Array, frequency: number, sampleRate: number, windowSeconds = 0.2): number {
+  const size = Math.round(windowSeconds * sampleRate);
+  let windows = 0;
+  for (let at = 0; at + size <= samples.length; at += size) {
+    if (toneShare(samples.subarray(at, at + size), frequency, sampleRate) > 0.5) windows++;
+  }
+  return windows * windowSeconds;
+}
+
 /** RMS in dBFS. */
 export function levelDb(samples: Int16Array): number {
   let sum = 0;
