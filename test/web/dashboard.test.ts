@@ -145,8 +145,11 @@ describe('web dashboard in Chromium', function () {
 
     await nav(page, 'Speech profiles').click();
     await page.getByLabel('Gender', { exact: true }).selectOption('female');
-    const star = page.getByRole('button', { name: /^Favourite / }).first();
-    await star.click();
+    // The filtered list, not the one shown before it arrives; the star's PATCH answered before the
+    // favourites-only list is asked for (else that list may be read before the star is saved).
+    await page.waitForFunction("(() => { const g = [...document.querySelectorAll('tbody tr td:nth-child(4)')].map((td) => td.textContent); return g.length > 0 && g.every((x) => x === 'female'); })()");
+    await page.getByRole('button', { name: /^Favourite / }).first().click();
+    await page.getByRole('button', { name: /^Favourite /, pressed: true }).first().waitFor();
     await page.getByLabel('Favourites only').check();
     await page.getByRole('button', { name: /^Favourite / , pressed: true }).first().waitFor();
     const favourites = await h.api<{ items: Array<{ spec: { favourite: boolean } }> }>('GET', `/v1/tenants/${tenant}/speech-profiles?favourite=true`);
