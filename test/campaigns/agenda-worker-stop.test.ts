@@ -54,9 +54,12 @@ describe('campaign worker stop with the Agenda trigger', function () {
 
   it('lets calls in progress settle with Agenda connected, finishes its runs, and leaves nothing behind', async () => {
     const release: (() => void)[] = [];
+    let released = false;
     const busy: OriginateResult = { outcome: 'busy', sipStatus: 486 };
-    // Calls hang until released, so stop() begins with calls and Agenda runs in progress.
-    const originator = new ScriptedOriginator().otherwise(() => new Promise<OriginateResult>((r) => release.push(() => r(busy))));
+    // Calls hang until released, so stop() begins with calls and Agenda runs in progress. A run that
+    // began before stop() may place its call after the release (both cores busy): that one ends at
+    // once, as a real call ends by its ring timeout, instead of holding stop() for its whole grace.
+    const originator = new ScriptedOriginator().otherwise(() => (released ? Promise.resolve(busy) : new Promise<OriginateResult>((r) => release.push(() => r(busy)))));
     const worker = await startCampaignWorker({ store, logger, originator, secretBox: box, workerId: 'worker-stop', trigger: 'agenda', reconcileGraceMs: 600_000, pollMs: 10_000 });
     const due = Date.now() + 800;
     const ids: string[] = [];
@@ -69,6 +72,7 @@ describe('campaign worker stop with the Agenda trigger', function () {
     const stopped = worker.stop(10_000);
     await sleep(300);
     const placed = originator.requests.length;
+    released = true;
     for (const r of release.splice(0)) r();
     await stopped;
     assert.ok(placed >= 1);
