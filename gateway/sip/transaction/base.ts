@@ -83,13 +83,20 @@ export abstract class TransactionBase<S extends string> implements LaneEntry {
   /** Sends, turning a transport failure into the transaction's end (RFC 3261 sec. 17.1.4/17.2.4). */
   protected send(msg: SipMessage): boolean {
     try {
-      this.transport.send(msg);
+      // Only a connection fails after the send returned; a datagram's send has no later failure.
+      this.transport.send(msg, this.transport.reliable ? (e) => this.lateFailure(e) : undefined);
       return true;
     } catch (e) {
       this.onTransportError(e);
       this.terminate();
       return false;
     }
+  }
+
+  private lateFailure(error: Error): void {
+    if (this.terminatedState) return;
+    this.onTransportError(error);
+    this.terminate();
   }
 
   /** `send` for octets already serialized (the transport has `sendWire`). */

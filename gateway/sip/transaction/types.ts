@@ -8,8 +8,11 @@ export interface TransactionTransport {
   readonly reliable: boolean;
   /** The transport's name (`UDP`, `TLS`...), for the message counters; a Flow has it. */
   readonly transport?: string;
-  /** Sends a message; throwing means a transport error (RFC 3261 sec. 17.1.4, 17.2.4). */
-  send(message: SipMessage): void;
+  /**
+   * Sends a message; throwing means a transport error (RFC 3261 sec. 17.1.4, 17.2.4). A connection
+   * that is still being opened fails later: `onLateFailure` hears of it then.
+   */
+  send(message: SipMessage, onLateFailure?: (error: Error) => void): void;
   /**
    * Sends a message already serialized (datagram transports): a transaction that must repeat a
    * response for 64*T1 then keeps these octets instead of the message and everything it references.

@@ -59,9 +59,12 @@ describe('TLS transport: the peer is the domain it was resolved from', function 
 
   it('refuses a peer whose certificate does not name the domain, though it names the address', async () => {
     const flow = client.flowTo({ address: '127.0.0.1', port, serverName: 'other.example.test' });
-    flow.send(options());
-    await waitFor(() => !flow.open);
+    const failures: Error[] = [];
+    flow.send(options(), (e) => failures.push(e));
+    await waitFor(() => !flow.open && failures.length > 0);
     assert.deepEqual(received, [], 'nothing was sent to the wrong peer');
+    // The sender hears why (its transaction ends with 503 now, not at Timer F).
+    assert.match(String(failures[0]?.message), /other\.example\.test/);
   });
 
   it('checks an IP literal target against the address, with no SNI (RFC 6066 allows no literal)', async () => {

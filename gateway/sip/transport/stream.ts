@@ -86,9 +86,9 @@ export class StreamTransport implements SipTransport {
     return this.all.size;
   }
 
-  private adopt(socket: Socket, remoteOverride?: Endpoint): Connection {
+  private adopt(socket: Socket, remoteOverride?: Endpoint, connectEvent?: 'connect' | 'secureConnect'): Connection {
     const remote = remoteOverride ?? { address: normalise(socket.remoteAddress), port: socket.remotePort ?? 0 };
-    const conn = new Connection(this, socket, remote, this.options, this.listener);
+    const conn = new Connection(this, socket, remote, this.options, this.listener, connectEvent);
     this.all.add(conn);
     this.connections.set(key(remote), conn);
     socket.once('close', () => {
@@ -117,7 +117,7 @@ export class StreamTransport implements SipTransport {
         })
       : tcpConnect({ host: target.address, port: target.port });
     // Writes before the connect completes are buffered by the socket.
-    return this.adopt(socket, target).flow;
+    return this.adopt(socket, target, this.options.tls ? 'secureConnect' : 'connect').flow;
   }
 
   async close(): Promise<void> {
@@ -130,6 +130,9 @@ export class Connection {
   readonly flow: Flow;
   private readonly framer: StreamFramer;
   private closed = false;
+  /** Senders on a connection of ours that is not yet up (TCP connect, TLS handshake): told if it never comes up. */
+  private waiting: Array<(error: Error) => void> | undefined;
+  private failure: Error | undefined;
 
   constructor(
     private readonly owner: StreamTransport,
@@ -137,6 +140,8 @@ export class Connection {
     remote: Endpoint,
     options: StreamOptions,
     listener: TransportListener,
+    /** Set for a connection we open: the event that says it is up. */
+    connectEvent?: 'connect' | 'secureConnect',
   ) {
     this.framer = new StreamFramer(options.framer);
     const maxQueued = options.maxQueuedBytes ?? 1024 * 1024;
@@ -151,20 +156,34 @@ export class Connection {
       get open() {
         return isOpen();
       },
-      send: (message: SipMessage) => {
+      send: (message: SipMessage, onLateFailure?: (error: Error) => void) => {
         if (this.closed) throw new Error(`connection to ${remote.address}:${remote.port} is closed`);
         if (socket.writableLength > maxQueued) {
           this.destroy();
           throw new Error('peer is not reading: connection dropped');
         }
-        socket.write(serialize(message));
+        if (onLateFailure && this.waiting) this.waiting.push(onLateFailure);
+        // A TLS write queued before the handshake reports no error when the handshake fails: the
+        // waiting list covers that; the callback covers a write on an established connection.
+        socket.write(serialize(message), onLateFailure && !this.waiting ? (e) => e && onLateFailure(e) : undefined);
       },
     };
+    if (connectEvent) {
+      this.waiting = [];
+      socket.once(connectEvent, () => (this.waiting = undefined));
+    }
     socket.setNoDelay(true);
     socket.setTimeout(options.idleTimeoutMs ?? 10 * 60_000, () => this.destroy());
-    socket.on('error', () => this.destroy());
+    socket.on('error', (error) => {
+      this.failure ??= error;
+      this.destroy();
+    });
     socket.on('close', () => {
       this.closed = true;
+      const waiting = this.waiting;
+      this.waiting = undefined;
+      const error = this.failure ?? new Error(`connection to ${remote.address}:${remote.port} closed before it was up`);
+      for (const tell of waiting ?? []) tell(error);
     });
     socket.on('data', (chunk: Buffer) => {
       let items;

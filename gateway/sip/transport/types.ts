@@ -28,7 +28,12 @@ export interface Flow {
   readonly remote: Endpoint;
   /** True when the transport is secured (TLS, WSS), so a sips: Request-URI is acceptable. */
   readonly secure: boolean;
-  send(message: SipMessage): void;
+  /**
+   * Throws when the flow cannot send now; `onLateFailure` hears of a failure found afterwards (a
+   * connection refused, a TLS handshake or a write that failed), so a transaction ends at once
+   * (sec. 17.1.4) instead of at Timer B or F, 32 s later.
+   */
+  send(message: SipMessage, onLateFailure?: (error: Error) => void): void;
   /** Sends serialized octets as they are (UDP only; see TransactionTransport.sendWire). */
   sendWire?(wire: Buffer): void;
   /** False once the connection closed; UDP flows never close. */

@@ -110,14 +110,14 @@ export class WebSocketTransport implements SipTransport {
       get open() {
         return open;
       },
-      send: (message) => {
+      send: (message, onLateFailure) => {
         if (!open) throw new Error(`WebSocket to ${remote.address}:${remote.port} is closed`);
         if (ws.bufferedAmount > maxQueued) {
           ws.terminate();
           throw new Error('peer is not reading: WebSocket dropped');
         }
         // Text frames: SIP is UTF-8 text, and browsers' SIP stacks expect text (sec. 5.1 allows both).
-        ws.send(serialize(message).toString('utf8'));
+        ws.send(serialize(message).toString('utf8'), onLateFailure ? (e) => e && onLateFailure(e) : undefined);
       },
     };
     const k = `${remote.address}|${remote.port}`;

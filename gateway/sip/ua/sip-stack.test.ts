@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict';
+import { createServer } from 'node:net';
 import { pino } from 'pino';
 import { systemClock } from '../../../core/clock.js';
 import { Dialog } from '../dialog/dialog.js';
-import type { SipRequest, SipResponse } from '../message/message.js';
+import { Headers } from '../message/headers.js';
+import { SipRequest, type SipResponse } from '../message/message.js';
 import { UdpPeer as Peer, sipRequest as request, statusLine as status } from '../../../test/gateway/udp-peer.js';
 import { TransportSet } from '../transport/transport-set.js';
 import { SipError } from './sip-error.js';
@@ -213,5 +215,22 @@ describe('SipStack core over UDP', function () {
     assert.deepEqual(stack.flowFor('sip:a@127.0.0.5:5999', known).remote, { address: '127.0.0.5', port: 5999 });
     // A transport we do not run (found by the fuzz bench: a mangled `transport=udp` left BYEs unsent).
     assert.deepEqual(stack.flowFor('sip:a@127.0.0.5:5999;transport=sctp', known).remote, known.remote);
+  });
+
+  it('ends a request at once with 503 when its TCP connection is refused (sec. 17.1.4), not at Timer F', async () => {
+    const closed = createServer();
+    await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));
+    const closedPort = (closed.address() as { port: number }).port;
+    await new Promise<void>((r) => closed.close(() => r()));
+    const flow = stack.flowFor(`sip:127.0.0.1:${closedPort};transport=tcp`);
+    const req = new SipRequest('OPTIONS', `sip:127.0.0.1:${closedPort}`, new Headers([
+      ['Via', stack.viaFor(flow, 'z9hG4bKrefused')], ['Max-Forwards', '70'], ['From', '<sip:gateway@127.0.0.1>;tag=r1'],
+      ['To', `<sip:127.0.0.1:${closedPort}>`], ['Call-ID', 'refused-tcp'], ['CSeq', '1 OPTIONS'],
+    ]));
+    const started = Date.now();
+    const res = await stack.request(req, flow);
+    // Timer F is 64*T1 = 3.2 s here: a 408 would mean the refusal went unheard.
+    assert.equal(res.status, 503);
+    assert.ok(Date.now() - started < 3000, `answered after ${Date.now() - started} ms`);
   });
 });

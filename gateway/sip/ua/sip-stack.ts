@@ -392,7 +392,7 @@ export class SipStack {
         for (const n of ['via', 'from', 'to', 'call-id', 'cseq']) for (const v of req.headers.getAll(n)) h.append(n, v);
         return new SipResponse(status, reason, h);
       };
-      this.table.startClient(req, { reliable: flow.reliable, transport: flow.transport, send: (m) => flow.send(m) }, {
+      this.table.startClient(req, { reliable: flow.reliable, transport: flow.transport, send: (m, onLateFailure) => flow.send(m, onLateFailure) }, {
         response: settle,
         timeout: () => settle(synth(408, 'Request Timeout')),
         transportError: () => settle(synth(503, 'Service Unavailable (transport error)')),
