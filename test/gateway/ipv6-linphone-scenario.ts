@@ -15,7 +15,7 @@ import type { Call } from '../../gateway/call/call.js';
 import { MediaService } from '../../media/media-service.js';
 import { decodeWav, writeWav } from '../../media/wav/wav.js';
 import { numberDoc, testBox, trunkDoc } from '../helpers/resource-documents.js';
-import { tone, toneShare } from '../helpers/tones.js';
+import { tone, toneSeconds } from '../helpers/tones.js';
 import { startGatewayFixture } from './gateway-harness.js';
 
 const did = '+914440000061';
@@ -83,9 +83,9 @@ try {
     offerFamily: handler.call ? (handler.call as Call).info.remoteAddress : undefined,
     answerSdp: handler.call ? (handler.call as Call).sdp.localSdp : undefined,
     heardSeconds: joined.length / 8000,
-    heard440: toneShare(joined, 440, 8000),
+    heard440: toneSeconds(joined, 440, 8000),
     recordedSeconds: recorded.length / 8000,
-    recorded1000: toneShare(recorded, 1000, 8000),
+    recorded1000: toneSeconds(recorded, 1000, 8000),
     output: output.split('\n').filter((l) => /error|call|488|Call/i.test(l)).slice(-12),
   };
   process.stdout.write(`IPV6-CALL-RESULT ${JSON.stringify(result)}\n`);

@@ -46,7 +46,8 @@ describe('IPv6 media with linphone (c=IN IP6 ::1)', function () {
   });
 
   it('carries audio both ways: the platform hears linphone\'s 440 Hz, linphone records our 1 kHz', () => {
-    assert.ok(result.heardSeconds > 2 && result.heard440 > 0.5, `heard ${result.heardSeconds} s, 440 Hz share ${result.heard440}`);
-    assert.ok(result.recordedSeconds > 2 && result.recorded1000 > 0.3, `recorded ${result.recordedSeconds} s, 1 kHz share ${result.recorded1000}`);
+    // linphone plays 440 Hz for ~4 s before it hangs up; it records from the same moment, while our 4 s of 1 kHz still run.
+    assert.ok(result.heard440 >= 2, `heard ${result.heardSeconds} s, 440 Hz for ${result.heard440} s`);
+    assert.ok(result.recordedSeconds > 2 && result.recorded1000 >= 0.6, `recorded ${result.recordedSeconds} s, 1 kHz for ${result.recorded1000} s`);
   });
 });

@@ -33,15 +33,15 @@ export function toneShare(samples: Int16Array, frequency: number, sampleRate: nu
 }
 
 /**
- * Seconds of the signal that are mostly `frequency`, in 200 ms windows (share over 0.5 each): unlike
+ * Seconds of the signal that are mostly `frequency`, in 200 ms windows (share over `minShare`): unlike
  * one Goertzel over a whole call, silence before or after the tone and a phase jump where a packet
  * came late do not hide the tone that was heard.
  */
-export function toneSeconds(samples: Int16Array, frequency: number, sampleRate: number, windowSeconds = 0.2): number {
+export function toneSeconds(samples: Int16Array, frequency: number, sampleRate: number, minShare = 0.5, windowSeconds = 0.2): number {
   const size = Math.round(windowSeconds * sampleRate);
   let windows = 0;
   for (let at = 0; at + size <= samples.length; at += size) {
-    if (toneShare(samples.subarray(at, at + size), frequency, sampleRate) > 0.5) windows++;
+    if (toneShare(samples.subarray(at, at + size), frequency, sampleRate) > minShare) windows++;
   }
   return windows * windowSeconds;
 }
