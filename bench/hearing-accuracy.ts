@@ -15,6 +15,14 @@
  * tally, the tally by rendering, and the recognition time per turn (end of the turn's audio ->
  * transcript) median / p90.
  *
+ * Each hearing is judged twice: `heard` is the reading alone (its meaning, confidence, values and
+ * the block's rival check), `block` is what the block itself does with it: the recipe's block is
+ * run with the offline engine on that one turn (smart-ai/ask with every doubt check, the
+ * "Just to check" question, the reprompt, the knowledge answer) and judged by what it did - left
+ * through an exit with its values (right or WRONG), asked to check (confirm), asked again or
+ * answered a question (missed, or right where nothing was to be acted on). `block` is the figure
+ * a caller meets; the tallies show both.
+ *
  * `--codec g722` puts a wideband line in place of G.711: the voices rendered at 16 kHz, G.722
  * both ways, the recogniser given the call's own 16 kHz audio (offline-utterance.ts).
  *
@@ -27,13 +35,16 @@ import { expectationFor } from '../control-api/recipes/blocks/listen-expectation
 import type { Heard } from '../control-api/recipes/runtime/conversation.js';
 import { knowledgeTags, vocabularySize } from '../control-api/recipes/blocks/knowledge-turn.js';
 import { loadScenarioFile } from '../control-api/recipes/simulator/simulation.js';
-import { simulationKnowledge } from '../control-api/recipes/simulator/simulation-services.js';
+import { simulationKnowledge, type SimulationKnowledge } from '../control-api/recipes/simulator/simulation-services.js';
 import type { ListenExpectation } from '../core/ports/conversation.js';
 import { smartAiSettingsSchema, type SmartAiSettings } from '../control-api/recipes/recipe-schema.js';
 import { pcmu } from '../media/codecs/g711.js';
 import { PocketsphinxStt } from '../media/speech/pocketsphinx-stt.js';
 import { G722Decoder, G722Encoder } from '../media/codecs/g722.js';
 import { Downsampler } from '../media/codecs/half-band.js';
+import { defaultBlocks } from '../control-api/recipes/blocks/index.js';
+import { CallEndedError } from '../control-api/recipes/runtime/conversation.js';
+import { fakeContext } from '../test/fakes/fake-block-context.js';
 import { loadCorpus, render, render16k, type HearingCase, type Rendering } from './hearing-corpus.js';
 
 const args = process.argv.slice(2);
@@ -126,20 +137,74 @@ async function hear(stt: PocketsphinxStt, expectation: ListenExpectation, pcm: I
 }
 
 /** What the block listens for on a call: its expectation, plus its knowledge vocabulary (AnswerFlow). */
-async function blockExpectation(recipeName: string, blockId: string): Promise<{ expectation: ListenExpectation; settings: SmartAiSettings }> {
+interface BlockUnderTest {
+  readonly expectation: ListenExpectation;
+  readonly settings: SmartAiSettings;
+  readonly type: string;
+  /** The scenario file's call variables, so the block's lines render as on a call. */
+  readonly variables: Readonly<Record<string, unknown>>;
+  /** The scenario file's knowledge, for a block that answers questions (closed at the end). */
+  readonly knowledge?: SimulationKnowledge;
+}
+
+async function blockExpectation(recipeName: string, blockId: string): Promise<BlockUnderTest> {
   const { file, recipe } = await loadScenarioFile(path.join(examples, `${recipeName}.scenarios.yaml`));
-  const settings = recipe.blocks.find((b) => b.id === blockId)?.settings as SmartAiSettings | undefined;
-  if (!settings) throw new Error(`${recipeName}: no block ${blockId}`);
+  const found = recipe.blocks.find((b) => b.id === blockId);
+  if (!found) throw new Error(`${recipeName}: no block ${blockId}`);
+  const settings = found.settings as SmartAiSettings;
   const expectation = expectationFor(settings);
+  const block = { settings, type: found.type, variables: file.variables };
   const tags = knowledgeTags(settings, recipe.globalSettings);
-  if (!tags || file.knowledge.length === 0) return { expectation, settings };
+  if (!tags || file.knowledge.length === 0) return { expectation, ...block };
   const knowledge = await simulationKnowledge(file.knowledge);
+  const words = (await knowledge.search.vocabulary?.(knowledge.tenantId, tags, vocabularySize)) ?? [];
+  return { expectation: { ...expectation, words }, ...block, knowledge };
+}
+
+/** 2026-12-01 (decisionDay) 12:00 in Asia/Kolkata, the fake call's timezone. */
+const decisionNow = Date.UTC(2026, 11, 1, 6, 30);
+
+/**
+ * What the block does with this one hearing (the offline engine, every doubt check): run with the
+ * turn, then a hang-up, and judged by what it did before the hang-up.
+ */
+async function blockVerdict(c: HearingCase, heard: Hearing, block: BlockUnderTest): Promise<{ verdict: Verdict; said: readonly string[] }> {
+  const search = block.knowledge;
+  const ctx = fakeContext({
+    turns: [turnOf(heard), 'hangup'],
+    variables: { ...block.variables },
+    now: decisionNow,
+    ...(search ? { services: { knowledge: { search: (_t, q, tags, limit) => search.search.search(search.tenantId, q, tags, limit) } } } : {}),
+  });
+  let exit: string | undefined;
   try {
-    const words = (await knowledge.search.vocabulary?.(knowledge.tenantId, tags, vocabularySize)) ?? [];
-    return { expectation: { ...expectation, words }, settings };
-  } finally {
-    await knowledge.close();
+    const outcome = await defaultBlocks[block.type as keyof typeof defaultBlocks].run(ctx, block.settings as never, ctx.signal);
+    if ('exit' in outcome) exit = outcome.exit;
+  } catch (error) {
+    if (!(error instanceof CallEndedError)) throw error;
   }
+  // What the agent said after its question, and the exit: shown beside a verdict that is not right.
+  const said = [...ctx.said.slice(1).map((l) => l.text), ...(exit ? [`-> ${exit}`] : [])];
+  return { verdict: judgeBlock(c, exit, ctx), said };
+}
+
+function judgeBlock(c: HearingCase, exit: string | undefined, ctx: ReturnType<typeof fakeContext>): Verdict {
+  const accepted = c.expect.split('|').filter(Boolean);
+  const acted = exit !== undefined && exit !== 'fallback';
+  if (!acted) {
+    if (ctx.notes.some((n) => n.kind === 'confirm')) return 'confirm';
+    // Asked again, or answered from knowledge: nothing acted on.
+    const answered = ctx.notes.some((n) => n.kind === 'answered');
+    if (accepted.length === 0 || accepted.includes('unsure')) return 'right';
+    if (accepted[0]!.startsWith('words:')) return answered ? 'right' : 'missed';
+    return 'missed';
+  }
+  // Acted: on the meaning expected, with the values the caller stated?
+  const meant = accepted.some((a) => a === `intent:${exit}` || ((a === 'date' || a === 'number') && exit === 'next'));
+  const stored = [...ctx.vars.entries()];
+  const dateOk = c.date === undefined || stored.some(([, v]) => v === c.date);
+  const amountOk = c.amount === undefined || stored.some(([, v]) => v === c.amount);
+  return meant && dateOk && amountOk ? 'right' : 'WRONG';
 }
 
 /** The day relative dates are read against (fixed: no wall clock). */
@@ -158,32 +223,37 @@ const pct = (sorted: readonly number[], p: number): string => (sorted.length ? s
 async function runSplit(split: string, stt: PocketsphinxStt): Promise<void> {
   const corpus = await loadCorpus(split);
   const renderings = corpus.renderings.filter((r) => !voices || voices.some((v) => r.name.includes(v)));
-  const blocks = new Map<string, { expectation: ListenExpectation; settings: SmartAiSettings }>();
+  const blocks = new Map<string, BlockUnderTest>();
   const tally = new Map<Verdict, number>();
+  const heardTally = new Map<Verdict, number>();
   const byRendering = new Map<string, Map<Verdict, number>>();
+  const count = (t: Map<Verdict, number>, v: Verdict): void => void t.set(v, (t.get(v) ?? 0) + 1);
   const times: number[] = [];
   for (const c of corpus.cases) {
     if (only && !c.say.includes(only)) continue;
     const key = `${c.recipe}/${c.block}`;
     if (!blocks.has(key)) blocks.set(key, await blockExpectation(c.recipe, c.block));
-    const { expectation, settings } = blocks.get(key)!;
+    const block = blocks.get(key)!;
     for (const rendering of renderings) {
-      const verdict = await judge(stt, c, rendering, expectation, settings, times);
-      tally.set(verdict, (tally.get(verdict) ?? 0) + 1);
+      const verdict = await judge(stt, c, rendering, block, times);
+      count(tally, verdict.block);
+      count(heardTally, verdict.heard);
       const mine = byRendering.get(rendering.name) ?? new Map<Verdict, number>();
-      mine.set(verdict, (mine.get(verdict) ?? 0) + 1);
+      count(mine, verdict.block);
       byRendering.set(rendering.name, mine);
     }
   }
+  for (const block of blocks.values()) await block.knowledge?.close();
   const line = (t: Map<Verdict, number>): string => (['right', 'confirm', 'missed', 'WRONG'] as const).map((k) => `${k} ${t.get(k) ?? 0}`).join(', ');
   const total = [...tally.values()].reduce((a, b) => a + b, 0);
-  process.stdout.write(`\n== ${split}: ${total} utterances (${renderings.length} renderings)\n${line(tally)}\n`);
+  process.stdout.write(`\n== ${split}: ${total} utterances (${renderings.length} renderings)\nblock: ${line(tally)}\nheard: ${line(heardTally)} (the reading alone)\n`);
   for (const [name, t] of byRendering) process.stdout.write(`  ${name.padEnd(26)} ${line(t)}\n`);
   const sorted = [...times].sort((a, b) => a - b);
   process.stdout.write(`recognition per turn (end of audio -> transcript): median ${pct(sorted, 0.5)} ms, p90 ${pct(sorted, 0.9)} ms\n`);
 }
 
-async function judge(stt: PocketsphinxStt, c: HearingCase, rendering: Rendering, expectation: ListenExpectation, settings: SmartAiSettings, times: number[]): Promise<Verdict> {
+async function judge(stt: PocketsphinxStt, c: HearingCase, rendering: Rendering, block: BlockUnderTest, times: number[]): Promise<{ heard: Verdict; block: Verdict }> {
+  const { expectation, settings } = block;
   const said = stretch !== 1 && 'flite' in rendering.voice ? { ...rendering, stretch } : rendering;
   const heard = await hear(stt, expectation, codec === 'g722' ? await render16k(c.say, said) : await render(c.say, said));
   times.push(heard.ms);
@@ -196,12 +266,13 @@ async function judge(stt: PocketsphinxStt, c: HearingCase, rendering: Rendering,
   // A block checks the meaning ("Just to check ...?") before acting on a hearing with a close rival reading.
   const doubted = (heardVerdict === 'right' || heardVerdict === 'WRONG') && settings.intents && rivalReading(turnOf(heard), settings, decisionDay) !== undefined;
   const verdict: Verdict = doubted ? 'confirm' : heardVerdict;
+  const { verdict: acted, said: agent } = await blockVerdict(c, heard, block);
   if (!quiet) {
     process.stdout.write(
-      `${verdict.padEnd(7)} ${rendering.name.padEnd(16)} ${c.block.padEnd(9)} "${c.say}" -> ${heard.meaning || '-'} ${heard.confidence.toFixed(2)} "${heard.text}"${heard.rivals.map((r) => ` (rival: "${r.text}", ${r.scoreGap?.toFixed(1) ?? '?'} per 10 ms behind)`).join('')}\n`,
+      `${acted.padEnd(7)} ${verdict === acted ? '         ' : `(${verdict})`.padEnd(9)} ${rendering.name.padEnd(16)} ${c.block.padEnd(9)} "${c.say}" -> ${heard.meaning || '-'} ${heard.confidence.toFixed(2)} "${heard.text}"${heard.rivals.map((r) => ` (rival: "${r.text}", ${r.scoreGap?.toFixed(1) ?? '?'} per 10 ms behind)`).join('')}\n${acted === 'right' ? '' : agent.map((l) => `          agent: ${l}\n`).join('')}`,
     );
   }
-  return verdict;
+  return { heard: verdict, block: acted };
 }
 
 async function main(): Promise<void> {
