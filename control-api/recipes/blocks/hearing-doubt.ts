@@ -1,5 +1,5 @@
 import type { TurnResult } from '../../llm/agent-engine.js';
-import { extractBoolean, extractValue, months, normalize, numberWords, tokens } from '../../llm/extract.js';
+import { extractBoolean, extractValue, months, normalize, numberWords, tokens, weekdays } from '../../llm/extract.js';
 import { intentMatch, intentOf, intentOfValues, matchIntent } from '../../llm/offline-engine.js';
 import type { Intent, SmartAiSettings } from '../recipe-schema.js';
 import type { Alternative, Heard } from '../runtime/conversation.js';
@@ -181,7 +181,7 @@ export function meaningDisagrees(heard: Heard, decision: string | undefined, set
 export function amountInPieces(heard: Heard, values: TurnResult['values'], settings: SmartAiSettings): boolean {
   if (heard.kind !== 'utterance' || heard.meaning === undefined) return false;
   const amounts = settings.variables.filter((v) => v.type === 'number' && typeof values[v.name] === 'number').length;
-  if (amounts > 0 && numberRuns(heard.text) > amounts) return true;
+  if (amounts > 0 && (numberRuns(heard.text) > amounts || strayAnd(heard.text))) return true;
   // The same for a digit string: "one two three four five six" heard "want three four five to
   // five" ("one" and "two" taken for "want" and "to") is no order number 345 with a stray 5.
   const digitStrings = settings.variables.filter((v) => v.type === 'digits' && values[v.name] !== undefined).length;
@@ -239,6 +239,33 @@ export function amountTouchesDate(heard: Heard, values: TurnResult['values'], se
 }
 
 const isOrdinal = (w: string | undefined): boolean => w !== undefined && /^(first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh|twelfth|\w+teenth|\w+tieth|\d+(st|nd|rd|th))$/.test(w);
+
+/**
+ * An "and" with a number on one side only: in an amount "and" joins two parts ("two thousand and
+ * fifty"); alone beside one it is what a phone line left of a lost "thousand" or "hundred" ("two
+ * thousand on Friday" heard "twelve and on friday", "come and eighty"), so the amount is not all there.
+ */
+function strayAnd(text: string): boolean {
+  const words = tokens(text);
+  const numeric = (w: string | undefined): boolean => w !== undefined && w !== 'and' && (numberWords.includes(w) || /^\d/.test(w));
+  return words.some((w, i) => w === 'and' && numeric(words[i - 1]) !== numeric(words[i + 1]));
+}
+
+/**
+ * A date stored beside a weekday the caller did not mean by it: "september fifteenth monday" (the
+ * 15th of September is no Monday) has a month or a day misheard, so the date is read back first.
+ */
+export function dateDisagreesWithWeekday(heard: Heard, values: TurnResult['values'], settings: SmartAiSettings): boolean {
+  if (heard.kind !== 'utterance') return false;
+  const words = tokens(heard.text);
+  const named = weekdays.filter((d) => words.includes(d));
+  if (named.length === 0 || !words.some((w) => months.includes(w))) return false;
+  return settings.variables.some((v) => {
+    const value = values[v.name];
+    if (v.type !== 'date' || typeof value !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(value)) return false;
+    return !named.includes(weekdays[new Date(`${value}T12:00:00Z`).getUTCDay()]!);
+  });
+}
 
 /** Runs of number words in a text, leaving out the day beside a month name ("five december"). */
 function numberRuns(text: string): number {

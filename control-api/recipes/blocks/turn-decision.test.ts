@@ -287,3 +287,28 @@ describe('knowledge answers questions only, then asks whether there is anything 
     assert.match(ctx.said[1]?.text ?? '', /5 to 7 working days\. Is there anything else/);
   });
 });
+
+describe('a reading that contradicts itself is checked, not acted on', () => {
+  it('a date beside a weekday it is not ("september fifteenth monday") is read back before it is stored', async () => {
+    const ctx = fakeContext({ turns: [heard('reschedule to september fifteenth monday', 0.95, 'intent:reschedule'), heard('no', 1, 'no'), silence, silence, silence] });
+    assert.deepEqual(await smartAiBlock.run(ctx, appointment, ctx.signal), { exit: 'fallback' });
+    assert.match(ctx.said[1]?.text ?? '', /^Just to check: you want to move the appointment.*15 September\?$/);
+    assert.equal(ctx.vars.get('new_date'), undefined);
+    // A weekday that is the date's own is no doubt: Tuesday 15 December 2026.
+    const agrees = fakeContext({ turns: [heard('reschedule to tuesday december fifteenth', 0.95, 'intent:reschedule')] });
+    assert.deepEqual(await smartAiBlock.run(agrees, appointment, agrees.signal), { exit: 'reschedule' });
+    assert.equal(agrees.vars.get('new_date'), '2026-12-15');
+  });
+
+  it('an "and" beside one number only (a lost "thousand") makes the amount asked again; "two thousand and fifty" stands', async () => {
+    for (const text of ['i promise to pay twelve and on friday', 'i promise to pay come and eighty on friday']) {
+      const ctx = fakeContext({ turns: [heard(text, 1, 'intent:promise_to_pay'), silence, silence, silence] });
+      assert.deepEqual(await smartAiBlock.run(ctx, loan, ctx.signal), { exit: 'fallback' }, text);
+      assert.equal(ctx.notes[0]?.reason, 'amountInPieces', text);
+      assert.equal(ctx.vars.get('promise_amount'), undefined);
+    }
+    const whole = fakeContext({ turns: [heard('i promise to pay two thousand and fifty on friday', 1, 'intent:promise_to_pay')] });
+    assert.deepEqual(await smartAiBlock.run(whole, loan, whole.signal), { exit: 'promise_to_pay' });
+    assert.equal(whole.vars.get('promise_amount'), 2050);
+  });
+});

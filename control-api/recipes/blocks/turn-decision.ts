@@ -3,7 +3,7 @@ import { extractBoolean } from '../../llm/extract.js';
 import { intentMatch, intentOfValues } from '../../llm/offline-engine.js';
 import type { Intent, SmartAiSettings } from '../recipe-schema.js';
 import type { Heard } from '../runtime/conversation.js';
-import { amountTouchesDate, decisionOf, digitsBesideSoundAlikes, isPlainAnswer, meaningDisagrees, offlineValues, polarOnly, rivalReading } from './hearing-doubt.js';
+import { amountTouchesDate, dateDisagreesWithWeekday, decisionOf, digitsBesideSoundAlikes, isPlainAnswer, meaningDisagrees, offlineValues, polarOnly, rivalReading } from './hearing-doubt.js';
 
 /**
  * What a caller turn decides, and whether the block may act on it at once.
@@ -55,7 +55,7 @@ export function decide(
   return isDone(new Set(Object.keys(values))) ? { values } : undefined;
 }
 
-export type DoubtReason = 'lowConfidence' | 'rival' | 'unsupported' | 'polarOnly' | 'valuesRunTogether' | 'inferred' | 'repeatsDenied';
+export type DoubtReason = 'lowConfidence' | 'rival' | 'unsupported' | 'polarOnly' | 'valuesRunTogether' | 'valuesConflict' | 'inferred' | 'repeatsDenied';
 
 /** Readings of values the caller said no to when they were read back. */
 export type DeniedReadings = readonly Readonly<Record<string, VariableValue>>[];
@@ -79,7 +79,7 @@ function repeatsDenial(values: Readonly<Record<string, VariableValue>>, denied: 
 export function intentStands(heard: Heard, decision: Decision, settings: SmartAiSettings, doubt: DoubtReason): boolean {
   const intent = decision.intent;
   if (!intent || heard.kind !== 'utterance') return intent !== undefined;
-  if (doubt === 'lowConfidence' || doubt === 'inferred' || doubt === 'polarOnly') return false;
+  if (doubt === 'lowConfidence' || doubt === 'inferred' || doubt === 'polarOnly' || doubt === 'valuesConflict') return false;
   return heard.meaning === `intent:${intent.name}` || intentMatch(settings.intents, heard.text)?.name === intent.name;
 }
 
@@ -89,8 +89,8 @@ export function intentStands(heard: Heard, decision: Decision, settings: SmartAi
  * `confirmBelowConfidence`; a close competing reading that goes elsewhere or, for what changes
  * something, states other values; a meaning the grammar heard that does not support it; an
  * intent reached through a bare yes/no among other words; an amount run into a date's day, a
- * digit string beside a word that sounds like a digit; an intent inferred from values alone; a
- * reading the caller denied when it was read back, heard again.
+ * digit string beside a word that sounds like a digit; a date beside a weekday it is not; an
+ * intent inferred from values alone; a reading the caller denied when it was read back, heard again.
  * Keypad entries are never doubtful.
  */
 export function doubtOf(heard: Heard, decision: Decision, settings: SmartAiSettings, today: string, denied: DeniedReadings = []): DoubtReason | undefined {
@@ -107,6 +107,8 @@ export function doubtOf(heard: Heard, decision: Decision, settings: SmartAiSetti
   // (not when they answer "Which day would suit you?" asked for that intent).
   if (acts && decision.intent && !decision.answersAwaited && intentMatch(settings.intents, heard.text)?.name !== decision.intent.name && intentOfValues(settings.intents, decision.values) === decision.intent.name) return 'inferred';
   if (amountTouchesDate(heard, decision.values, settings) || digitsBesideSoundAlikes(heard, decision.values, settings)) return 'valuesRunTogether';
+  // What was said contradicts itself: a weekday the stored date is not.
+  if (dateDisagreesWithWeekday(heard, decision.values, settings)) return 'valuesConflict';
   return undefined;
 }
 
