@@ -147,7 +147,10 @@ describe('web dashboard in Chromium', function () {
     await page.getByLabel('Gender', { exact: true }).selectOption('female');
     // The filtered list, not the one shown before it arrives; the star's PATCH answered before the
     // favourites-only list is asked for (else that list may be read before the star is saved).
-    await page.waitForFunction("(() => { const g = [...document.querySelectorAll('tbody tr td:nth-child(4)')].map((td) => td.textContent); return g.length > 0 && g.every((x) => x === 'female'); })()");
+    // (Locators, not waitForFunction: the page's CSP refuses the string it would evaluate.)
+    const genderCells = page.locator('tbody tr td:nth-child(4)');
+    await genderCells.filter({ hasText: /^male$/ }).first().waitFor({ state: 'detached' });
+    await genderCells.filter({ hasText: /^female$/ }).first().waitFor();
     await page.getByRole('button', { name: /^Favourite / }).first().click();
     await page.getByRole('button', { name: /^Favourite /, pressed: true }).first().waitFor();
     await page.getByLabel('Favourites only').check();
