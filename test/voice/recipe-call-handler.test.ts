@@ -132,11 +132,12 @@ describe('RecipeCallHandler: an inbound SIP call runs the number\'s recipe and i
     assert.equal(row.remote_number, '+919800000001');
     assert.equal(row.amd_verdict, null, 'inbound calls are not screened for answering machines');
     assert.equal(row.end_reason, 'closed');
-    assert.equal(row.disposition, 'confirmed');
+    const transcript = await fx.store.db.selectFrom('call_transcripts').select(['entries', 'steps']).where('call_id', '=', row.id).executeTakeFirstOrThrow();
+    // Any exit but confirm (a fallback after misheard turns too) leads to the 'cancelled' close: the path and turns say which.
+    assert.equal(row.disposition, 'confirmed', JSON.stringify(transcript.steps));
     assert.ok(['analyzing', 'completed', 'failed'].includes(row.analysis_status), row.analysis_status);
     assert.ok(row.recording_ref, 'no recording reference');
 
-    const transcript = await fx.store.db.selectFrom('call_transcripts').select('entries').where('call_id', '=', row.id).executeTakeFirstOrThrow();
     const lines = transcript.entries as TranscriptLine[];
     const agent = lines.filter((l) => l.speaker === 'agent').map((l) => l.text);
     assert.equal(agent[0], 'Hello, this is the clinic calling.');
