@@ -234,7 +234,7 @@ export function amountTouchesDate(heard: Heard, values: TurnResult['values'], se
     if (!isDayWord(words[day]) && !isOrdinal(words[day])) return false;
     const first = words[day - 1] === 'twenty' || words[day - 1] === 'thirty' ? day - 1 : day;
     const before = words[first - 1];
-    return before !== undefined && before !== 'and' && (numberWords.includes(before) || /^\d/.test(before));
+    return before !== undefined && before !== 'and' && isNumberToken(before);
   });
 }
 
@@ -247,7 +247,7 @@ const isOrdinal = (w: string | undefined): boolean => w !== undefined && /^(firs
  */
 function strayAnd(text: string): boolean {
   const words = tokens(text);
-  const numeric = (w: string | undefined): boolean => w !== undefined && w !== 'and' && (numberWords.includes(w) || /^\d/.test(w));
+  const numeric = (w: string | undefined): boolean => w !== undefined && w !== 'and' && isNumberToken(w);
   return words.some((w, i) => w === 'and' && numeric(words[i - 1]) !== numeric(words[i + 1]));
 }
 
@@ -284,12 +284,15 @@ function numberRuns(text: string): number {
   let runs = 0;
   let inRun = false;
   words.forEach((w, i) => {
-    const numeric = !day.has(i) && (numberWords.includes(w) || /^\d/.test(w)) && !(w === 'and' && !inRun);
+    const numeric = !day.has(i) && isNumberToken(w) && !(w === 'and' && !inRun);
     if (numeric && !inRun) runs++;
     inRun = numeric;
   });
   return runs;
 }
+
+/** A number word ("and" included: it joins an amount's parts) or a token of digits. */
+const isNumberToken = (w: string): boolean => numberWords.includes(w) || /^\d/.test(w);
 
 const scaleWords = new Set(['hundred', 'thousand', 'lakh', 'lakhs', 'million', 'crore', 'and', 'point']);
 const isDayWord = (w: string | undefined): boolean => w !== undefined && (/^\d{1,2}$/.test(w) || (numberWords.includes(w) && !scaleWords.has(w)));
