@@ -26,12 +26,18 @@ const floodOf = (target: string) => ({
   timeoutMs: 30_000,
 });
 
-const rate = 2000;
-const seconds = 3;
+/**
+ * Twice the refusal rate, so all three outcomes happen. Not the issue's 2,000/s (bench/sip-overload.ts
+ * runs that on a node of its own): in the suite, six files, c8 and SIPp share the 2 cores, and at
+ * 2,000/s the gateway's share of them read the socket slower than SIPp filled it (a fresh clone's
+ * run: the monitor's answers climbed 18 -> 1,429 ms behind a kernel buffer of flood INVITEs).
+ */
+const rate = 1000;
+const seconds = 4;
 const abuse = { perSourceRate: 20, perSourceBurst: 20, refusalRate: 500, retryAfterSeconds: 7 };
 
 /**
- * Issue 12: 2,000 INVITE/s from one source (SIPp, 127.0.0.1, the trunk's own address) while a
+ * Issue 12: an INVITE flood (1,000/s here) from one source (SIPp, 127.0.0.1, the trunk's own address) while a
  * sipsak OPTIONS monitor on 127.0.0.2 keeps probing and the flooding source hangs up a call it
  * set up before. The refusal rate is set below the flood so both documented outcomes of an
  * over-budget INVITE happen: 503 + Retry-After up to `refusalRate` per second, silence beyond.
@@ -107,7 +113,7 @@ describe('gateway: INVITE flood from one source (SIPp, sipsak)', function () {
       // The documented rule: admitted within the source's bucket, 503 within the refusal bucket, silence beyond.
       assert.ok(answered <= abuse.perSourceBurst + abuse.perSourceRate * elapsedS, `answered ${answered}`);
       assert.ok(refused <= abuse.refusalRate * (1 + elapsedS), `refused ${refused}`);
-      assert.ok(unanswered > 0, 'the flood (2,000/s) went past the refusal rate (500/s)');
+      assert.ok(unanswered > 0, 'the flood (1,000/s) went past the refusal rate (500/s)');
     } finally {
       caller.close();
     }
