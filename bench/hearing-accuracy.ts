@@ -26,8 +26,14 @@
  * `--codec g722` puts a wideband line in place of G.711: the voices rendered at 16 kHz, G.722
  * both ways, the recogniser given the call's own 16 kHz audio (offline-utterance.ts).
  *
- *   node --import tsx bench/hearing-accuracy.ts [--split tuning|heldout|both] [--codec g711|g722] [--voices slt,awb] [--only text] [--lead 0.2] [--stretch 1.3] [--quiet]
+ * `--hearings FILE` keeps each hearing (reading, confidence, rivals, time) in FILE and reads it back
+ * on the next run instead of decoding again: the block's decision rules (hearing-doubt.ts,
+ * turn-decision.ts) can then be tried on a split in seconds. Delete the file after a change to the
+ * recogniser, the grammar or the corpus.
+ *
+ *   node --import tsx bench/hearing-accuracy.ts [--split tuning|dev|heldout|both] [--codec g711|g722] [--voices slt,awb] [--only text] [--lead 0.2] [--stretch 1.3] [--hearings FILE] [--quiet]
  */
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { amountInPieces, rivalReading } from '../control-api/recipes/blocks/hearing-doubt.js';
 import { extractDate, extractNumber } from '../control-api/llm/extract.js';
@@ -66,6 +72,9 @@ const examples = path.resolve(import.meta.dirname, '../examples/recipes');
 /** The phone line: G.711 mu-law (8 kHz, the default) or G.722 (16 kHz, wideband). */
 const codec = arg('codec') ?? 'g711';
 if (codec !== 'g711' && codec !== 'g722') throw new Error(`--codec g711|g722, not ${codec}`);
+/** Hearings kept from an earlier run (`--hearings`), by what was said, how, and to which block. */
+const hearingsFile = arg('hearings');
+const keptHearings: Record<string, Hearing & { readonly ms: number }> = hearingsFile && existsSync(hearingsFile) ? JSON.parse(readFileSync(hearingsFile, 'utf8')) : {};
 
 /** Thresholds of the example recipes (the smartAi defaults). */
 const reject = 0.3;
@@ -255,7 +264,9 @@ async function runSplit(split: string, stt: PocketsphinxStt): Promise<void> {
 async function judge(stt: PocketsphinxStt, c: HearingCase, rendering: Rendering, block: BlockUnderTest, times: number[]): Promise<{ heard: Verdict; block: Verdict }> {
   const { expectation, settings } = block;
   const said = stretch !== 1 && 'flite' in rendering.voice ? { ...rendering, stretch } : rendering;
-  const heard = await hear(stt, expectation, codec === 'g722' ? await render16k(c.say, said) : await render(c.say, said));
+  const key = [rendering.name, c.recipe, c.block, c.say, codec, stretch, lead].join('|');
+  const heard = keptHearings[key] ?? (await hear(stt, expectation, codec === 'g722' ? await render16k(c.say, said) : await render(c.say, said)));
+  keptHearings[key] = heard;
   times.push(heard.ms);
   const meaningVerdict = verdictOf(c.expect, heard.meaning, heard.confidence, heard.text);
   // The block reprompts on an amount heard in pieces; a right meaning with a wrong value is wrong.
@@ -278,6 +289,7 @@ async function judge(stt: PocketsphinxStt, c: HearingCase, rendering: Rendering,
 async function main(): Promise<void> {
   const stt = new PocketsphinxStt();
   for (const split of splits) await runSplit(split, stt);
+  if (hearingsFile) writeFileSync(hearingsFile, JSON.stringify(keptHearings));
 }
 
 await main();

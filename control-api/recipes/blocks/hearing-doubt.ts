@@ -72,6 +72,11 @@ export function rivalReading(heard: Heard, settings: SmartAiSettings, today: str
     // Another intent competes; values heard in the noise ("sunday eleven") compete with an intent
     // only when they are values the decision would store.
     if (other && other !== best && (other.startsWith('intent:') || !best?.startsWith('intent:'))) return alternative.text;
+    // The same intent, but reached only through a yes/no among other words, which the block would
+    // not act on: the audio barely tells the intent's own words from a no that goes on ("fifteen
+    // may cancel there am no we", 0.8 ahead of "fifteen may tenth may there am no we", was "could
+    // we make it later in the week").
+    if (other === best && other?.startsWith('intent:') && polarOnlyReading(alternative.text, other, settings) && !polarOnlyReading(heard.text, other, settings)) return alternative.text;
     if (stored.length > 0 && !sameValues(bestValues, offlineValues(alternative.text, settings, today), stored)) return alternative.text;
     // The grammar's reading without the winning phrases, nearly as likely and meaning nothing:
     // they explain the audio barely better than no answer at all (awb's "Who won the cricket
@@ -105,6 +110,12 @@ export function polarOnly(heard: Heard, intent: Intent | undefined): boolean {
   const rest = heard.text.toLowerCase().split(/[^a-z']+/).filter((w) => w && !polarWords.has(w));
   if (intentMatch([said], rest.join(' ')) !== undefined) return false;
   return polarity === false || rest.some((w) => turnsAgainst.has(w));
+}
+
+/** `polarOnly` for a text and a decision key ("intent:cancel"). */
+function polarOnlyReading(text: string, decision: string, settings: SmartAiSettings): boolean {
+  const intent = settings.intents.find((i) => `intent:${i.name}` === decision);
+  return polarOnly({ kind: 'utterance', text }, intent);
 }
 
 /** Words after a yes that take it back or ask for something else. */
@@ -296,3 +307,22 @@ const isNumberToken = (w: string): boolean => numberWords.includes(w) || /^\d/.t
 
 const scaleWords = new Set(['hundred', 'thousand', 'lakh', 'lakhs', 'million', 'crore', 'and', 'point']);
 const isDayWord = (w: string | undefined): boolean => w !== undefined && (/^\d{1,2}$/.test(w) || (numberWords.includes(w) && !scaleWords.has(w)));
+
+/** Days ahead beyond which a stored date is read back first. */
+const FAR_DATE_DAYS = 60;
+
+/**
+ * A date further ahead than callers move a visit or a payment: a phone line loses a month name
+ * more easily than the rest ("the tenth of December" heard "the tenth august", "Thursday please"
+ * heard "first june"), and a misheard month lands months away, so a date more than 60 days ahead
+ * is read back before it is stored. For any recogniser: cloud ones mishear months too.
+ */
+export function dateFarAhead(heard: Heard, values: TurnResult['values'], settings: SmartAiSettings, today: string): boolean {
+  if (heard.kind !== 'utterance') return false;
+  const from = Date.parse(`${today}T00:00:00Z`);
+  return settings.variables.some((v) => {
+    const value = values[v.name];
+    if (v.type !== 'date' || typeof value !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(value)) return false;
+    return (Date.parse(`${value}T00:00:00Z`) - from) / 86_400_000 > FAR_DATE_DAYS;
+  });
+}

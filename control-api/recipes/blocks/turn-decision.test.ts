@@ -300,6 +300,29 @@ describe('a reading that contradicts itself is checked, not acted on', () => {
     assert.equal(agrees.vars.get('new_date'), '2026-12-15');
   });
 
+  it('a date more than 60 days ahead (a month misheard) is read back first; after a no only the date is asked for', async () => {
+    const far = fakeContext({ turns: [heard('i promise to pay five thousand on the tenth august', 0.9, 'intent:promise_to_pay'), heard('no', 1, 'no'), heard('the tenth of december', 0.9, ''), heard('yes', 1, 'yes')] });
+    assert.deepEqual(await smartAiBlock.run(far, loan, far.signal), { exit: 'promise_to_pay' });
+    assert.equal(far.notes[0]?.kind, 'confirm');
+    assert.match(far.said[1]?.text ?? '', /^Just to check: you will pay 5000 on Tuesday 10 August\?$/);
+    assert.equal(far.vars.get('promise_date'), '2026-12-10');
+    // Within 60 days, said with the intent's own words: acted on at once.
+    const near = fakeContext({ turns: [heard('i promise to pay five thousand on the tenth of january', 0.9, 'intent:promise_to_pay')] });
+    assert.deepEqual(await smartAiBlock.run(near, loan, near.signal), { exit: 'promise_to_pay' });
+    assert.equal(near.vars.get('promise_date'), '2027-01-10');
+  });
+
+  it('a close rival that reaches the same intent only through a no among other words makes the intent doubtful', async () => {
+    const rival = [{ text: 'fifteen may tenth may there am no we', confidence: 0.9, scoreGap: 0.8 }];
+    const ctx = fakeContext({ turns: [heard('fifteen may cancel there am no we', 0.93, 'intent:cancel', rival), silence, silence, silence, silence] });
+    assert.deepEqual(await smartAiBlock.run(ctx, appointment, ctx.signal), { exit: 'fallback' });
+    assert.equal(ctx.said[1]?.text, 'Just to check: you want to cancel the appointment?');
+    assert.equal(ctx.notes[0]?.kind, 'confirm');
+    // The same rival far behind is no doubt.
+    const sure = fakeContext({ turns: [heard('please cancel it', 0.93, 'intent:cancel', [{ ...rival[0]!, scoreGap: 6 }])] });
+    assert.deepEqual(await smartAiBlock.run(sure, appointment, sure.signal), { exit: 'cancel' });
+  });
+
   it('an "and" beside one number only (a lost "thousand") makes the amount asked again; "two thousand and fifty" stands', async () => {
     for (const text of ['i promise to pay twelve and on friday', 'i promise to pay come and eighty on friday']) {
       const ctx = fakeContext({ turns: [heard(text, 1, 'intent:promise_to_pay'), silence, silence, silence] });
