@@ -39,6 +39,7 @@ import { amountInPieces, rivalReading } from '../control-api/recipes/blocks/hear
 import { extractDate, extractNumber } from '../control-api/llm/extract.js';
 import { expectationFor } from '../control-api/recipes/blocks/listen-expectation.js';
 import type { Heard } from '../control-api/recipes/runtime/conversation.js';
+import type { KnowledgeSearch } from '../control-api/recipes/runtime/services.js';
 import { knowledgeTags, vocabularySize } from '../control-api/recipes/blocks/knowledge-turn.js';
 import { loadScenarioFile } from '../control-api/recipes/simulator/simulation.js';
 import { simulationKnowledge, type SimulationKnowledge } from '../control-api/recipes/simulator/simulation-services.js';
@@ -170,6 +171,14 @@ async function blockExpectation(recipeName: string, blockId: string): Promise<Bl
   return { expectation: { ...expectation, words }, ...block, knowledge };
 }
 
+/** The block's knowledge service over the scenario file's library. */
+function knowledgeOf(library: SimulationKnowledge): KnowledgeSearch {
+  return {
+    search: (_tenant, query, tags, limit) => library.search.search(library.tenantId, query, tags, limit),
+    vocabulary: async (_tenant, tags, limit) => (await library.search.vocabulary?.(library.tenantId, tags, limit)) ?? [],
+  };
+}
+
 /** 2026-12-01 (decisionDay) 12:00 in Asia/Kolkata, the fake call's timezone. */
 const decisionNow = Date.UTC(2026, 11, 1, 6, 30);
 
@@ -183,7 +192,9 @@ async function blockVerdict(c: HearingCase, heard: Hearing, block: BlockUnderTes
     turns: [turnOf(heard), 'hangup'],
     variables: { ...block.variables },
     now: decisionNow,
-    ...(search ? { services: { knowledge: { search: (_t, q, tags, limit) => search.search.search(search.tenantId, q, tags, limit) } } } : {}),
+    // Search and vocabulary, as on a call: without its library's words the block hears no question
+    // in a reading with no question word ("refunds", "snake plant").
+    ...(search ? { services: { knowledge: knowledgeOf(search) } } : {}),
   });
   let exit: string | undefined;
   try {
