@@ -72,11 +72,12 @@ export function rivalReading(heard: Heard, settings: SmartAiSettings, today: str
     // Another intent competes; values heard in the noise ("sunday eleven") compete with an intent
     // only when they are values the decision would store.
     if (other && other !== best && (other.startsWith('intent:') || !best?.startsWith('intent:'))) return alternative.text;
-    // The same intent, but reached only through a yes/no among other words, which the block would
-    // not act on: the audio barely tells the intent's own words from a no that goes on ("fifteen
-    // may cancel there am no we", 0.8 ahead of "fifteen may tenth may there am no we", was "could
-    // we make it later in the week").
-    if (other === best && other?.startsWith('intent:') && polarOnlyReading(alternative.text, other, settings) && !polarOnlyReading(heard.text, other, settings)) return alternative.text;
+    // The same intent, but reached only in a way the block would not act on at once: through a
+    // yes/no among other words, or from values alone. The audio then barely tells the intent's own
+    // words from none ("fifteen may cancel there am no we", 0.8 ahead of "fifteen may tenth may
+    // there am no we", was "could we make it later in the week"; "i will pay two come and on
+    // friday", 0.7 ahead of "we okay two come and on friday", was two thousand).
+    if (other === best && other?.startsWith('intent:') && weakerRoute(heard.text, alternative.text, other, settings)) return alternative.text;
     if (stored.length > 0 && !sameValues(bestValues, offlineValues(alternative.text, settings, today), stored)) return alternative.text;
     // The grammar's reading without the winning phrases, nearly as likely and meaning nothing:
     // they explain the audio barely better than no answer at all (awb's "Who won the cricket
@@ -112,10 +113,15 @@ export function polarOnly(heard: Heard, intent: Intent | undefined): boolean {
   return polarity === false || rest.some((w) => turnsAgainst.has(w));
 }
 
-/** `polarOnly` for a text and a decision key ("intent:cancel"). */
-function polarOnlyReading(text: string, decision: string, settings: SmartAiSettings): boolean {
+/**
+ * Does `rival` reach the intent `decision` names only through a bare yes/no among other words or
+ * from its values alone, where `best` says the intent in its own words?
+ */
+function weakerRoute(best: string, rival: string, decision: string, settings: SmartAiSettings): boolean {
   const intent = settings.intents.find((i) => `intent:${i.name}` === decision);
-  return polarOnly({ kind: 'utterance', text }, intent);
+  if (!intent || intent.action === false) return false;
+  const said = (text: string): boolean => intentMatch(settings.intents, text)?.name === intent.name && !polarOnly({ kind: 'utterance', text }, intent);
+  return said(best) && !said(rival);
 }
 
 /** Words after a yes that take it back or ask for something else. */

@@ -312,7 +312,7 @@ describe('a reading that contradicts itself is checked, not acted on', () => {
     assert.equal(near.vars.get('promise_date'), '2027-01-10');
   });
 
-  it('a close rival that reaches the same intent only through a no among other words makes the intent doubtful', async () => {
+  it('a close rival that reaches the same intent only through a no among other words, or from values alone, makes the intent doubtful', async () => {
     const rival = [{ text: 'fifteen may tenth may there am no we', confidence: 0.9, scoreGap: 0.8 }];
     const ctx = fakeContext({ turns: [heard('fifteen may cancel there am no we', 0.93, 'intent:cancel', rival), silence, silence, silence, silence] });
     assert.deepEqual(await smartAiBlock.run(ctx, appointment, ctx.signal), { exit: 'fallback' });
@@ -321,6 +321,12 @@ describe('a reading that contradicts itself is checked, not acted on', () => {
     // The same rival far behind is no doubt.
     const sure = fakeContext({ turns: [heard('please cancel it', 0.93, 'intent:cancel', [{ ...rival[0]!, scoreGap: 6 }])] });
     assert.deepEqual(await smartAiBlock.run(sure, appointment, sure.signal), { exit: 'cancel' });
+    // "two thousand" heard "two come and": the promise's words barely ahead of a reading without them.
+    const inferred = [{ text: 'we okay two come and on friday', confidence: 0.9, scoreGap: 0.7 }];
+    const promise = fakeContext({ turns: [heard('i will pay two come and on friday', 1, 'intent:promise_to_pay', inferred), silence, silence, silence, silence] });
+    assert.deepEqual(await smartAiBlock.run(promise, loan, promise.signal), { exit: 'fallback' });
+    assert.equal(promise.notes[0]?.kind, 'confirm');
+    assert.equal(promise.vars.get('promise_amount'), undefined);
   });
 
   it('an "and" beside one number only (a lost "thousand") makes the amount asked again; "two thousand and fifty" stands', async () => {
