@@ -31,12 +31,16 @@
  * turn-decision.ts) can then be tried on a split in seconds. Delete the file after a change to the
  * recogniser, the grammar or the corpus.
  *
- *   node --import tsx bench/hearing-accuracy.ts [--split tuning|dev|heldout|both] [--codec g711|g722] [--voices slt,awb] [--only text] [--lead 0.2] [--stretch 1.3] [--hearings FILE] [--quiet]
+ *   node --import tsx bench/hearing-accuracy.ts [--split tuning|dev|heldout|both] [--codec g711|g722] [--voices slt,awb] [--only text] [--block id] [--lead 0.2] [--stretch 1.3] [--hearings FILE] [--quiet]
  */
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { parseAllDocuments } from 'yaml';
 import { amountInPieces, rivalReading } from '../control-api/recipes/blocks/hearing-doubt.js';
-import { extractDate, extractNumber } from '../control-api/llm/extract.js';
+import { extractDate, extractDigits, extractNumber } from '../control-api/llm/extract.js';
+import { validRecipeSchema } from '../control-api/recipes/recipe-graph.js';
+import type { Recipe } from '../control-api/recipes/recipe-schema.js';
+import type { ScenarioFile } from '../control-api/recipes/simulator/scenario-schema.js';
 import { expectationFor } from '../control-api/recipes/blocks/listen-expectation.js';
 import type { Heard } from '../control-api/recipes/runtime/conversation.js';
 import type { KnowledgeSearch } from '../control-api/recipes/runtime/services.js';
@@ -62,6 +66,8 @@ const arg = (name: string): string | undefined => {
 /** Renderings whose name contains one of these (`slt` picks flite-slt and festival-slt-hts). */
 const voices = arg('voices')?.split(',');
 const only = arg('only');
+/** Only the cases of this listening block (`ask_order`). */
+const onlyBlock = arg('block');
 const splits = (arg('split') ?? 'both') === 'both' ? ['tuning', 'heldout'] : [arg('split')!];
 /** Only the tallies, not a line per utterance. */
 const quiet = args.includes('--quiet');
@@ -70,6 +76,7 @@ const lead = Number(arg('lead') ?? 0.2);
 /** flite's duration stretch: 1.3 is a caller saying it again, slower, after "Sorry, I did not catch that". */
 const stretch = Number(arg('stretch') ?? 1);
 const examples = path.resolve(import.meta.dirname, '../examples/recipes');
+const tenantExamples = path.resolve(import.meta.dirname, '../examples/tenant');
 /** The phone line: G.711 mu-law (8 kHz, the default) or G.722 (16 kHz, wideband). */
 const codec = arg('codec') ?? 'g711';
 if (codec !== 'g711' && codec !== 'g722') throw new Error(`--codec g711|g722, not ${codec}`);
@@ -97,7 +104,7 @@ function verdictOf(expected: string, meaning: string, confidence: number, text: 
   if (accepted.length === 0) return !heard || !meaning || meaning === 'unsure' ? 'right' : confidence >= confirm ? 'WRONG' : 'confirm';
   if (!heard) return 'missed';
   // A value (a date) is heard as words with no phrase meaning.
-  const ok = accepted.includes(meaning) || (meaning === '' && accepted.some((a) => a === 'date' || a === 'number'));
+  const ok = accepted.includes(meaning) || (meaning === '' && accepted.some((a) => a === 'date' || a === 'number' || a === 'digits'));
   if (ok) return confidence >= confirm ? 'right' : 'confirm';
   // A hedge ("maybe", "I don't know") is a meaning no block acts on: the block asks again.
   return confidence >= confirm && meaning !== '' && meaning !== 'unsure' ? 'WRONG' : 'missed';
@@ -157,8 +164,24 @@ interface BlockUnderTest {
   readonly knowledge?: SimulationKnowledge;
 }
 
+/**
+ * A recipe with its scenario file (examples/recipes), or one of the example tenant's recipes by
+ * name (the store assistant's order-number Ask has no scenario file), with no call variables.
+ */
+async function exampleRecipe(recipeName: string): Promise<{ file: Pick<ScenarioFile, 'variables' | 'knowledge'>; recipe: Recipe }> {
+  const scenarios = path.join(examples, `${recipeName}.scenarios.yaml`);
+  if (existsSync(scenarios)) return loadScenarioFile(scenarios);
+  for (const name of readdirSync(tenantExamples).filter((f) => f.endsWith('.yaml'))) {
+    for (const doc of parseAllDocuments(readFileSync(path.join(tenantExamples, name), 'utf8'))) {
+      const raw = doc.toJS() as { kind?: string; spec?: { name?: string } } | null;
+      if (raw?.kind === 'Recipe' && raw.spec?.name === recipeName) return { file: { variables: {}, knowledge: [] }, recipe: validRecipeSchema.parse(raw.spec) as Recipe };
+    }
+  }
+  throw new Error(`no example recipe ${recipeName}`);
+}
+
 async function blockExpectation(recipeName: string, blockId: string): Promise<BlockUnderTest> {
-  const { file, recipe } = await loadScenarioFile(path.join(examples, `${recipeName}.scenarios.yaml`));
+  const { file, recipe } = await exampleRecipe(recipeName);
   const found = recipe.blocks.find((b) => b.id === blockId);
   if (!found) throw new Error(`${recipeName}: no block ${blockId}`);
   const settings = found.settings as SmartAiSettings;
@@ -220,11 +243,12 @@ function judgeBlock(c: HearingCase, exit: string | undefined, ctx: ReturnType<ty
     return 'missed';
   }
   // Acted: on the meaning expected, with the values the caller stated?
-  const meant = accepted.some((a) => a === `intent:${exit}` || ((a === 'date' || a === 'number') && exit === 'next'));
+  const meant = accepted.some((a) => a === `intent:${exit}` || ((a === 'date' || a === 'number' || a === 'digits') && exit === 'next'));
   const stored = [...ctx.vars.entries()];
   const dateOk = c.date === undefined || stored.some(([, v]) => v === c.date);
   const amountOk = c.amount === undefined || stored.some(([, v]) => v === c.amount);
-  return meant && dateOk && amountOk ? 'right' : 'WRONG';
+  const digitsOk = c.digits === undefined || stored.some(([, v]) => v === c.digits);
+  return meant && dateOk && amountOk && digitsOk ? 'right' : 'WRONG';
 }
 
 /** The day relative dates are read against (fixed: no wall clock). */
@@ -249,8 +273,10 @@ async function runSplit(split: string, stt: PocketsphinxStt): Promise<void> {
   const byRendering = new Map<string, Map<Verdict, number>>();
   const count = (t: Map<Verdict, number>, v: Verdict): void => void t.set(v, (t.get(v) ?? 0) + 1);
   const times: number[] = [];
+  /** Spoken digit strings (order numbers) alone: the issue's "captured" figure. */
+  const digitTally = new Map<string, number>();
   for (const c of corpus.cases) {
-    if (only && !c.say.includes(only)) continue;
+    if ((only && !c.say.includes(only)) || (onlyBlock && c.block !== onlyBlock)) continue;
     const key = `${c.recipe}/${c.block}`;
     if (!blocks.has(key)) blocks.set(key, await blockExpectation(c.recipe, c.block));
     const block = blocks.get(key)!;
@@ -258,6 +284,7 @@ async function runSplit(split: string, stt: PocketsphinxStt): Promise<void> {
       const verdict = await judge(stt, c, rendering, block, times);
       count(tally, verdict.block);
       count(heardTally, verdict.heard);
+      if (c.digits !== undefined) digitTally.set(verdict.digits ?? verdict.block, (digitTally.get(verdict.digits ?? verdict.block) ?? 0) + 1);
       const mine = byRendering.get(rendering.name) ?? new Map<Verdict, number>();
       count(mine, verdict.block);
       byRendering.set(rendering.name, mine);
@@ -268,11 +295,15 @@ async function runSplit(split: string, stt: PocketsphinxStt): Promise<void> {
   const total = [...tally.values()].reduce((a, b) => a + b, 0);
   process.stdout.write(`\n== ${split}: ${total} utterances (${renderings.length} renderings)\nblock: ${line(tally)}\nheard: ${line(heardTally)} (the reading alone)\n`);
   for (const [name, t] of byRendering) process.stdout.write(`  ${name.padEnd(26)} ${line(t)}\n`);
+  if (digitTally.size > 0) {
+    const kinds = ['right', 'read back as said', 'read back otherwise', 'missed', 'WRONG'];
+    process.stdout.write(`spoken digit strings (by the block): ${kinds.map((k) => `${k} ${digitTally.get(k) ?? 0}`).join(', ')}\n`);
+  }
   const sorted = [...times].sort((a, b) => a - b);
   process.stdout.write(`recognition per turn (end of audio -> transcript): median ${pct(sorted, 0.5)} ms, p90 ${pct(sorted, 0.9)} ms\n`);
 }
 
-async function judge(stt: PocketsphinxStt, c: HearingCase, rendering: Rendering, block: BlockUnderTest, times: number[]): Promise<{ heard: Verdict; block: Verdict }> {
+async function judge(stt: PocketsphinxStt, c: HearingCase, rendering: Rendering, block: BlockUnderTest, times: number[]): Promise<{ heard: Verdict; block: Verdict; digits?: string }> {
   const { expectation, settings } = block;
   const said = stretch !== 1 && 'flite' in rendering.voice ? { ...rendering, stretch } : rendering;
   const key = [rendering.name, c.recipe, c.block, c.say, codec, stretch, lead].join('|');
@@ -283,7 +314,8 @@ async function judge(stt: PocketsphinxStt, c: HearingCase, rendering: Rendering,
   // The block reprompts on an amount heard in pieces; a right meaning with a wrong value is wrong.
   const amount = extractNumber(heard.text);
   const pieces = amountInPieces(turnOf(heard), amount !== undefined ? { amount } : {}, amountBlock);
-  const valueWrong = (c.date !== undefined && extractDate(heard.text, decisionDay) !== c.date) || (c.amount !== undefined && amount !== c.amount);
+  const valueWrong =
+    (c.date !== undefined && extractDate(heard.text, decisionDay) !== c.date) || (c.amount !== undefined && amount !== c.amount) || (c.digits !== undefined && extractDigits(heard.text) !== c.digits);
   const heardVerdict: Verdict = meaningVerdict !== 'right' && meaningVerdict !== 'confirm' ? meaningVerdict : pieces ? 'missed' : valueWrong && meaningVerdict === 'right' ? 'WRONG' : meaningVerdict;
   // A block checks the meaning ("Just to check ...?") before acting on a hearing with a close rival reading.
   const doubted = (heardVerdict === 'right' || heardVerdict === 'WRONG') && settings.intents && rivalReading(turnOf(heard), settings, decisionDay) !== undefined;
@@ -294,7 +326,9 @@ async function judge(stt: PocketsphinxStt, c: HearingCase, rendering: Rendering,
       `${acted.padEnd(7)} ${verdict === acted ? '         ' : `(${verdict})`.padEnd(9)} ${rendering.name.padEnd(16)} ${c.block.padEnd(9)} "${c.say}" -> ${heard.meaning || '-'} ${heard.confidence.toFixed(2)} "${heard.text}"${heard.rivals.map((r) => ` (rival: "${r.text}", ${r.scoreGap?.toFixed(1) ?? '?'} per 10 ms behind)`).join('')}\n${acted === 'right' ? '' : agent.map((l) => `          agent: ${l}\n`).join('')}`,
     );
   }
-  return { heard: verdict, block: acted };
+  // A spoken number is read back before it is stored: as said (the caller's yes stores it) or not.
+  const readBack = c.digits !== undefined && acted === 'confirm' ? (agent.some((l) => l === `Just to check: ${c.digits}?`) ? 'read back as said' : 'read back otherwise') : undefined;
+  return { heard: verdict, block: acted, ...(readBack ? { digits: readBack } : {}) };
 }
 
 async function main(): Promise<void> {

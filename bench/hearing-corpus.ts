@@ -37,6 +37,8 @@ export interface HearingCase {
   readonly expect: string;
   readonly date?: string;
   readonly amount?: number;
+  /** A digit string it states (an order number), kept as said: leading zeros count. */
+  readonly digits?: string;
 }
 
 export interface Corpus {
@@ -53,6 +55,7 @@ export async function loadCorpus(split: string): Promise<Corpus> {
     if (typeof c.recipe !== 'string' || typeof c.block !== 'string' || typeof c.say !== 'string' || typeof c.expect !== 'string') {
       throw new Error(`${split}.yaml: a case needs recipe, block, say and expect: ${JSON.stringify(c)}`);
     }
+    if (c.digits !== undefined && typeof c.digits !== 'string') throw new Error(`${split}.yaml: digits must be a quoted string: ${JSON.stringify(c)}`);
   }
   return doc;
 }

@@ -222,6 +222,17 @@ export function digitsBesideSoundAlikes(heard: Heard, values: TurnResult['values
   return words.some((w, i) => soundAlikes.has(w) && (digit(words[i - 1]) || digit(words[i + 1])));
 }
 
+/**
+ * A digit string heard from speech (any recogniser; typed text carries no confidence): one lost or
+ * misheard digit makes another order or account, and a phone line loses digits often ("six" heard
+ * "it", "one" heard "want": 1 of 45 spoken 6-digit numbers of the hearing bench's dev split heard
+ * whole). So it is read back digit by digit before it is stored, as an IVR does; keyed digits are not.
+ */
+export function digitsFromSpeech(heard: Heard, values: TurnResult['values'], settings: SmartAiSettings): boolean {
+  if (heard.kind !== 'utterance' || heard.confidence === undefined) return false;
+  return settings.variables.some((v) => v.type === 'digits' && values[v.name] !== undefined);
+}
+
 /** Runs of digits and digit words in a text ("one two three" is one run, "one two to three" two). */
 function digitRuns(text: string): number {
   let runs = 0;

@@ -222,11 +222,17 @@ describe('decisions that never act on a doubt', () => {
 describe('an Ask that asks like a person and reads a number back digit by digit', () => {
   const order = askSettingsSchema.parse({ prompt: 'Ask for the order number.', variables: [{ name: 'order_number', type: 'digits', description: 'The order number, digits only' }] });
 
-  it('asks a question built from the block, with its keypad hint, never the description pasted in', async () => {
-    const ctx = fakeContext({ turns: [heard('one two three four five six', 0.95, '')] });
+  it('asks a question built from the block, with its keypad hint, never the description pasted in; a spoken number is read back, a keyed one is not', async () => {
+    const ctx = fakeContext({ turns: [heard('one two three four five six', 0.95, ''), heard('yes', 1, 'yes')] });
     assert.deepEqual(await askBlock.run(ctx, order, ctx.signal), { exit: 'next' });
     assert.equal(ctx.said[0]?.text, 'Could you tell me the order number? You can also key it in, then press hash.');
+    assert.deepEqual(ctx.said[1], { text: 'Just to check: 123456?', bargeIn: true, spellOut: ['123456'] });
     assert.equal(ctx.vars.get('order_number'), '123456');
+    // Typed text (the simulator, a chat) carries no confidence: no recogniser to doubt.
+    const typed = fakeContext({ turns: [{ kind: 'utterance', text: 'my order is 123456' }] });
+    assert.deepEqual(await askBlock.run(typed, order, typed.signal), { exit: 'next' });
+    assert.equal(typed.vars.get('order_number'), '123456');
+    assert.deepEqual(typed.notes, []);
     assert.deepEqual(ctx.expectations[0]?.values, ['digits']);
     // A prompt said to the caller is their question; it names the keypad, so no hint is added.
     const keyed = fakeContext({ turns: [press('42')] });

@@ -3,7 +3,7 @@ import { extractBoolean } from '../../llm/extract.js';
 import { intentMatch, intentOfValues } from '../../llm/offline-engine.js';
 import type { Intent, SmartAiSettings } from '../recipe-schema.js';
 import type { Heard } from '../runtime/conversation.js';
-import { amountTouchesDate, dateDisagreesWithWeekday, dateFarAhead, decisionOf, digitsBesideSoundAlikes, isPlainAnswer, meaningDisagrees, offlineValues, polarOnly, rivalReading } from './hearing-doubt.js';
+import { amountTouchesDate, dateDisagreesWithWeekday, dateFarAhead, decisionOf, digitsBesideSoundAlikes, digitsFromSpeech, isPlainAnswer, meaningDisagrees, offlineValues, polarOnly, rivalReading } from './hearing-doubt.js';
 
 /**
  * What a caller turn decides, and whether the block may act on it at once.
@@ -55,7 +55,7 @@ export function decide(
   return isDone(new Set(Object.keys(values))) ? { values } : undefined;
 }
 
-export type DoubtReason = 'lowConfidence' | 'rival' | 'unsupported' | 'polarOnly' | 'valuesRunTogether' | 'valuesConflict' | 'farDate' | 'inferred' | 'repeatsDenied';
+export type DoubtReason = 'lowConfidence' | 'rival' | 'unsupported' | 'polarOnly' | 'valuesRunTogether' | 'valuesConflict' | 'farDate' | 'digitsSpoken' | 'inferred' | 'repeatsDenied';
 
 /** Readings of values the caller said no to when they were read back. */
 export type DeniedReadings = readonly Readonly<Record<string, VariableValue>>[];
@@ -90,7 +90,7 @@ export function intentStands(heard: Heard, decision: Decision, settings: SmartAi
  * something, states other values; a meaning the grammar heard that does not support it; an
  * intent reached through a bare yes/no among other words; an amount run into a date's day, a
  * digit string beside a word that sounds like a digit; a date beside a weekday it is not; a date
- * more than 60 days ahead; an intent inferred from values alone; a reading the caller denied when it was read back, heard again.
+ * more than 60 days ahead; a digit string heard from speech; an intent inferred from values alone; a reading the caller denied when it was read back, heard again.
  * Keypad entries are never doubtful.
  */
 export function doubtOf(heard: Heard, decision: Decision, settings: SmartAiSettings, today: string, denied: DeniedReadings = []): DoubtReason | undefined {
@@ -111,6 +111,8 @@ export function doubtOf(heard: Heard, decision: Decision, settings: SmartAiSetti
   if (dateDisagreesWithWeekday(heard, decision.values, settings)) return 'valuesConflict';
   // A date months away: more likely a misheard month than what the caller said.
   if (dateFarAhead(heard, decision.values, settings, today)) return 'farDate';
+  // A spoken order or account number: read back digit by digit, whatever the confidence.
+  if (digitsFromSpeech(heard, decision.values, settings)) return 'digitsSpoken';
   return undefined;
 }
 
@@ -126,7 +128,7 @@ export function mayBeDoubted(heard: Heard, settings: SmartAiSettings, today: str
   if (rivalReading(heard, settings, today, storable) !== undefined) return true;
   if (extractBoolean(heard.text) !== undefined && !isPlainAnswer(heard.text)) return true;
   const statedValues = offlineValues(heard.text, settings, today);
-  if (dateFarAhead(heard, statedValues, settings, today)) return true;
+  if (dateFarAhead(heard, statedValues, settings, today) || digitsFromSpeech(heard, statedValues, settings)) return true;
   const stated = Object.keys(statedValues);
   return settings.intents.some((i) => i.action !== false && (i.captures ?? []).some((name) => stated.includes(name)));
 }
