@@ -11,7 +11,7 @@
  * ("reached", "leave", "message", ...) plus common answer words, run on the first `--cue-ms`
  * (default 2600) of each item: which items it flags and how long recognition takes.
  *
- *   node --import tsx bench/amd-confusion.ts [--split tuning|heldout|both] [--cue-words] [--cue-ms 2600] [--no-sweep]
+ *   node --import tsx bench/amd-confusion.ts [--split tuning|heldout|fresh|both] [--cue-words] [--cue-ms 2600] [--no-sweep]
  */
 import { cpus, loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
