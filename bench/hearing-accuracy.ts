@@ -1,8 +1,10 @@
 /**
- * Offline hearing accuracy at the example recipes' decision points, without a call, on two
- * splits (bench/corpus/): `tuning` (the recipes' own phrasings said by the flite voices the tests
- * use, what the recogniser's thresholds are tuned on) and `heldout` (other voices - Festival,
- * espeak-ng variants, tempo +-15%, 20 dB line noise - saying paraphrases; never tuned on). Each
+ * Offline hearing accuracy at the example recipes' decision points (and the store assistant's
+ * order-number Ask), without a call, on three splits (bench/corpus/): `tuning` (the recipes' own
+ * phrasings said by the flite voices the tests use, what the recogniser's thresholds are tuned
+ * on), `dev` (other flite and espeak-ng renderings and phrasings: where decision rules are
+ * checked) and `heldout` (other voices - Festival, espeak-ng variants, tempo +-15%, 20 dB line
+ * noise - saying paraphrases; never tuned on). Each
  * utterance is passed through G.711 mu-law (as on a phone line) with silence around it, and
  * recognised by pocketsphinx with the block's expectation, exactly as a live turn is.
  *
@@ -68,6 +70,7 @@ const voices = arg('voices')?.split(',');
 const only = arg('only');
 /** Only the cases of this listening block (`ask_order`). */
 const onlyBlock = arg('block');
+/** `both`: tuning and held-out, the two the issue reports. */
 const splits = (arg('split') ?? 'both') === 'both' ? ['tuning', 'heldout'] : [arg('split')!];
 /** Only the tallies, not a line per utterance. */
 const quiet = args.includes('--quiet');
