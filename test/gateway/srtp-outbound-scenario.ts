@@ -72,7 +72,8 @@ try {
   const decoded = run.decoded ? decodeWav(readFileSync(run.decoded)) : new Int16Array(0);
   process.stdout.write(`SRTP-OUTBOUND-RESULT ${JSON.stringify({
     outcome: result.outcome,
-    reason: result.outcome === 'answered' ? undefined : result.reason,
+    // With its cause: 'no media capacity' failed once in a full run, and the reason alone did not say why.
+    reason: result.outcome === 'answered' ? undefined : `${result.reason}${'cause' in result && result.cause instanceof Error ? `: ${result.cause.message}` : ''}`,
     offer,
     heard440: toneSeconds(joined, 440, 8000),
     heardSeconds: joined.length / 8000,
