@@ -206,27 +206,14 @@ export function amountInPieces(heard: Heard, values: TurnResult['values'], setti
 }
 
 const digitWords = new Set(['zero', 'oh', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'double', 'triple']);
-/** Words a grammar takes a digit for ("one" heard "want", "two" "to", "four" "for", "eight" "ate"). */
-const soundAlikes = new Set(['want', 'won', 'to', 'too', 'for', 'fore', 'ate', 'tree', 'free']);
-
-/**
- * A digit string a grammar heard beside a word that sounds like a digit: "one two three four five
- * six" came back "want three four five five", an order number 3455 said with confidence. Where
- * the number begins or ends cannot be told, so it is read back before it is stored.
- */
-export function digitsBesideSoundAlikes(heard: Heard, values: TurnResult['values'], settings: SmartAiSettings): boolean {
-  if (heard.kind !== 'utterance' || heard.meaning === undefined) return false;
-  if (!settings.variables.some((v) => v.type === 'digits' && values[v.name] !== undefined)) return false;
-  const words = tokens(heard.text);
-  const digit = (w: string | undefined): boolean => w !== undefined && (digitWords.has(w) || /^\d+$/.test(w));
-  return words.some((w, i) => soundAlikes.has(w) && (digit(words[i - 1]) || digit(words[i + 1])));
-}
 
 /**
  * A digit string heard from speech (any recogniser; typed text carries no confidence): one lost or
  * misheard digit makes another order or account, and a phone line loses digits often ("six" heard
  * "it", "one" heard "want": 1 of 45 spoken 6-digit numbers of the hearing bench's dev split heard
  * whole). So it is read back digit by digit before it is stored, as an IVR does; keyed digits are not.
+ * This covers a digit string beside a word that sounds like a digit ("want three four five five"),
+ * which had a rule of its own before.
  */
 export function digitsFromSpeech(heard: Heard, values: TurnResult['values'], settings: SmartAiSettings): boolean {
   if (heard.kind !== 'utterance' || heard.confidence === undefined) return false;

@@ -3,7 +3,7 @@ import { extractBoolean } from '../../llm/extract.js';
 import { intentMatch, intentOfValues } from '../../llm/offline-engine.js';
 import type { Intent, SmartAiSettings } from '../recipe-schema.js';
 import type { Heard } from '../runtime/conversation.js';
-import { amountTouchesDate, dateDisagreesWithWeekday, dateFarAhead, decisionOf, digitsBesideSoundAlikes, digitsFromSpeech, isPlainAnswer, meaningDisagrees, offlineValues, polarOnly, rivalReading } from './hearing-doubt.js';
+import { amountTouchesDate, dateDisagreesWithWeekday, dateFarAhead, decisionOf, digitsFromSpeech, isPlainAnswer, meaningDisagrees, offlineValues, polarOnly, rivalReading } from './hearing-doubt.js';
 
 /**
  * What a caller turn decides, and whether the block may act on it at once.
@@ -88,9 +88,8 @@ export function intentStands(heard: Heard, decision: Decision, settings: SmartAi
  * Why the block must not act on `decision` at once, if it must not: a confidence below
  * `confirmBelowConfidence`; a close competing reading that goes elsewhere or, for what changes
  * something, states other values; a meaning the grammar heard that does not support it; an
- * intent reached through a bare yes/no among other words; an amount run into a date's day, a
- * digit string beside a word that sounds like a digit; a date beside a weekday it is not; a date
- * more than 60 days ahead; a digit string heard from speech; an intent inferred from values alone; a reading the caller denied when it was read back, heard again.
+ * intent reached through a bare yes/no among other words; an amount run into a date's day; a date
+ * beside a weekday it is not; a date more than 60 days ahead; a digit string heard from speech; an intent inferred from values alone; a reading the caller denied when it was read back, heard again.
  * Keypad entries are never doubtful.
  */
 export function doubtOf(heard: Heard, decision: Decision, settings: SmartAiSettings, today: string, denied: DeniedReadings = []): DoubtReason | undefined {
@@ -106,7 +105,7 @@ export function doubtOf(heard: Heard, decision: Decision, settings: SmartAiSetti
   // from its captured values with none of its words said ("monday" is no "reschedule"), is checked
   // (not when they answer "Which day would suit you?" asked for that intent).
   if (acts && decision.intent && !decision.answersAwaited && intentMatch(settings.intents, heard.text)?.name !== decision.intent.name && intentOfValues(settings.intents, decision.values) === decision.intent.name) return 'inferred';
-  if (amountTouchesDate(heard, decision.values, settings) || digitsBesideSoundAlikes(heard, decision.values, settings)) return 'valuesRunTogether';
+  if (amountTouchesDate(heard, decision.values, settings)) return 'valuesRunTogether';
   // What was said contradicts itself: a weekday the stored date is not.
   if (dateDisagreesWithWeekday(heard, decision.values, settings)) return 'valuesConflict';
   // A date months away: more likely a misheard month than what the caller said.
