@@ -271,6 +271,8 @@ export const startGatewayRole: RoleStarter = async (ctx) => {
     clock: systemClock,
     logger: logger.child({ part: 'transfer' }),
     ...(config.sip.referNotifyWaitMs !== undefined ? { referTimeoutMs: config.sip.referNotifyWaitMs } : {}),
+    // Bridge legs to a trunk that requires SRTP go through the same relay as its campaign calls.
+    ...(srtp ? { srtp } : {}),
   });
   registrar.start(gateway.stack, `${publicAddress.includes(':') ? `[${publicAddress}]` : publicAddress}:${gateway.ports.UDP ?? config.sip.port}`);
   ctx.countLiveCalls(() => gateway.registry.inProgress + providers.calls.size);

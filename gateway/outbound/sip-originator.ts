@@ -12,7 +12,7 @@ import type { OutboundTransport, TrunkRoutes } from '../../core/ports/trunk-rout
 import { Call } from '../call/call.js';
 import { observeAnswer } from '../call/call-metrics.js';
 import { countUnansweredCall } from '../call/call-outcomes.js';
-import { SrtpSdpPath } from '../call/sdp-path.js';
+import type { SrtpSdpPath } from '../call/sdp-path.js';
 import type { CallRegistry } from '../call/call-registry.js';
 import { startSessionTimer } from '../inbound/call-session-timer.js';
 import type { ClientCredentials } from '../sip/auth/digest-client.js';
@@ -22,6 +22,7 @@ import type { Flow } from '../sip/transport/types.js';
 import { defaultPort, SipResolver, type SipTarget, type SipTargetResolver } from '../sip/resolve/sip-resolver.js';
 import type { SipStack } from '../sip/ua/sip-stack.js';
 import { sendInvite, sdpOf, type InviteOutcome } from './invite-client.js';
+import { secureOfferFor } from './secure-offer.js';
 
 /** Where a call leaves the platform: a trunk's outbound address or the native telephony stack. */
 export interface OutboundRoute {
@@ -167,23 +168,12 @@ export class SipOriginator implements Originator {
       log.warn({ err: error }, 'no media session for an outbound call');
       return { outcome: 'failed', sipStatus: 503, reason: 'no media capacity', cause: error };
     }
-    // A required-SRTP trunk gets an RTP/SAVP offer with our keys, which only TLS may carry (RFC 4568 sec. 8.3).
-    let secure: SrtpSdpPath | undefined;
-    if (route.srtp === 'required') {
-      const tls = route.transport === 'tls' && !o.outboundProxy;
-      if (!tls || !o.srtp) {
-        await session.close();
-        return { outcome: 'failed', sipStatus: 503, reason: tls ? 'SRTP required but no SRTP relay (rtpengine) runs' : 'SRTP required but the route is not TLS' };
-      }
-      try {
-        secure = await SrtpSdpPath.offer(o.srtp, callId, session);
-      } catch (error) {
-        log.warn({ err: error }, 'the SRTP relay refused our offer');
-        await session.close();
-        await o.srtp.release(callId);
-        return { outcome: 'failed', sipStatus: 503, reason: 'SRTP relay unavailable', cause: error };
-      }
+    const offer = await secureOfferFor(route, { callId, session, relay: o.srtp, viaProxy: o.outboundProxy !== undefined }, log);
+    if (!offer.ok) {
+      await session.close();
+      return { outcome: 'failed', sipStatus: offer.sipStatus, reason: offer.reason, ...(offer.cause !== undefined ? { cause: offer.cause } : {}) };
     }
+    const secure = offer.path;
     const relay = secure ? o.srtp : undefined;
     const closeMedia = async (): Promise<void> => {
       await session.close();

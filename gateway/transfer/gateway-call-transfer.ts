@@ -2,11 +2,15 @@ import type { Clock } from '../../core/clock.js';
 import type { Logger } from '../../core/logger.js';
 import type { CallTransfer, CallTransferOutcome } from '../../core/ports/call-transfer.js';
 import type { MediaPort } from '../../core/ports/media.js';
+import type { SrtpRelay } from '../../core/ports/srtp-relay.js';
 import type { Call } from '../call/call.js';
 import type { CallRegistry } from '../call/call-registry.js';
+import { directSdpPath, type SdpPath } from '../call/sdp-path.js';
 import { sendInvite } from '../outbound/invite-client.js';
+import { secureOfferFor } from '../outbound/secure-offer.js';
 import { classify, e164Uri, routeFlow, type OutboundRoute, type SipOriginator } from '../outbound/sip-originator.js';
 import { isSipUri, parseUri } from '../sip/message/uri.js';
+import { SipError } from '../sip/ua/sip-error.js';
 import type { SipStack } from '../sip/ua/sip-stack.js';
 import { relayAudio, type BridgeStats } from './bridge.js';
 import { finalNotifyWaitMs, notifyGraceMs, referTransfer } from './refer.js';
@@ -26,6 +30,8 @@ export interface GatewayCallTransferOptions {
    * timers (64*T1 + 8*T1: 36 s), longer than the transferee's INVITE to a silent target can last.
    */
   readonly referTimeoutMs?: number;
+  /** SDES <-> RTP relay for bridge legs to trunks with `srtp: required`; absent: such transfers fail 503. */
+  readonly srtp?: SrtpRelay;
 }
 
 const E164 = /^\+[1-9][0-9]{5,14}$/;
@@ -112,13 +118,26 @@ export class GatewayCallTransfer implements CallTransfer {
       log.warn({ err: error, host: target.route.host }, 'transfer target unreachable: no route');
       return { ok: false, reason: `no route to ${target.route.host}`, sipStatus: 503, cause: error };
     }
+    const legId = `${call.info.id}-transfer`;
     let session;
     try {
-      session = await o.media.offer({ callId: `${call.info.id}-transfer` });
+      session = await o.media.offer({ callId: legId });
     } catch (error) {
       log.warn({ err: error }, 'no media session for the transfer leg');
       return { ok: false, reason: 'no media capacity', sipStatus: 503, cause: error };
     }
+    // The target's trunk may require SRTP: the leg then offers RTP/SAVP through the relay, as campaign calls do.
+    const secure = await secureOfferFor(target.route, { callId: legId, session, relay: o.srtp, viaProxy: false }, log);
+    if (!secure.ok) {
+      await session.close();
+      log.warn({ why: secure.reason }, 'transfer leg not dialled');
+      return { ok: false, reason: secure.reason, sipStatus: secure.sipStatus, ...(secure.cause !== undefined ? { cause: secure.cause } : {}) };
+    }
+    const sdp: SdpPath = secure.path ?? directSdpPath(session);
+    const closeMedia = async (): Promise<void> => {
+      await session.close();
+      if (secure.path) await o.srtp?.release(legId);
+    };
     // Aborting the transfer or losing the caller CANCELs the second leg.
     const stop = new AbortController();
     const onAbort = (): void => stop.abort();
@@ -129,7 +148,7 @@ export class GatewayCallTransfer implements CallTransfer {
       fromUri: call.leg.localUri,
       toUri: target.uri.replace(/;user=phone.*$/, ''),
       flow,
-      sdp: session.localSdp,
+      sdp: sdp.localSdp,
       ...(target.route.credentials ? { credentials: target.route.credentials } : {}),
       ringTimeoutMs: o.ringTimeoutMs ?? 30_000,
       signal: stop.signal,
@@ -138,21 +157,22 @@ export class GatewayCallTransfer implements CallTransfer {
     signal.removeEventListener('abort', onAbort);
     call.signal.removeEventListener('abort', onAbort);
     if (outcome.kind === 'rejected') {
-      await session.close();
+      await closeMedia();
       const r = classify(outcome);
       return { ok: false, reason: `transfer target ${r.outcome}${'reason' in r && r.reason ? `: ${r.reason}` : ''}`, ...(r.sipStatus ? { sipStatus: r.sipStatus } : {}) };
     }
     const leg = outcome.dialog;
-    const applied = outcome.answerSdp === undefined ? undefined : session.applyAnswer(outcome.answerSdp);
+    const applied = outcome.answerSdp === undefined ? undefined : await sdp.applyAnswer(outcome.answerSdp);
     if (!applied?.ok || call.signal.aborted) {
       await leg.bye('local-bye');
-      await session.close();
+      await closeMedia();
       return { ok: false, reason: call.signal.aborted ? 'the call ended during the transfer' : 'the target answered without a usable SDP answer', sipStatus: 488 };
     }
-    leg.offerHandler = (offer) => {
-      if (offer === undefined) return session.localSdp;
-      const r = session.update(offer);
-      if (!r.ok) throw new Error(r.message);
+    // The target's re-offers (hold, codec change) are answered the way the first exchange went.
+    leg.offerHandler = async (offer) => {
+      if (offer === undefined) return sdp.localSdp;
+      const r = await sdp.answer(offer);
+      if (!r.ok) throw new SipError(r.sipStatus, r.message);
       return r.sdp;
     };
     const stats = relayAudio(call.media, session, call.signal, () => call.noteCallerSpeech(), log);
@@ -160,7 +180,7 @@ export class GatewayCallTransfer implements CallTransfer {
     leg.on('destroy', () => void call.hangup('transfer-target-bye'));
     call.signal.addEventListener('abort', () => {
       this.bridges.delete(call.info.id);
-      void leg.bye('local-bye').finally(() => session.close());
+      void leg.bye('local-bye').finally(closeMedia);
     }, { once: true });
     log.info('call bridged to the transfer target (B2BUA)');
     return { ok: true, method: 'bridge' };

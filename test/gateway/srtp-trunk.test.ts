@@ -243,13 +243,14 @@ describe('SIP trunks with SDES-SRTP (baresip, rtpengine)', function () {
     });
   });
 
-  it('offers RTP/SAVP with a=crypto on outbound calls over a required trunk (baresip answering with srtp-mand)', async () => {
+  /** Runs a scenario file in a child process that trusts baresip's certificate; its one result line, parsed. */
+  async function childScenario<T>(file: string, folder: string, tag: string, prepare: (dir: string) => void): Promise<T> {
     // Node trusts extra CAs only from NODE_EXTRA_CA_CERTS at start: the call runs in a child process.
-    const out = path.join(dir, 'outbound');
+    const out = path.join(dir, folder);
     const creds = await loadOrCreateTlsCredentials({ dataDir: out, commonName: '127.0.0.1' });
     writeFileSync(path.join(out, 'baresip.pem'), Buffer.concat([creds.cert, creds.key]));
-    writeFileSync(path.join(out, 'callee.wav'), encodeWav(tone(440, 12, 8000)));
-    const child = spawn(process.execPath, ['--import', 'tsx', 'test/gateway/srtp-outbound-scenario.ts', out], {
+    prepare(out);
+    const child = spawn(process.execPath, ['--import', 'tsx', `test/gateway/${file}`, out], {
       cwd: path.resolve(import.meta.dirname, '../..'),
       env: { ...process.env, NODE_EXTRA_CA_CERTS: creds.certFile },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -259,9 +260,18 @@ describe('SIP trunks with SDES-SRTP (baresip, rtpengine)', function () {
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
-    const line = stdout.split('\n').find((l) => l.startsWith('SRTP-OUTBOUND-RESULT '));
+    const line = stdout.split('\n').find((l) => l.startsWith(`${tag} `));
     assert.ok(line, `the scenario failed (exit ${code}):\n${stdout.slice(-3000)}\n${stderr.slice(-3000)}`);
-    const r = JSON.parse(line.slice('SRTP-OUTBOUND-RESULT '.length)) as { outcome: string; reason?: string; offer: string; heard440: number; heardSeconds: number; decoded1000: number; output: string[] };
+    return JSON.parse(line.slice(tag.length + 1)) as T;
+  }
+
+  it('offers RTP/SAVP with a=crypto on outbound calls over a required trunk (baresip answering with srtp-mand)', async () => {
+    const r = await childScenario<{ outcome: string; reason?: string; offer: string; heard440: number; heardSeconds: number; decoded1000: number; output: string[] }>(
+      'srtp-outbound-scenario.ts',
+      'outbound',
+      'SRTP-OUTBOUND-RESULT',
+      (out) => writeFileSync(path.join(out, 'callee.wav'), encodeWav(tone(440, 12, 8000))),
+    );
     assert.equal(r.outcome, 'answered', `${r.reason ?? ''}\n${r.output.join('\n')}`);
     assert.match(r.offer, /^m=audio \d+ RTP\/SAVP /m);
     assert.match(r.offer, /^a=crypto:\d+ AES_CM_128_HMAC_SHA1_80 inline:/m);
@@ -270,6 +280,27 @@ describe('SIP trunks with SDES-SRTP (baresip, rtpengine)', function () {
     assert.ok(r.heard440 >= 5, `440 Hz heard for ${r.heard440} s of ${r.heardSeconds} s`);
     // Our 3 s of 1 kHz, decrypted by baresip.
     assert.ok(r.decoded1000 >= 2, `1 kHz heard by baresip for ${r.decoded1000} s`);
+  });
+
+  it('bridges a transfer to a number on a required trunk with RTP/SAVP on the second leg too (the desk is baresip with srtp-mand)', async () => {
+    const r = await childScenario<{ trunkId: string | null; outcome?: { ok: boolean; reason?: string; sipStatus?: number; cause?: string }; deskOffer: string; callerAnswer: string; deskHeard440: number; callerHeard1000: number; output: string[] }>(
+      'srtp-transfer-scenario.ts',
+      'transfer',
+      'SRTP-TRANSFER-RESULT',
+      (out) => {
+        writeFileSync(path.join(out, 'desk.wav'), encodeWav(tone(1000, 16, 8000)));
+      },
+    );
+    assert.ok(r.trunkId, 'the call came in on the secure trunk');
+    assert.deepEqual(r.outcome, { ok: true, method: 'bridge' }, r.output.join('\n'));
+    assert.match(r.callerAnswer, /^m=audio \d+ RTP\/SAVP /m);
+    // The second leg's INVITE: an SDES offer with the suites we allow, never plain RTP.
+    assert.match(r.deskOffer, /^m=audio \d+ RTP\/SAVP /m);
+    assert.match(r.deskOffer, /^a=crypto:\d+ AES_CM_128_HMAC_SHA1_80 inline:/m);
+    assert.doesNotMatch(r.deskOffer, /NULL_HMAC|F8_128|a=fingerprint/);
+    // Audio crossed the bridge both ways, decrypted at each end: the caller's 440 Hz at the desk, the desk's 1 kHz at the caller.
+    assert.ok(r.deskHeard440 >= 4, `440 Hz heard at the desk for ${r.deskHeard440} s\n${r.output.join('\n')}`);
+    assert.ok(r.callerHeard1000 >= 4, `1 kHz heard by the caller for ${r.callerHeard1000} s\n${r.output.join('\n')}`);
   });
 
   it('refuses plain RTP over TLS on a required trunk (baresip without SRTP)', async () => {
