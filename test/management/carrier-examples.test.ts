@@ -20,9 +20,10 @@ forEachStore('the carrier examples of docs/carriers.md (examples/carriers) apply
   });
   after(() => h.close());
 
-  it('has one trunk for each way of connecting: IP ACL, digest, registration', () => {
+  it('has one trunk for each way of connecting: IP ACL, digest, registration, and a secure (TLS + SRTP) one', () => {
     const trunks = docs.filter((d) => d.kind === 'SipTrunk').map((d) => d.spec);
-    assert.equal(trunks.length, 3);
+    assert.equal(trunks.length, 4);
+    assert.ok(trunks.some((t) => t['srtp'] === 'required' && (t['outbound'] as Record<string, unknown>)['transport'] === 'tls'), 'a secure trunk');
     assert.ok(trunks.some((t) => !('registration' in t) && !(t['outbound'] as Record<string, unknown>)['username']), 'an IP ACL trunk');
     assert.ok(trunks.some((t) => !('registration' in t) && (t['outbound'] as Record<string, unknown>)['password']), 'a digest trunk');
     assert.ok(trunks.some((t) => 'registration' in t), 'a registration trunk');
