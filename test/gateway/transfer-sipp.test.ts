@@ -82,6 +82,17 @@ describe('gateway: call transfer (REFER and B2BUA) with SIPp', function () {
     assert.match(t.messages, /Referred-By: <sip:/);
   });
 
+  it('answers a bridge target\'s re-offer it cannot take with 488 and keeps both legs up (RFC 3261 sec. 14.2)', async () => {
+    const target = await startSippUas('uas-answer-bad-reoffer-expect-488.xml');
+    const { seen, sipp } = await callIn('uac-invite-expect-200-caller-bye.xml');
+    const outcome = await transfers.transfer(seen.call.info.id, `sip:agent@127.0.0.1:${target.port}`, new AbortController().signal);
+    assert.deepEqual(outcome, { ok: true, method: 'bridge' });
+    sippOk(await sipp);
+    const t = await target.done;
+    assert.equal(t.exitCode, 0, `the target got 488 for its G.729 re-offer, then the BYE:\n${t.errors}\n${t.messages.slice(-2500)}`);
+    assert.match(t.messages, /SIP\/2\.0 488 /);
+  });
+
   it('a busy bridge target fails the transfer with 486 and the caller stays', async () => {
     const target = await startSippUas('uas-486.xml');
     const { seen, sipp } = await callIn('uac-invite-expect-200-caller-bye.xml');
