@@ -212,10 +212,10 @@ const decisionNow = Date.UTC(2026, 11, 1, 6, 30);
  * What the block does with this one hearing (the offline engine, every doubt check): run with the
  * turn, then a hang-up, and judged by what it did before the hang-up.
  */
-async function blockVerdict(c: HearingCase, heard: Hearing, block: BlockUnderTest): Promise<{ verdict: Verdict; said: readonly string[] }> {
+async function blockVerdict(c: HearingCase, heard: Hearing, block: BlockUnderTest, answers: readonly Heard[] = []): Promise<{ verdict: Verdict; said: readonly string[] }> {
   const search = block.knowledge;
   const ctx = fakeContext({
-    turns: [turnOf(heard), 'hangup'],
+    turns: [turnOf(heard), ...answers, 'hangup'],
     variables: { ...block.variables },
     now: decisionNow,
     // Search and vocabulary, as on a call: without its library's words the block hears no question
@@ -261,6 +261,16 @@ const decisionDay = '2026-12-01';
 const amountBlock = smartAiSettingsSchema.parse({ prompt: 'amount', variables: [{ name: 'amount', type: 'number', description: 'amount' }] });
 
 /** A hearing as the block gets it. */
+/** A caller's plain yes to "Just to check ...?" (three at most: a meaning, then its date or amount, may each be checked). */
+const yesToEveryCheck: readonly Heard[] = Array.from({ length: 3 }, () => ({ kind: 'utterance', text: 'yes', confidence: 1, meaning: 'yes' }) as Heard);
+
+/**
+ * What a check leads to: the block run again with a yes to each check. The right exit and values
+ * mean the check was of what the caller meant (a yes takes the call on); another exit or value
+ * means it was not (a caller says no and is asked again: nothing is done).
+ */
+type CheckOutcome = 'the yes reaches the right exit' | 'of another meaning or value' | 'still asking';
+
 function turnOf(heard: Hearing): Heard {
   return { kind: 'utterance', text: heard.text, confidence: heard.confidence, meaning: heard.meaning, ...(heard.rivals.length > 0 ? { alternatives: heard.rivals } : {}) };
 }
@@ -278,6 +288,7 @@ async function runSplit(split: string, stt: PocketsphinxStt): Promise<void> {
   const times: number[] = [];
   /** Spoken digit strings (order numbers) alone: the issue's "captured" figure. */
   const digitTally = new Map<string, number>();
+  const checks = new Map<CheckOutcome, number>();
   for (const c of corpus.cases) {
     if ((only && !c.say.includes(only)) || (onlyBlock && c.block !== onlyBlock)) continue;
     const key = `${c.recipe}/${c.block}`;
@@ -288,6 +299,7 @@ async function runSplit(split: string, stt: PocketsphinxStt): Promise<void> {
       count(tally, verdict.block);
       count(heardTally, verdict.heard);
       if (c.digits !== undefined) digitTally.set(verdict.digits ?? verdict.block, (digitTally.get(verdict.digits ?? verdict.block) ?? 0) + 1);
+      if (verdict.check) checks.set(verdict.check, (checks.get(verdict.check) ?? 0) + 1);
       const mine = byRendering.get(rendering.name) ?? new Map<Verdict, number>();
       count(mine, verdict.block);
       byRendering.set(rendering.name, mine);
@@ -298,6 +310,10 @@ async function runSplit(split: string, stt: PocketsphinxStt): Promise<void> {
   const total = [...tally.values()].reduce((a, b) => a + b, 0);
   process.stdout.write(`\n== ${split}: ${total} utterances (${renderings.length} renderings)\nblock: ${line(tally)}\nheard: ${line(heardTally)} (the reading alone)\n`);
   for (const [name, t] of byRendering) process.stdout.write(`  ${name.padEnd(26)} ${line(t)}\n`);
+  const checkKinds: CheckOutcome[] = ['the yes reaches the right exit', 'of another meaning or value', 'still asking'];
+  const onYes = checks.get('the yes reaches the right exit') ?? 0;
+  process.stdout.write(`checks (confirm), the block run again with a yes to each: ${checkKinds.map((k) => `${k} ${checks.get(k) ?? 0}`).join(', ')}\n`);
+  process.stdout.write(`right at once or after one yes: ${(tally.get('right') ?? 0) + onYes} of ${total} (${(((tally.get('right') ?? 0) + onYes) / Math.max(1, total) * 100).toFixed(0)}%)\n`);
   if (digitTally.size > 0) {
     const kinds = ['right', 'read back as said', 'read back otherwise', 'missed', 'WRONG'];
     process.stdout.write(`spoken digit strings (by the block): ${kinds.map((k) => `${k} ${digitTally.get(k) ?? 0}`).join(', ')}\n`);
@@ -306,7 +322,7 @@ async function runSplit(split: string, stt: PocketsphinxStt): Promise<void> {
   process.stdout.write(`recognition per turn (end of audio -> transcript): median ${pct(sorted, 0.5)} ms, p90 ${pct(sorted, 0.9)} ms\n`);
 }
 
-async function judge(stt: PocketsphinxStt, c: HearingCase, rendering: Rendering, block: BlockUnderTest, times: number[]): Promise<{ heard: Verdict; block: Verdict; digits?: string }> {
+async function judge(stt: PocketsphinxStt, c: HearingCase, rendering: Rendering, block: BlockUnderTest, times: number[]): Promise<{ heard: Verdict; block: Verdict; digits?: string; check?: CheckOutcome }> {
   const { expectation, settings } = block;
   const said = stretch !== 1 && 'flite' in rendering.voice ? { ...rendering, stretch } : rendering;
   const key = [rendering.name, c.recipe, c.block, c.say, codec, stretch, lead].join('|');
@@ -331,7 +347,12 @@ async function judge(stt: PocketsphinxStt, c: HearingCase, rendering: Rendering,
   }
   // A spoken number is read back before it is stored: as said (the caller's yes stores it) or not.
   const readBack = c.digits !== undefined && acted === 'confirm' ? (agent.some((l) => l === `Just to check: ${c.digits}?`) ? 'read back as said' : 'read back otherwise') : undefined;
-  return { heard: verdict, block: acted, ...(readBack ? { digits: readBack } : {}) };
+  let check: CheckOutcome | undefined;
+  if (acted === 'confirm') {
+    const onYes = (await blockVerdict(c, heard, block, yesToEveryCheck)).verdict;
+    check = onYes === 'right' ? 'the yes reaches the right exit' : onYes === 'WRONG' ? 'of another meaning or value' : 'still asking';
+  }
+  return { heard: verdict, block: acted, ...(readBack ? { digits: readBack } : {}), ...(check ? { check } : {}) };
 }
 
 async function main(): Promise<void> {
