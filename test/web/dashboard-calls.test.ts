@@ -147,6 +147,7 @@ describe('dashboard in Chromium: calls, call page, report, web call hint', funct
       const labels = await phone.evaluate("[...document.querySelector('tbody tr[data-call]').querySelectorAll('td')].map((td) => getComputedStyle(td, '::before').content)");
       assert.deepEqual(labels, ['"Started: "', '"Direction: "', '"Number: "', '"Other party: "', '"Duration: "', '"Disposition: "', '"End reason: "', '"Status: "']);
       assert.ok(Number(await phone.evaluate('document.documentElement.scrollWidth - window.innerWidth')) <= 0);
+      await assertAccessible(phone, 'calls, 390 px wide');
       await h.shot(phone, '19-calls-phone');
     } finally {
       await phone.close();
@@ -219,6 +220,7 @@ describe('dashboard in Chromium: calls, call page, report, web call hint', funct
     const href = await hint.getByRole('link').getAttribute('href');
     assert.equal(href, `https://127.0.0.1:${wssPort}/`);
     assert.match((await hint.textContent()) ?? '', /accept the certificate/);
+    await assertAccessible(page, 'web call, certificate hint shown');
     await h.shot(page, '21-web-call-certificate-hint');
   });
 });

@@ -228,6 +228,7 @@ describe('dashboard in Chromium: recipe graph, guards, settings, editing in plac
     await outbound.getByLabel('Port', { exact: true }).fill('99999');
     await trunkForm.getByRole('button', { name: 'Save' }).click();
     await trunkForm.locator('.field.invalid').filter({ hasText: 'outbound.port must be between 1 and 65535' }).waitFor();
+    await assertAccessible(page, 'SIP trunks, editing with an error at a field');
     await outbound.getByLabel('Port', { exact: true }).fill('5070');
     await h.shot(page, '24-trunk-edit');
     await trunkForm.getByRole('button', { name: 'Save' }).click();
