@@ -64,7 +64,8 @@ const recording = (relay: SrtpRelay): SrtpRelay => ({
  * sends BYE (which ends the bridge and its leg to the desk).
  */
 async function phoneCall(tlsPort: number, ca: Buffer, ms: number): Promise<Int16Array> {
-  const phoneMedia = new MediaService({ bindAddress: '127.0.0.1', portMin: 36_000, portMax: 36_020, logger: pino({ level: 'silent' }) });
+  // Below the kernel's ephemeral range (32768-60999), where another test's port-0 socket cannot sit.
+  const phoneMedia = new MediaService({ bindAddress: '127.0.0.1', portMin: 31_400, portMax: 31_420, logger: pino({ level: 'silent' }) });
   const sbc = new RtpengineSrtpRelay(rtpengine.bridge);
   const session = await phoneMedia.offer({ callId: 'phone' });
   const uac = await NodeUac.tls(tlsPort, ca);

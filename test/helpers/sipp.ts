@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { createSocket } from 'node:dgram';
 import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, existsSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -47,14 +48,18 @@ export interface SippResult {
   readonly counts?: Readonly<Record<string, number>>;
 }
 
-/** An even UDP port with the three above it free on `address` (SIPp's RTP/RTCP pairs), at least 4 away from `avoid`. */
-export async function freeUdpPort(address: string, avoid?: number): Promise<number> {
+/**
+ * An even UDP port with the three above it free on `address` (SIPp's RTP/RTCP pairs), at least 4
+ * away from `avoid`, below the kernel's ephemeral range (32768-60999) where any process's port-0
+ * socket or outgoing connection may sit; `tcp`: the first port free for TCP too (SIPp's -t t1).
+ */
+export async function freeUdpPort(address: string, avoid?: number, tcp = false): Promise<number> {
   for (let attempt = 0; attempt < 20; attempt++) {
-    const base = 20_000 + 2 * Math.floor(Math.random() * 10_000);
+    const base = 20_000 + 2 * Math.floor(Math.random() * 6_000);
     // The probe sockets are closed again: a second call could draw the same free range.
     if (avoid !== undefined && Math.abs(base - avoid) < 4) continue;
     const ok = await Promise.all([base, base + 1, base + 2, base + 3].map((p) => canBind(address, p)));
-    if (ok.every(Boolean)) return base;
+    if (ok.every(Boolean) && (!tcp || (await canListen(address, base)))) return base;
   }
   throw new Error('no free UDP port range for SIPp');
 }
@@ -66,6 +71,13 @@ const canBind = (address: string, port: number): Promise<boolean> =>
     s.bind(port, address, () => s.close(() => resolve(true)));
   });
 
+const canListen = (address: string, port: number): Promise<boolean> =>
+  new Promise((resolve) => {
+    const server = createServer();
+    server.once('error', () => resolve(false));
+    server.listen(port, address, () => server.close(() => resolve(true)));
+  });
+
 function counter(screen: string, label: string): number {
   // The final screen's statistics table: "  Successful call   |  0   |  1" (periodic and cumulative).
   const lines = screen.split('\n').filter((l) => l.includes(label));
@@ -74,11 +86,23 @@ function counter(screen: string, label: string): number {
   return Number(numbers[numbers.length - 1] ?? 0);
 }
 
-/** Runs one SIPp scenario against the gateway, bounded in time, and reads its outcome. */
+/**
+ * Runs one SIPp scenario against the gateway, bounded in time, and reads its outcome. A port taken
+ * between our check and SIPp's bind (another test's socket) makes SIPp exit before it sends
+ * anything: that run is tried again on other ports, twice at most.
+ */
 export async function runSipp(options: SippOptions): Promise<SippResult> {
+  for (let attempt = 1; ; attempt++) {
+    const result = await runSippOnce(options);
+    if (attempt < 3 && result.exitCode !== 0 && /Unable to bind main socket/.test(`${result.errors}\n${result.stdout}`)) continue;
+    return result;
+  }
+}
+
+async function runSippOnce(options: SippOptions): Promise<SippResult> {
   const work = mkdtempSync(path.join(tmpdir(), 'sipp-'));
   const localIp = options.localIp ?? '127.0.0.1';
-  const sipPort = await freeUdpPort(localIp);
+  const sipPort = await freeUdpPort(localIp, undefined, options.transport === 'tcp');
   const mediaPort = await freeUdpPort(localIp, sipPort);
   const errorFile = path.join(work, 'errors.log');
   const screenFile = path.join(work, 'screen.log');

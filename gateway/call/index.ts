@@ -1,2 +1,0 @@
-export * from './call.js';
-export * from './call-registry.js';

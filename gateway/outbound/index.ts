@@ -1,2 +1,0 @@
-export * from './invite-client.js';
-export * from './sip-originator.js';

@@ -1,2 +1,0 @@
-export * from './dialog.js';
-export * from './dialog-table.js';

@@ -1,3 +1,0 @@
-export * from './bridge.js';
-export * from './gateway-call-transfer.js';
-export * from './refer.js';
