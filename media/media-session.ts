@@ -30,7 +30,7 @@ import {
   type NegotiatedAudio,
 } from './sdp/offer-answer.js';
 import type { Direction } from './sdp/sdp.js';
-import { CallRecorder } from './session/call-recorder.js';
+import { SessionRecording } from './session/session-recording.js';
 import { CodecPath, widen } from './session/codec-path.js';
 import { FrameQueue } from './session/frame-queue.js';
 import { OutputQueue } from './session/output-queue.js';
@@ -91,9 +91,8 @@ export class MediaSession extends TypedEmitter<MediaSessionEvents> implements Ca
   private lead = 0;
   /** The last packet time carried no agent audio (the output was idle). */
   private idle = true;
-  /** Recording: frames heard and sent since the last tick, written one per tick. */
-  private heardForRecording: Int16Array[] = [];
-  private sentForRecording: (Int16Array | undefined)[] = [];
+  /** A few received frames may wait for the tick; more means the peer's clock runs fast. */
+  private readonly recording = new SessionRecording(3, 2);
   private talkspurt = false;
   private audio: NegotiatedAudio | undefined;
   /** The negotiated codec, both directions, with a wideband call's rate changes. */
@@ -107,7 +106,6 @@ export class MediaSession extends TypedEmitter<MediaSessionEvents> implements Ca
   private timeoutReported = false;
   private dtmfJobs: DtmfJob[] = [];
   private dtmfGapTicks = 0;
-  private recorder: CallRecorder | undefined;
   private closed = false;
   private lastErrorLogAt = -Infinity;
 
@@ -239,22 +237,13 @@ export class MediaSession extends TypedEmitter<MediaSessionEvents> implements Ca
     return Promise.all(jobs).then(() => undefined);
   }
 
-  async startRecording(path: string): Promise<void> {
-    if (this.recorder) throw failedPrecondition('already recording');
-    if (this.closed) throw failedPrecondition('media session is closed');
+  startRecording(path: string): Promise<void> {
     // A wideband call is recorded at 16 kHz (docs/media.md, G.722).
-    const recorder = await CallRecorder.create(path, this.codecs?.rx.sampleRate ?? 8000);
-    if (this.closed || this.recorder) {
-      await recorder.stop();
-      throw failedPrecondition(this.closed ? 'media session closed while the recording opened' : 'already recording');
-    }
-    this.recorder = recorder;
+    return this.recording.start(path, this.codecs?.rx.sampleRate ?? 8000, () => this.closed);
   }
 
-  async stopRecording(): Promise<void> {
-    const recorder = this.recorder;
-    this.recorder = undefined;
-    await recorder?.stop();
+  stopRecording(): Promise<void> {
+    return this.recording.stop();
   }
 
   async close(): Promise<void> {
@@ -339,38 +328,22 @@ export class MediaSession extends TypedEmitter<MediaSessionEvents> implements Ca
     const catchingUp = now - this.scheduler.dueAt(tick) > FRAME_MS;
     this.player.tick(codec.rx, now, this.wantsFrames(), this.onHeard, !catchingUp);
     this.send(audio, codec, tick);
-    this.record();
+    this.recording.tick();
     this.dtmfIn.poll(now);
     this.checkTimeout(audio, now);
   }
 
   private wantsFrames(): boolean {
-    return this.inputQueue.active || this.recorder !== undefined;
+    return this.inputQueue.active || this.recording.active;
   }
 
   private heard(decoded: AudioFrame): void {
     // A wideband frame reaches readers at 8 kHz with its 16 kHz original beside it.
     const frame = this.codecs ? this.codecs.toReaders(decoded) : decoded;
     this.inputQueue.push(frame);
-    const recorder = this.recorder;
-    if (!recorder) return;
-    const wide = frame.wideband ?? (recorder.sampleRate === 16000 ? widen(frame.samples) : undefined);
-    this.heardForRecording.push(recorder.sampleRate === 16000 ? (wide as Int16Array) : frame.samples);
-    // Frames arrive with the network's timing; the file is written on the tick. A few may wait,
-    // more means the peer's clock runs fast: drop the oldest to stay aligned with our side.
-    if (this.heardForRecording.length > 3) this.heardForRecording.shift();
-  }
-
-  /** One recorded frame per tick and direction, so the two channels stay in step. */
-  private record(): void {
-    const recorder = this.recorder;
-    if (!recorder) {
-      this.heardForRecording.length = 0;
-      this.sentForRecording.length = 0;
-      return;
-    }
-    recorder.add(this.heardForRecording.shift(), this.sentForRecording.shift());
-    if (this.sentForRecording.length > 2) this.sentForRecording.shift();
+    const rate = this.recording.sampleRate;
+    if (rate === undefined) return;
+    this.recording.addHeard(rate === 16000 ? (frame.wideband ?? widen(frame.samples)) : frame.samples);
   }
 
   /**
@@ -451,11 +424,10 @@ export class MediaSession extends TypedEmitter<MediaSessionEvents> implements Ca
     const wide = codec.encode(frame, packet, RTP_HEADER_BYTES);
     this.talkspurt = true;
     this.transmit(packet, latch);
-    const recorder = this.recorder;
-    if (!recorder) return;
+    const rate = this.recording.sampleRate;
+    if (rate === undefined) return;
     // `frame` is the output queue's reused buffer: the recording needs its own copy.
-    if (recorder.sampleRate === 16000) this.sentForRecording.push(frame ? (wide ?? widen(frame)) : undefined);
-    else this.sentForRecording.push(frame?.slice());
+    this.recording.addSent(rate === 16000 ? (frame ? (wide ?? widen(frame)) : undefined) : frame?.slice());
   }
 
 

@@ -170,10 +170,3 @@ export class AnalysisWorker {
     if (row?.ended_at && row.analysis_completed_at) analysisLatency.observe((row.analysis_completed_at.getTime() - row.ended_at.getTime()) / 1000);
   }
 }
-
-/** Starts a worker; call `stop()` on the result at shutdown (the worker role does). */
-export function startAnalysisWorker(options: AnalysisWorkerOptions): AnalysisWorker {
-  const worker = new AnalysisWorker(options);
-  worker.start();
-  return worker;
-}

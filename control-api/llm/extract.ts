@@ -10,7 +10,6 @@ const yesWords = new Set([
   'हाँ', 'हां', 'जी', 'نعم', 'أيوه',
 ]);
 const noWords = new Set(['no', 'nope', 'nah', 'not', 'never', 'negative', 'nahi', 'nahin', 'na', 'नहीं', 'ना', 'لا']);
-const negators = new Set(['not', "don't", 'dont', 'nahi', 'nahin', 'never', "can't", 'cannot', "won't"]);
 
 export function normalize(text: string): string {
   return text.normalize('NFKC').toLowerCase().replace(/[^\p{L}\p{N}\p{M}'\s/-]/gu, ' ').replace(/\s+/g, ' ').trim();
@@ -205,10 +204,6 @@ export function coerceValue(spec: VariableSpec, raw: unknown, today: string): Va
     return match ?? extractEnum(String(raw), spec.options ?? []);
   }
   return extractValue(spec, String(raw), today);
-}
-
-export function hasNegation(text: string): boolean {
-  return tokens(text).some((w) => negators.has(w));
 }
 
 function ymd(ms: number): string {

@@ -12,7 +12,7 @@ export type CallStartLogic =
   | { readonly mode: 'waitSeconds'; readonly seconds: number };
 
 /** Who the call belongs to; handed to the call so the recipe runtime can run the right flow. */
-export interface CallContext {
+export interface CampaignCallContext {
   readonly tenantId: string;
   readonly campaignId: string;
   readonly messageId: string;
@@ -35,7 +35,7 @@ export interface OriginateRequest {
   /** Ring this long (15 to 30 s per the spec), then CANCEL and report `no-answer`. */
   readonly ringTimeoutMs: number;
   readonly startLogic: CallStartLogic;
-  readonly context: CallContext;
+  readonly context: CampaignCallContext;
   /** Aborting before an answer CANCELs the INVITE; after an answer it hangs up (BYE). */
   readonly signal: AbortSignal;
   /** Called once on the first provisional response showing the callee is alerted (180/183). */

@@ -1,5 +1,5 @@
 import type { Clock } from '../../core/clock.js';
-import type { Call } from '../call/call.js';
+import type { Call } from './call.js';
 import { SessionTimer, type SessionTimerPolicy, type UasNegotiation } from '../sip/dialog/session-timer.js';
 
 /**

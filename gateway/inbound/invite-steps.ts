@@ -14,7 +14,7 @@ import { negotiateAsUas, type SessionTimerPolicy } from '../sip/dialog/session-t
 import type { ServerRequest } from '../sip/ua/server-request.js';
 import { SipError } from '../sip/ua/sip-error.js';
 import type { AbuseGuard } from './abuse-guard.js';
-import { startSessionTimer } from './call-session-timer.js';
+import { startSessionTimer } from '../call/call-session-timer.js';
 import { EDGE_SOURCE_HEADER, type EdgeSources } from './edge-source.js';
 import { callerUser, dialledUser, normaliseE164 } from './e164.js';
 import type { Step } from './method-router.js';

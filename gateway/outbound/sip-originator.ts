@@ -14,7 +14,7 @@ import { observeAnswer } from '../call/call-metrics.js';
 import { countUnansweredCall } from '../call/call-outcomes.js';
 import type { SrtpSdpPath } from '../call/sdp-path.js';
 import type { CallRegistry } from '../call/call-registry.js';
-import { startSessionTimer } from '../inbound/call-session-timer.js';
+import { startSessionTimer } from '../call/call-session-timer.js';
 import type { ClientCredentials } from '../sip/auth/digest-client.js';
 import { DEFAULT_SESSION_TIMER, type SessionTimerPolicy } from '../sip/dialog/session-timer.js';
 import type { SipRequest } from '../sip/message/message.js';

@@ -8,7 +8,7 @@ const FRAMES_PER_WRITE = 50;
  * interleaved into a one-second block that is handed to the writer when full. A wideband (G.722)
  * call is recorded at 16 kHz, everything else at 8 kHz.
  */
-export class CallRecorder {
+export class StereoWavRecorder {
   private readonly frameSamples: number;
   private readonly block: Int16Array;
   private frames = 0;
@@ -21,8 +21,8 @@ export class CallRecorder {
     this.block = new Int16Array(this.frameSamples * 2 * FRAMES_PER_WRITE);
   }
 
-  static async create(path: string, sampleRate: 8000 | 16000 = 8000): Promise<CallRecorder> {
-    return new CallRecorder(await WavFileWriter.create(path, 2, sampleRate), sampleRate);
+  static async create(path: string, sampleRate: 8000 | 16000 = 8000): Promise<StereoWavRecorder> {
+    return new StereoWavRecorder(await WavFileWriter.create(path, 2, sampleRate), sampleRate);
   }
 
   /** One tick: what was heard and what was said at the recording's rate (undefined = silence). */

@@ -6,7 +6,7 @@ import type { AudioFrame, CallMediaSession, MediaSessionEvents, PlaybackOutcome,
 import { TypedEmitter } from '../../core/typed-emitter.js';
 import { FRAME_MS, FRAME_SAMPLES } from '../codecs/g711.js';
 import type { PacingScheduler, Tickable } from '../rtp/pacing-scheduler.js';
-import { CallRecorder } from '../session/call-recorder.js';
+import { SessionRecording } from '../session/session-recording.js';
 import { FrameQueue } from '../session/frame-queue.js';
 import { readWav } from '../wav/wav.js';
 import { StreamOutput } from './stream-output.js';
@@ -73,9 +73,7 @@ export class StreamMediaSession extends TypedEmitter<MediaSessionEvents> impleme
   private talking = false;
   private lastMediaAt = performance.now();
   private timeoutReported = false;
-  private recorder: CallRecorder | undefined;
-  private heardForRecording: Int16Array[] = [];
-  private sentForRecording: Int16Array[] = [];
+  private readonly recording: SessionRecording;
   private closed = false;
 
   constructor(
@@ -85,6 +83,8 @@ export class StreamMediaSession extends TypedEmitter<MediaSessionEvents> impleme
     super();
     this.codec = options.codec ?? 'audio/x-mulaw';
     this.leadFrames = Math.max(1, Math.round((options.leadMs ?? 100) / FRAME_MS));
+    // The provider holds up to the lead of sent audio before playing it: the recording waits as long.
+    this.recording = new SessionRecording(MAX_HEARD_PENDING, this.leadFrames + 2);
     this.markEveryFrames = options.markEveryFrames ?? 10;
     this.logger = options.logger ?? silentLogger;
     this.output.onFrameReady = () => this.pump(false);
@@ -174,21 +174,12 @@ export class StreamMediaSession extends TypedEmitter<MediaSessionEvents> impleme
     return Promise.reject(failedPrecondition("a provider media stream cannot send DTMF (the stream protocol has no message for it)"));
   }
 
-  async startRecording(path: string): Promise<void> {
-    if (this.recorder) throw failedPrecondition('already recording');
-    if (this.closed) throw failedPrecondition('media session is closed');
-    const recorder = await CallRecorder.create(path);
-    if (this.closed || this.recorder) {
-      await recorder.stop();
-      throw failedPrecondition(this.closed ? 'media session closed while the recording opened' : 'already recording');
-    }
-    this.recorder = recorder;
+  startRecording(path: string): Promise<void> {
+    return this.recording.start(path, 8000, () => this.closed);
   }
 
-  async stopRecording(): Promise<void> {
-    const recorder = this.recorder;
-    this.recorder = undefined;
-    await recorder?.stop();
+  stopRecording(): Promise<void> {
+    return this.recording.stop();
   }
 
   async close(): Promise<void> {
@@ -207,7 +198,7 @@ export class StreamMediaSession extends TypedEmitter<MediaSessionEvents> impleme
     // The provider played one more frame of what it held.
     this.output.remoteMs = Math.max(0, this.output.remoteMs - FRAME_MS);
     this.pump(true);
-    this.record();
+    this.recording.tick();
     this.checkTimeout();
   }
 
@@ -228,7 +219,7 @@ export class StreamMediaSession extends TypedEmitter<MediaSessionEvents> impleme
       this.output.remoteMs += FRAME_MS;
       this.sentFrames++;
       this.stats.framesOut++;
-      if (this.recorder) this.sentForRecording.push(copy);
+      this.recording.addSent(copy);
       this.talking = true;
       if (++this.framesSinceMark >= this.markEveryFrames) this.mark(transport);
     }
@@ -251,7 +242,7 @@ export class StreamMediaSession extends TypedEmitter<MediaSessionEvents> impleme
     this.framesSinceMark = 0;
     this.talking = false;
     // The agent audio the provider dropped was never heard: it leaves the recording too.
-    this.sentForRecording.length = 0;
+    this.recording.dropSent();
     if (this.closed || !this.transport) return;
     this.stats.clears++;
     this.transport.sendClear();
@@ -261,21 +252,7 @@ export class StreamMediaSession extends TypedEmitter<MediaSessionEvents> impleme
     this.stats.framesIn++;
     const frame: AudioFrame = { samples, concealed: false };
     this.inputQueue.push(frame);
-    if (!this.recorder) return;
-    this.heardForRecording.push(samples);
-    if (this.heardForRecording.length > MAX_HEARD_PENDING) this.heardForRecording.shift();
-  }
-
-  /** One recorded frame per tick and direction, so the two channels stay in step. */
-  private record(): void {
-    const recorder = this.recorder;
-    if (!recorder) {
-      this.heardForRecording.length = 0;
-      this.sentForRecording.length = 0;
-      return;
-    }
-    recorder.add(this.heardForRecording.shift(), this.sentForRecording.shift());
-    if (this.sentForRecording.length > this.leadFrames + 2) this.sentForRecording.shift();
+    this.recording.addHeard(samples);
   }
 
   private checkTimeout(): void {
