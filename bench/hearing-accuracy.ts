@@ -260,7 +260,6 @@ const decisionDay = '2026-12-01';
 /** A block with one amount to capture, for the amount-in-pieces check. */
 const amountBlock = smartAiSettingsSchema.parse({ prompt: 'amount', variables: [{ name: 'amount', type: 'number', description: 'amount' }] });
 
-/** A hearing as the block gets it. */
 /** A caller's plain yes to "Just to check ...?" (three at most: a meaning, then its date or amount, may each be checked). */
 const yesToEveryCheck: readonly Heard[] = Array.from({ length: 3 }, () => ({ kind: 'utterance', text: 'yes', confidence: 1, meaning: 'yes' }) as Heard);
 
@@ -271,6 +270,7 @@ const yesToEveryCheck: readonly Heard[] = Array.from({ length: 3 }, () => ({ kin
  */
 type CheckOutcome = 'the yes reaches the right exit' | 'of another meaning or value' | 'still asking';
 
+/** A hearing as the block gets it. */
 function turnOf(heard: Hearing): Heard {
   return { kind: 'utterance', text: heard.text, confidence: heard.confidence, meaning: heard.meaning, ...(heard.rivals.length > 0 ? { alternatives: heard.rivals } : {}) };
 }
