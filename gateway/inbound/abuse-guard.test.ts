@@ -108,6 +108,15 @@ describe('AbuseGuard: new calls by the node\'s capacity', () => {
     assert.deepEqual(g.admit('127.0.0.9', arriving('INVITE', { branch: 'z9hG4bK-ringing' })), { action: 'admit' });
     assert.deepEqual(g.admit('127.0.0.9', arriving('INVITE', { branch: 'z9hG4bK-new' })), { action: 'refuse', reason: 'node at its call capacity' });
   });
+
+  it('lets a resent BYE of a live transaction through though its source is over its rate (the transaction answers it again)', () => {
+    const clock = new FakeClock(0);
+    const live = new Set(['z9hG4bK-bye']);
+    const g = new AbuseGuard({ clock, perSourceRate: 1, perSourceBurst: 1, refusalRate: 10, concurrentCalls: () => 0, retransmission: (r) => live.has(r.topVia?.branch ?? '') });
+    assert.equal(g.admit('127.0.0.9', arriving('OPTIONS')).action, 'admit', 'the source\'s one token');
+    assert.deepEqual(g.admit('127.0.0.9', arriving('BYE', { branch: 'z9hG4bK-bye', toTag: 'gone' })), { action: 'admit' });
+    assert.deepEqual(g.admit('127.0.0.9', arriving('BYE', { branch: 'z9hG4bK-other', toTag: 'gone' })), { action: 'refuse', reason: 'source over its rate' });
+  });
 });
 
 describe('AbuseGuard: after the parse', () => {

@@ -36,7 +36,7 @@ export interface AbuseGuardOptions {
   readonly admissionKey?: (source: string, header: (key: string) => string | undefined) => string;
   /** The node's room for new calls (call-capacity.ts); without it only the sources are limited. */
   readonly capacity?: Pick<CallCapacity, 'room' | 'take'>;
-  /** True for an INVITE whose server transaction is live (SipStack.isInviteRetransmission). */
+  /** True for a request whose server transaction is live (SipStack.isRetransmission): its transaction absorbs it. */
   readonly retransmission?: (request: ArrivingRequest) => boolean;
 }
 
@@ -118,8 +118,9 @@ export class AbuseGuard implements AdmissionPolicy {
       if (callId !== undefined && this.options.liveDialog(callId)) return ADMIT;
     }
     const newCall = req.method === 'INVITE' && req.toTag === undefined;
-    // Its transaction absorbs it; refusing it would answer 503 to a call being set up.
-    if (newCall && this.options.retransmission?.(req)) return ADMIT;
+    // Its transaction absorbs it: refusing it would answer 503 to a call being set up, or to a BYE
+    // whose 200 was slow to reach its sender, from a node that holds that 200.
+    if (this.options.retransmission?.(req)) return ADMIT;
     const source = this.options.admissionKey ? this.options.admissionKey(packetSource, (k) => req.header(k)) : packetSource;
     const now = this.options.clock.now();
     const until = this.blocked.get(source);

@@ -65,7 +65,7 @@ export function buildAdmission(o: {
     clock: o.clock,
     concurrentCalls: () => o.registry.inProgress,
     liveDialog: (callId) => o.stack.dialogs.hasCallId(callId),
-    retransmission: (req) => req.topVia !== undefined && o.stack.isInviteRetransmission(req.topVia),
+    retransmission: (req) => req.topVia !== undefined && o.stack.isRetransmission(req.topVia, req.method),
     ...(capacity ? { capacity } : {}),
   });
   const q = o.receiveQueue;

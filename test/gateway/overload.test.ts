@@ -91,4 +91,29 @@ describe('gateway: overload and abuse protection', function () {
       peer.close();
     }
   });
+
+  it('answers a resent BYE again with 200 after its dialog is gone, though its source is over its rate (the transaction absorbs it, sec. 17.2.2)', async () => {
+    const peer = await UdpPeer.open('127.0.0.1');
+    try {
+      await new Promise((r) => setTimeout(r, 4_000)); // the source's bucket refills (1/s, burst 4) after the tests before
+      peer.send(gw(), sipRequest(peer, 'INVITE', { uri: did, callId: 'resent-bye', body: offer(40_030) }));
+      const ok = (await peer.wait((e) => statusLine(200)(e) && e.msg?.callId === 'resent-bye')).msg as SipResponse;
+      const tag = ok.to.tag as string;
+      peer.send(gw(), sipRequest(peer, 'ACK', { uri: did, callId: 'resent-bye', toTag: tag, cseq: '1 ACK' }));
+      const bye = sipRequest(peer, 'BYE', { uri: did, callId: 'resent-bye', toTag: tag, cseq: '2 BYE' });
+      peer.send(gw(), bye);
+      const isByeAnswer = (status: number) => (e: { text: string; msg?: { callId: string; cseq: { method: string } } }) => statusLine(status)(e) && e.msg?.callId === 'resent-bye' && e.msg.cseq.method === 'BYE';
+      await peer.wait(isByeAnswer(200));
+      // The source spends its tokens: the next new request from it is refused.
+      for (let i = 0; i < 6; i++) peer.send(gw(), sipRequest(peer, 'OPTIONS', { callId: `spend-${i}` }));
+      await peer.wait((e) => statusLine(503)(e) && e.msg?.callId.startsWith('spend-') === true);
+      // As a UAC whose 200 was late resends its BYE (Timer E): the dialog is gone, its transaction is not.
+      const before = peer.got.length;
+      peer.send(gw(), bye);
+      await peer.wait((e) => peer.got.indexOf(e) >= before && isByeAnswer(200)(e));
+      assert.equal(peer.got.slice(before).filter(isByeAnswer(503)).length, 0, 'the resent BYE was refused as if it were a new request');
+    } finally {
+      peer.close();
+    }
+  });
 });

@@ -6,6 +6,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { udpReceiveDrops } from '../../gateway/sip/transport/udp-drops.js';
 
 export const scenarioDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../sipp-scenarios');
 
@@ -33,6 +34,12 @@ export interface SippOptions {
    * scenarios that use no other file of sipp-scenarios/.
    */
   readonly traceCounts?: boolean;
+  /**
+   * Sample the kernel's receive drops on SIPp's own SIP socket while it runs (`receiveDrops`): a
+   * flood's answers that SIPp's buffer overflowed on never reach its counts, through no fault of
+   * the gateway.
+   */
+  readonly watchDrops?: boolean;
 }
 
 export interface SippResult {
@@ -46,6 +53,8 @@ export interface SippResult {
   readonly timedOut: boolean;
   /** With `traceCounts`: SIPp's final counters by column, e.g. `0_INVITE_Sent`, `3_503_Recv`, `4_200_Timeout`. */
   readonly counts?: Readonly<Record<string, number>>;
+  /** With `watchDrops`: datagrams the kernel dropped on SIPp's SIP socket (its buffer was full). */
+  readonly receiveDrops?: number;
 }
 
 /**
@@ -130,6 +139,9 @@ async function runSippOnce(options: SippOptions): Promise<SippResult> {
   if (options.traceCounts) args.push('-trace_counts');
   args.push(...(options.extraArgs ?? []));
   const child = spawn('sipp', args, { cwd: options.traceCounts ? work : scenarioDir, stdio: ['ignore', 'pipe', 'pipe'] });
+  // The socket's counter goes with it when SIPp exits: the last sample before that is the count.
+  let receiveDrops: number | undefined;
+  const sampler = options.watchDrops ? setInterval(() => (receiveDrops = udpReceiveDrops(localIp, sipPort) ?? receiveDrops), 50) : undefined;
   let stdout = '';
   child.stdout.on('data', (d: Buffer) => (stdout = (stdout + d.toString()).slice(-20_000)));
   child.stderr.on('data', (d: Buffer) => (stdout = (stdout + d.toString()).slice(-20_000)));
@@ -140,6 +152,7 @@ async function runSippOnce(options: SippOptions): Promise<SippResult> {
   }, (options.timeoutMs ?? 20_000) + 5000);
   const exitCode = await new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   clearTimeout(killer);
+  clearInterval(sampler);
   const screen = existsSync(screenFile) ? readFileSync(screenFile, 'utf8') : '';
   const errors = existsSync(errorFile) ? readFileSync(errorFile, 'utf8') : '';
   const counts = options.traceCounts ? readCounts(work) : undefined;
@@ -152,6 +165,7 @@ async function runSippOnce(options: SippOptions): Promise<SippResult> {
     stdout,
     timedOut,
     ...(counts ? { counts } : {}),
+    ...(options.watchDrops ? { receiveDrops: receiveDrops ?? 0 } : {}),
   };
 }
 

@@ -155,12 +155,14 @@ export class SipStack {
   }
 
   /**
-   * True when an INVITE with this top Via is a retransmission of one whose server transaction is
-   * live (sec. 17.2.3): admission control lets it through, the transaction absorbs it, and it is
-   * never refused as if it were a new call (a 503 to a retransmission would end a call being set up).
+   * True when a request with this top Via and method is a retransmission of one whose server
+   * transaction is live (sec. 17.2.3): admission control lets it through and the transaction
+   * absorbs it, answering it again from what it sent (sec. 17.2.1, 17.2.2). Refusing it instead
+   * would answer 503 to an INVITE being set up, or to a BYE resent because its 200 was slow to
+   * come back, when its transaction still holds that 200.
    */
-  isInviteRetransmission(topVia: Via): boolean {
-    const key = rfc3261ServerKey(topVia, 'INVITE');
+  isRetransmission(topVia: Via, method: string): boolean {
+    const key = rfc3261ServerKey(topVia, method);
     return key !== undefined && this.table.hasServer(key);
   }
 
