@@ -7,6 +7,8 @@
 //              12m38s; 6 took 11m04s), fewer when other work already keeps the cores busy (down to
 //              3 with every core taken): the real-time tests (RTP, SIP timers) need the CPU in time,
 //              and six files beside two busy loops starved them.
+//   TEST_FILE_STATS  a file to collect each test file's wall time and CPU in; the 20 costliest
+//              are printed at the end (test/setup/mocha-hooks.ts).
 import { spawn } from 'node:child_process';
 import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
@@ -51,4 +53,22 @@ console.log(`test files at once: ${jobs}`);
 const mocha = path.join(root, 'node_modules/mocha/bin/mocha.js');
 const child = spawn(process.execPath, [mocha, '--parallel', '--jobs', jobs, ...process.argv.slice(2), ...files], { cwd: root, stdio: 'inherit' });
 for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => child.kill(signal));
-child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
+child.on('exit', (code, signal) => {
+  if (process.env.TEST_FILE_STATS) printFileStats(process.env.TEST_FILE_STATS);
+  process.exit(code ?? (signal ? 1 : 0));
+});
+
+/** The files that took the most CPU (test/setup/mocha-hooks.ts writes a line per file). */
+function printFileStats(file) {
+  let rows;
+  try {
+    rows = readFileSync(file, 'utf8').trim().split('\n').map((line) => JSON.parse(line));
+  } catch {
+    return;
+  }
+  const cpu = (r) => r.ownCpuMs + r.childCpuMs;
+  rows.sort((a, b) => cpu(b) - cpu(a));
+  const total = rows.reduce((n, r) => n + cpu(r), 0);
+  console.log(`\nCPU by test file (own + the processes it waited for), ${rows.length} files, ${(total / 1000).toFixed(0)} s in all:`);
+  for (const r of rows.slice(0, 20)) console.log(`  ${(cpu(r) / 1000).toFixed(1).padStart(6)} s CPU (${(r.childCpuMs / 1000).toFixed(1)} s in children), ${(r.wallMs / 1000).toFixed(1).padStart(6)} s wall  ${r.file}`);
+}
