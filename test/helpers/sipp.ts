@@ -55,6 +55,8 @@ export interface SippResult {
   readonly counts?: Readonly<Record<string, number>>;
   /** With `watchDrops`: datagrams the kernel dropped on SIPp's SIP socket (its buffer was full). */
   readonly receiveDrops?: number;
+  /** Messages for calls SIPp had already ended (an answer later than the scenario's timeout, its retransmissions), discarded. */
+  readonly deadCallMessages: number;
 }
 
 /**
@@ -161,6 +163,7 @@ async function runSippOnce(options: SippOptions): Promise<SippResult> {
     exitCode,
     successful: counter(screen, 'Successful call'),
     failed: counter(screen, 'Failed call'),
+    deadCallMessages: Number([...screen.matchAll(/(\d+) dead call msg \(discarded\)/g)].at(-1)?.[1] ?? 0),
     errors,
     stdout,
     timedOut,
