@@ -106,11 +106,17 @@ describe('RecipeCallHandler: an inbound SIP call runs the number\'s recipe and i
     await rm(dir, { recursive: true, force: true });
   });
 
-  /** The caller: silence through the greeting and the question, then a flite-spoken answer. */
+  /**
+   * The caller: silence through the greeting and the question, then a flite-spoken answer, once.
+   * The two lines take about 5 s, more with the suite's load on the speech engine. Twice in full
+   * runs an answer at 6 s was heard "that will come" and asked again (the block then left through
+   * its fallback); the likely cause, not proven, is an answer begun over the question's last
+   * words and cut by the barge-in. So it waits 8 s.
+   */
   async function callerScenario(answer: string): Promise<string> {
     const speech = await fliteSpeech(answer);
-    const padded = new Int16Array(8000 * 6 + speech.length + 8000 * 8);
-    padded.set(speech, 8000 * 6);
+    const padded = new Int16Array(8000 * 8 + speech.length + 8000 * 8);
+    padded.set(speech, 8000 * 8);
     await writeWav(path.join(dir, 'caller-pcm.wav'), padded);
     const wav = path.join(dir, 'caller.wav');
     await run('sox', [path.join(dir, 'caller-pcm.wav'), '-r', '8000', '-c', '1', '-e', 'u-law', wav]);
