@@ -7,6 +7,7 @@ import path from 'node:path';
 import { openStore } from '../../control-api/store/database.js';
 import { testPostgres } from '../../test/helpers/postgres-cluster.js';
 import { runApplyCommand } from './apply.js';
+import { seedEmbeddedDatabase } from '../../test/helpers/pglite-template.js';
 
 const repoRoot = path.resolve(import.meta.dirname, '../..');
 const examples = path.join(repoRoot, 'examples/tenant');
@@ -22,6 +23,7 @@ describe('apply CLI command', function () {
 
   it('applies examples/tenant on embedded PGlite as a real process, then reports no change', async () => {
     const dataDir = mkdtempSync(path.join(tmpdir(), 'vap-apply-cli-'));
+    await seedEmbeddedDatabase(dataDir);
     const cli = async (...args: string[]): Promise<Run> => {
       const child = spawn(process.execPath, ['--import', 'tsx', 'bin/cli.ts', 'apply', ...args], {
         cwd: repoRoot,

@@ -27,6 +27,8 @@ export interface OpenStoreOptions {
   /** Directory for embedded PGlite files when no url is given; `memory://` keeps it in memory. */
   readonly pgliteDir?: string;
   readonly poolSize?: number;
+  /** A cluster dump (`bareClusterSeed()`) an in-memory PGlite starts from instead of running initdb. */
+  readonly seed?: Blob;
 }
 
 /** Opens PostgreSQL when a URL is given, otherwise embedded PGlite persisted on disk. */
@@ -41,7 +43,7 @@ export async function openStore(options: OpenStoreOptions): Promise<Store> {
   // Same int8 parsing as pg above: PGlite would otherwise return numbers below 2^53 and bigints above.
   const pgliteOptions: PGliteOptions = { parsers: { [pgliteTypes.INT8]: (value: string) => BigInt(value) } };
   if (dir === 'memory://') {
-    const pglite = new PGlite(pgliteOptions);
+    const pglite = new PGlite({ ...pgliteOptions, ...(options.seed ? { loadDataDir: options.seed } : {}) });
     await pglite.waitReady;
     return wrap(yieldingToIo(new PGliteDialect(pglite)), 'pglite');
   }

@@ -10,6 +10,7 @@ import { CountingUas } from '../helpers/counting-uas.js';
 import { dialingEnv, seedDialing, startPlatformChild, type PlatformChild } from '../helpers/dialing-platform.js';
 import { testPostgres } from '../helpers/postgres-cluster.js';
 import { storeKinds } from '../helpers/stores.js';
+import { seedEmbeddedDatabase } from '../helpers/pglite-template.js';
 
 /**
  * Issue 12: a worker killed with SIGKILL while it dials must not make anyone ring twice, nor
@@ -38,6 +39,7 @@ for (const kind of storeKinds) {
       const port = await callee.start();
       dataDir = mkdtempSync(path.join(tmpdir(), 'vap-kill-test-'));
       url = kind === 'postgres' ? await (await testPostgres()).createDatabase() : undefined;
+      if (!url) await seedEmbeddedDatabase(dataDir);
       const store = await open();
       await seedDialing(store, { calls, calleePort: port, secretKey, retries: 1 }, Date.now());
       await store.close();

@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { applyProgress, progressThreshold, runApplyCommand } from '../../bin/commands/apply.js';
+import { seedEmbeddedDatabase } from '../helpers/pglite-template.js';
 
 /** A tenant, a recipe and `count` numbers of it, as one YAML stream. */
 function documents(count: number): string {
@@ -17,8 +18,9 @@ function documents(count: number): string {
 describe('CLI apply: progress on large sets', function () {
   this.timeout(180_000);
   let dir: string;
-  before(() => {
+  before(async () => {
     dir = mkdtempSync(path.join(tmpdir(), 'vap-apply-progress-'));
+    await seedEmbeddedDatabase(path.join(dir, 'data'));
   });
   after(() => rmSync(dir, { recursive: true, force: true }));
 

@@ -8,6 +8,7 @@ import { startFakeDeepgram } from '../fakes/fake-deepgram.js';
 import { startFakeTtsServer } from '../fakes/fake-tts-servers.js';
 import { runSipp } from '../helpers/sipp.js';
 import { UdpPeer, sipRequest, statusLine } from './udp-peer.js';
+import { seedEmbeddedDatabase } from '../helpers/pglite-template.js';
 
 const repoRoot = path.resolve(import.meta.dirname, '../..');
 
@@ -56,6 +57,7 @@ describe('platform process: gateway role', function () {
 
   it('starts UDP/TCP/TLS/WS on the configured ports, answers OPTIONS, and stops on SIGTERM', async () => {
     const dataDir = mkdtempSync(path.join(tmpdir(), 'vap-gw-'));
+    await seedEmbeddedDatabase(dataDir);
     let gw: GatewayProcess | undefined;
     try {
       gw = await startGatewayProcess(dataDir);
@@ -86,6 +88,7 @@ describe('platform process: gateway role', function () {
 
   it('starts without TLS, with a warning, when no certificate is configured and openssl is missing', async () => {
     const dataDir = mkdtempSync(path.join(tmpdir(), 'vap-gw-'));
+    await seedEmbeddedDatabase(dataDir);
     let gw: GatewayProcess | undefined;
     try {
       // No PATH: `openssl` cannot be found, as on a minimal machine.
@@ -111,6 +114,7 @@ describe('platform process: gateway role', function () {
   it("runs a SIPp call with the tenant's cloud speech (settings.speech applied with the CLI): Deepgram hears the caller, ElevenLabs speaks the branch", async function () {
     this.timeout(180_000);
     const dataDir = mkdtempSync(path.join(tmpdir(), 'vap-gw-speech-'));
+    await seedEmbeddedDatabase(dataDir);
     const deepgramKey = 'dg-role-key-0123456789abcdef';
     const ttsKey = 'xi-role-key-0123456789abcdef';
     const deepgram = await startFakeDeepgram({ apiKey: deepgramKey, transcriptFor: (bytes) => (bytes > 0 ? 'please cancel my visit' : '') });

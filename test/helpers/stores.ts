@@ -1,4 +1,5 @@
 import { openStore, type Store, type StoreKind } from '../../control-api/store/database.js';
+import { bareClusterSeed } from '../../control-api/store/pglite-seed.js';
 import { migrateToLatest } from '../../control-api/store/migrate.js';
 import { testPostgres } from './postgres-cluster.js';
 
@@ -7,7 +8,7 @@ export async function freshStore(kind: StoreKind): Promise<Store> {
   const store =
     kind === 'postgres'
       ? await openStore({ url: await (await testPostgres()).createDatabase(), poolSize: 5 })
-      : await openStore({ pgliteDir: 'memory://' });
+      : await openStore({ pgliteDir: 'memory://', seed: await bareClusterSeed() });
   await migrateToLatest(store.db);
   return store;
 }

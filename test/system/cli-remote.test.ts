@@ -8,6 +8,7 @@ import path from 'node:path';
 import { runApplyCommand } from '../../bin/commands/apply.js';
 import { runTokenCommand } from '../../bin/commands/token.js';
 import { spawnPlatform, waitForLine, type PlatformProcess } from '../helpers/platform-process.js';
+import { seedEmbeddedDatabase } from '../helpers/pglite-template.js';
 
 const repoRoot = path.resolve(import.meta.dirname, '../..');
 const examples = path.join(repoRoot, 'examples/tenant');
@@ -86,6 +87,7 @@ describe('CLI apply and token against a running platform (--server)', function (
   before(async function () {
     this.timeout(120_000);
     dataDir = mkdtempSync(path.join(tmpdir(), 'vap-cli-remote-'));
+    await seedEmbeddedDatabase(dataDir);
     // Embedded PGlite: while this runs, nothing else may open the data directory.
     platform = spawnPlatform({ DATA_DIR: dataDir, ROLES: 'control', CONTROL_HOST: '127.0.0.1', CONTROL_PORT: '0', DATABASE_URL: '', CONFIG_FILE: '' });
     const listening = await waitForLine(platform, 'control API listening', 90_000);

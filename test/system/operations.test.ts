@@ -10,6 +10,7 @@ import { exitCode, spawnPlatform, waitForLine } from '../helpers/platform-proces
 import { runSipp } from '../helpers/sipp.js';
 import { UdpPeer, sipRequest } from '../gateway/udp-peer.js';
 import { applyDocuments, carrierIp, did, operationsTenant, promtoolCheck, seriesValue, startOperationsPlatform, type RunningPlatform } from './operations-helpers.js';
+import { seedEmbeddedDatabase } from '../helpers/pglite-template.js';
 
 /** Every metric name the Grafana dashboard's queries use. */
 function dashboardMetrics(): string[] {
@@ -68,6 +69,7 @@ describe('platform process: metrics, correlation and drain on SIGTERM (SIPp, pro
   before(async function () {
     this.timeout(300_000);
     dataDir = mkdtempSync(path.join(tmpdir(), 'vap-ops-'));
+    await seedEmbeddedDatabase(dataDir);
     await applyDocuments(dataDir, operationsTenant());
     p = await startOperationsPlatform(dataDir, { DRAIN_TIMEOUT_MS: '60000' });
   });
@@ -192,6 +194,7 @@ describe('platform process: drain requested over the API, with a call outlasting
   before(async function () {
     this.timeout(300_000);
     dataDir = mkdtempSync(path.join(tmpdir(), 'vap-ops-'));
+    await seedEmbeddedDatabase(dataDir);
     await applyDocuments(dataDir, operationsTenant());
     p = await startOperationsPlatform(dataDir, { DRAIN_TIMEOUT_MS: '2000' });
   });
@@ -246,6 +249,7 @@ describe('platform process: the gateway alone, with an ops endpoint', function (
 
   it('serves /healthz, /readyz and promtool-clean /metrics with the gateway\'s series on OPS_PORT, and says so when there is none', async () => {
     const dataDir = mkdtempSync(path.join(tmpdir(), 'vap-ops-gw-'));
+    await seedEmbeddedDatabase(dataDir);
     const gatewayOnly = { DATABASE_URL: '', CONFIG_FILE: '', DATA_DIR: dataDir, ROLES: 'gateway', SIP_HOST: '127.0.0.1', SIP_PORT: '0', SIP_TLS_PORT: '0', SIP_WS_PORT: '0', SIP_WSS_PORT: '0', SIP_PUBLIC_ADDRESS: '127.0.0.1' };
     const metricsToken = 'ops-metrics-token-0123456789abcdef';
     const started = spawnPlatform({ ...gatewayOnly, OPS_HOST: '127.0.0.1', OPS_PORT: '0', METRICS_TOKEN: metricsToken });

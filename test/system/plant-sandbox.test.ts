@@ -5,6 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { PlantClient } from '../sandbox/plant-client.js';
+import { seedEmbeddedDatabase } from '../helpers/pglite-template.js';
 
 const repoRoot = path.resolve(import.meta.dirname, '../..');
 const STATIC_TOKEN = 'system-test-static-token-0123456789';
@@ -63,8 +64,9 @@ describe('plant sandbox in the real platform process (--role sandbox)', function
   this.timeout(180_000);
   let dataDir: string;
   let env: Record<string, string>;
-  before(() => {
+  before(async () => {
     dataDir = mkdtempSync(path.join(tmpdir(), 'vap-sandbox-'));
+    await seedEmbeddedDatabase(dataDir);
     env = { DATA_DIR: dataDir, SANDBOX_TOKENS: STATIC_TOKEN, DATABASE_URL: '' };
   });
   after(() => rmSync(dataDir, { recursive: true, force: true }));

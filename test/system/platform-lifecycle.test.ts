@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { once } from 'node:events';
 import { spawnPlatform as startPlatform, waitForLine as waitFor } from '../helpers/platform-process.js';
+import { seedEmbeddedDatabase } from '../helpers/pglite-template.js';
 
 describe('platform process', function () {
   this.timeout(300_000);
@@ -40,6 +41,7 @@ describe('platform process', function () {
 
   it('a SIGTERM while the roles are starting (docker stop right after docker run) stops it cleanly with exit 0, not 143', async () => {
     const dataDir = mkdtempSync(path.join(tmpdir(), 'vap-data-'));
+    await seedEmbeddedDatabase(dataDir);
     const env = {
       DATA_DIR: dataDir, CONTROL_HOST: '127.0.0.1', CONTROL_PORT: '0', SANDBOX_HOST: '127.0.0.1', SANDBOX_PORT: '0',
       SIP_HOST: '127.0.0.1', SIP_PORT: '0', SIP_TLS_PORT: '0', SIP_WS_PORT: '0', SIP_WSS_PORT: '0', SIP_PUBLIC_ADDRESS: '127.0.0.1',
@@ -59,6 +61,7 @@ describe('platform process', function () {
 
   it('starts one role alone with --role', async () => {
     const dataDir = mkdtempSync(path.join(tmpdir(), 'vap-data-'));
+    await seedEmbeddedDatabase(dataDir);
     const started = await startPlatform({ DATA_DIR: dataDir, SANDBOX_HOST: '127.0.0.1', SANDBOX_PORT: '0' }, ['--role', 'sandbox']);
     await waitFor(started, 'platform started');
     assert.ok(started.lines.some((l) => l['msg'] === 'plant sandbox listening'));

@@ -8,6 +8,7 @@ import { writeWav } from '../../media/wav/wav.js';
 import { launchChromium } from '../helpers/chromium.js';
 import { spawnPlatform, waitForLine } from '../helpers/platform-process.js';
 import { concat, silence, trimmedFlite } from '../voice/callee-audio.js';
+import { seedEmbeddedDatabase } from '../helpers/pglite-template.js';
 
 /**
  * A web call from Chromium, end to end, run by test/web/web-call.test.ts inside a network namespace
@@ -53,6 +54,7 @@ async function scenario(screenshots: string): Promise<WebCallResult> {
   await writeWav(path.join(work, 'caller-8k.wav'), pcm);
   const wav = path.join(work, 'caller.wav');
   await run('sox', [path.join(work, 'caller-8k.wav'), '-r', '48000', '-b', '16', wav]);
+  await seedEmbeddedDatabase(path.join(work, 'data'));
   const wssPort = await freeTcpPort();
   const platform = spawnPlatform({
     DATABASE_URL: '',

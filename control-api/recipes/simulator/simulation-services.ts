@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import { AppError } from '../../../core/errors.js';
 import { openStore, type Store } from '../../store/database.js';
 import { migrateToLatest } from '../../store/migrate.js';
+import { bareClusterSeed } from '../../store/pglite-seed.js';
 import { PgKnowledgeSearch } from '../knowledge/pg-knowledge-search.js';
 import type { HttpRequest, HttpResponse, KnowledgeSearch, OutboundHttp, WebhookSender } from '../runtime/services.js';
 import type { HttpMock, KnowledgeDoc } from './scenario-schema.js';
@@ -48,7 +49,7 @@ export interface SimulationKnowledge {
  * code the platform uses, so a simulated AnswerFlow retrieves what production would.
  */
 export async function simulationKnowledge(docs: readonly KnowledgeDoc[]): Promise<SimulationKnowledge> {
-  const store: Store = await openStore({ pgliteDir: 'memory://' });
+  const store: Store = await openStore({ pgliteDir: 'memory://', seed: await bareClusterSeed() });
   await migrateToLatest(store.db);
   const tenant = await store.db.insertInto('tenants').values({ client_id: 'simulation', name: 'Simulation' }).returning('id').executeTakeFirstOrThrow();
   for (const doc of docs) {
