@@ -27,6 +27,7 @@ import { createTenantsRepository } from '../control-api/tenants/tenants-reposito
 import { FakeChatCompletionsServer } from '../test/fakes/fake-chat-completions.js';
 import { startPostgresCluster, type PostgresCluster } from '../test/helpers/postgres-cluster.js';
 import { loanInsights } from '../test/insights/insight-fixtures.js';
+import { queueCallAnalysis } from '../control-api/insights/queue-call-analysis.js';
 
 function arg(name: string, fallback: string): number {
   const i = process.argv.indexOf(`--${name}`);
@@ -75,7 +76,7 @@ try {
     tenantWebhook: async () => ({ url: hookUrl, secret: 'whsec_bench_secret_0123456789' }),
     concurrency,
   });
-  const recorder = new CallRecorder({ db: store.db, onAnalysisQueued: () => worker.nudge() });
+  const recorder = new CallRecorder({ db: store.db, onConversationEnded: queueCallAnalysis(), onAnalysisQueued: () => worker.nudge() });
   worker.start();
   const transcript: TranscriptLine[] = [
     { at: 1, speaker: 'agent', text: 'Will you pay the due amount?' },

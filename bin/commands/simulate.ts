@@ -9,7 +9,7 @@ import { SafeHttp } from '../../control-api/net/safe-http.js';
 import { defaultBlocks } from '../../control-api/recipes/blocks/index.js';
 import { QuickJsCodeRunner } from '../../control-api/recipes/code-sandbox/quickjs-code-runner.js';
 import { RecipeRun } from '../../control-api/recipes/runtime/recipe-run.js';
-import type { OutboundHttp } from '../../control-api/recipes/runtime/services.js';
+import type { OutboundHttp } from '../../control-api/net/outbound-http.js';
 import { TextConversation, type CallerTurn } from '../../control-api/recipes/runtime/text-conversation.js';
 import { runScenarioFile } from '../../control-api/recipes/simulator/scenario-runner.js';
 import { scenarioFileSchema, type ScenarioFile } from '../../control-api/recipes/simulator/scenario-schema.js';

@@ -31,6 +31,7 @@ import { callTokenKey } from '../../control-api/webcalls/call-token.js';
 import { startWebCallMedia } from './web-call-media.js';
 import { processOriginator } from '../originator-registry.js';
 import type { RoleStarter } from './role.js';
+import { queueCallAnalysis } from '../../control-api/insights/queue-call-analysis.js';
 
 /** sip.abuse as the AbuseGuard takes it: scanner patterns compiled case-insensitively, the built-in list when unset. */
 function gatewayAbuseOptions(a: SipAbuseSettings): NonNullable<Parameters<typeof SipGateway.start>[0]['abuse']> {
@@ -130,7 +131,7 @@ export const startGatewayRole: RoleStarter = async (ctx) => {
   const transferSlot: { impl?: CallTransfer } = {};
   const callHandler: RecipeCallHandler = new RecipeCallHandler({
     db: ctx.store.db,
-    recorder: new CallRecorder({ db: ctx.store.db }),
+    recorder: new CallRecorder({ db: ctx.store.db, onConversationEnded: queueCallAnalysis() }),
     services: platformServices({ db: ctx.store.db, box: secretBox, code, logger: logger.child({ part: 'recipes' }) }),
     logger: logger.child({ part: 'calls' }),
     recordingsDir: recordings.directory,

@@ -1,8 +1,7 @@
 import type { Kysely, Transaction } from 'kysely';
 import { systemClock, type Clock } from '../../core/clock.js';
 import { AppError, notFound } from '../../core/errors.js';
-import { insightParameterListSchema, type InsightParameter } from '../domain/insight-parameter.js';
-import { enqueueJob, type ExtractPayload } from '../insights/analysis-jobs.js';
+import type { InsightParameter } from '../domain/insight-parameter.js';
 import type { Database } from '../store/schema.js';
 import { isUuid, toCallRecord } from './call-repository.js';
 import type { CallEnd, CallRecord, CallStart } from './call-types.js';
@@ -12,19 +11,33 @@ import type { CallEnd, CallRecord, CallStart } from './call-types.js';
  * `startCall` when it begins (so a live call is listed), `completeCall` at hang-up, or
  * `recordCall` for both at once (a dial that never connected, a finished simulation).
  *
- * Hang-up stores the record, the transcript and the recipe's path and queues the analysis in one transaction, so a
- * crash right after hang-up can neither lose the analysis nor analyse a half-written call.
+ * Hang-up stores the record, the transcript and the recipe's path and hands a conversation to
+ * `onConversationEnded` in the same transaction (insights queues its analysis there: see
+ * insights/queue-call-analysis.ts), so a crash right after hang-up can neither lose the analysis
+ * nor analyse a half-written call.
  */
 export interface CallRecorderOptions {
   readonly db: Kysely<Database>;
   readonly clock?: Clock;
-  /** How long after hang-up analysis may still complete (spec: up to 5 minutes). */
-  readonly analysisWindowMs?: number;
-  /** Told when analysis was queued, so an in-process worker starts at once instead of at its next poll. */
+  /** Called in the storing transaction for a call that was a conversation (answered and completed). */
+  readonly onConversationEnded: ConversationEnded;
+  /** Told after that transaction committed, so an in-process worker starts at once instead of at its next poll. */
   readonly onAnalysisQueued?: () => void;
 }
 
-export const defaultAnalysisWindowMs = 5 * 60_000;
+/** A conversation that just ended, as the recorder stored it. */
+export interface EndedConversation {
+  readonly callId: string;
+  readonly tenantId: string;
+  readonly recipeId: string | null;
+  readonly endedAt: Date;
+  /** The recorder's clock at storing time (ms since epoch). */
+  readonly now: number;
+  /** What the call's recipe asked to extract, when the caller of the recorder knew it. */
+  readonly insightParameters?: readonly InsightParameter[];
+}
+
+export type ConversationEnded = (trx: Transaction<Database>, ended: EndedConversation) => Promise<void>;
 
 export class CallRecorder {
   private readonly clock: Clock;
@@ -110,16 +123,13 @@ export class CallRecorder {
       .onConflict((oc) => oc.column('call_id').doUpdateSet(stored))
       .execute();
     if (!analyse) return false;
-    const parameters = end.insightParameters ?? (await recipeInsights(trx, tenantId, recipeId));
-    const now = this.clock.now();
-    const payload: ExtractPayload = { parameters };
-    await enqueueJob(trx, {
+    await this.options.onConversationEnded(trx, {
       callId,
       tenantId,
-      kind: 'extract',
-      runAt: new Date(now),
-      deadlineAt: new Date(Math.max(now, end.endedAt.getTime()) + (this.options.analysisWindowMs ?? defaultAnalysisWindowMs)),
-      payload,
+      recipeId,
+      endedAt: end.endedAt,
+      now: this.clock.now(),
+      ...(end.insightParameters ? { insightParameters: end.insightParameters } : {}),
     });
     return true;
   }
@@ -145,13 +155,4 @@ function startColumns(start: CallStart) {
     language: start.language ?? null,
     variables: JSON.stringify(start.variables ?? {}),
   };
-}
-
-/** The recipe's insight parameters as stored now; none when the recipe is gone or has none. */
-async function recipeInsights(db: Transaction<Database>, tenantId: string, recipeId: string | null): Promise<InsightParameter[]> {
-  if (!recipeId) return [];
-  const row = await db.selectFrom('recipes').select('spec').where('tenant_id', '=', tenantId).where('id', '=', recipeId).executeTakeFirst();
-  const spec = row?.spec as { globalSettings?: { insights?: unknown } } | undefined;
-  const parsed = insightParameterListSchema.safeParse(spec?.globalSettings?.insights ?? []);
-  return parsed.success ? parsed.data : [];
 }

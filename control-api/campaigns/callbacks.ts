@@ -4,7 +4,7 @@ import { AppError } from '../../core/errors.js';
 import type { Logger } from '../../core/logger.js';
 import { PollingLoop } from '../../core/polling-loop.js';
 import { counter } from '../../core/metrics.js';
-import type { OutboundHttp } from '../recipes/runtime/services.js';
+import type { OutboundHttp } from '../net/outbound-http.js';
 import type { Database } from '../store/schema.js';
 import { signatureHeader, signatureHeaderValue } from '../webhooks/signing.js';
 

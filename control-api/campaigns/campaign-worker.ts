@@ -5,7 +5,7 @@ import type { Logger } from '../../core/logger.js';
 import type { Originator } from '../../core/ports/originator.js';
 import type { SecretBox } from '../crypto/secret-box.js';
 import { SafeHttp } from '../net/safe-http.js';
-import type { OutboundHttp } from '../recipes/runtime/services.js';
+import type { OutboundHttp } from '../net/outbound-http.js';
 import type { Store } from '../store/database.js';
 import { createTenantsRepository } from '../tenants/tenants-repository.js';
 import { AgendaJobs } from './agenda-jobs.js';

@@ -3,7 +3,7 @@ import type { Kysely } from 'kysely';
 import { isAppError } from '../../core/errors.js';
 import { getTranscript, toCallRecord } from '../calls/call-repository.js';
 import { isProviderError, ProviderError } from '../llm/chat-provider.js';
-import type { OutboundHttp } from '../recipes/runtime/services.js';
+import type { OutboundHttp } from '../net/outbound-http.js';
 import { localTime } from '../recipes/runtime/call-context.js';
 import type { Database } from '../store/schema.js';
 import { enqueueJob, finishJob, releaseJob, retryJob, type AnalysisJobRow, type ExtractPayload } from './analysis-jobs.js';

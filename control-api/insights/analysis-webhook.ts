@@ -1,5 +1,5 @@
 import type { CallRecord, InsightValues } from '../calls/call-types.js';
-import type { OutboundHttp } from '../recipes/runtime/services.js';
+import type { OutboundHttp } from '../net/outbound-http.js';
 import { signatureHeader, signatureHeaderValue } from '../webhooks/signing.js';
 import { insightText } from './insight-values.js';
 

@@ -4,7 +4,7 @@ import { systemClock, type Clock, type TimerHandle } from '../../core/clock.js';
 import type { Logger } from '../../core/logger.js';
 import { PollingLoop, type RoundResult } from '../../core/polling-loop.js';
 import { counter, histogram } from '../../core/metrics.js';
-import type { OutboundHttp } from '../recipes/runtime/services.js';
+import type { OutboundHttp } from '../net/outbound-http.js';
 import type { Database } from '../store/schema.js';
 import { claimJobs, renewLeases, type AnalysisJobRow } from './analysis-jobs.js';
 import { runDeliver, runExtract, type StepDeps, type StepResult, type TenantWebhook } from './analysis-steps.js';

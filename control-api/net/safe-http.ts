@@ -3,7 +3,7 @@ import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
 import { AppError } from '../../core/errors.js';
-import type { HttpRequest, HttpResponse, OutboundHttp } from '../recipes/runtime/services.js';
+import type { HttpRequest, HttpResponse, OutboundHttp } from './outbound-http.js';
 import { refusal } from './address-policy.js';
 
 /**

@@ -9,7 +9,8 @@ import { createTenantsRepository } from '../tenants/tenants-repository.js';
 import { SignedWebhookSender } from '../webhooks/webhook-sender.js';
 import { PgKnowledgeSearch } from './knowledge/pg-knowledge-search.js';
 import { StoreAuthProfileResolver, tenantAllowlist } from './knowledge/store-services.js';
-import type { CodeRunner, RuntimeServices, WebhookSender } from './runtime/services.js';
+import type { WebhookSender } from '../net/outbound-http.js';
+import type { CodeRunner, RuntimeServices } from './runtime/services.js';
 
 /**
  * Runtime services for a tenant's recipes, built from the platform's store: SSRF-safe HTTP with

@@ -1,5 +1,5 @@
 import { AppError } from '../../core/errors.js';
-import type { OutboundHttp, WebhookSender } from '../recipes/runtime/services.js';
+import type { OutboundHttp, WebhookSender } from '../net/outbound-http.js';
 import { signatureHeader, signatureHeaderValue } from './signing.js';
 
 /** Posts signed JSON webhooks through the SSRF-safe client. */

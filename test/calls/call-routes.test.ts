@@ -7,6 +7,7 @@ import { issueToken } from '../../control-api/tenants/api-tokens.js';
 import { forEachStore } from '../helpers/stores.js';
 import { createTenant, provision } from '../insights/insight-fixtures.js';
 import { startCallsApp, type CallsApp } from './calls-harness.js';
+import { queueCallAnalysis } from '../../control-api/insights/queue-call-analysis.js';
 
 type Item = { id: string; startedAt: string; outcome: string; disposition: string | null; contactNumber: string; recording: { url: string } | null };
 
@@ -44,7 +45,7 @@ forEachStore('call records API: list, filter, get, recording', (getStore) => {
     ({ campaignId } = await provision(store, north, '+918000000100'));
     mkdirSync(path.join(app.recordingsDir, 'north'), { recursive: true });
     writeFileSync(path.join(app.recordingsDir, 'north', 'c1.wav'), wav);
-    const recorder = new CallRecorder({ db: store.db });
+    const recorder = new CallRecorder({ db: store.db, onConversationEnded: queueCallAnalysis() });
     const call = async (key: string, start: Partial<CallStart> & { startedAt: Date }, end: Partial<CallEnd> = {}, tenantId = north) => {
       const record = await recorder.recordCall({
         tenantId,

@@ -7,7 +7,8 @@ import type { BlockContext } from '../../control-api/recipes/runtime/block.js';
 import { builtinVariables, localTime, type CallContext } from '../../control-api/recipes/runtime/call-context.js';
 import { CallEndedError, type Heard, type ListenExpectation, type TransferResult } from '../../control-api/recipes/runtime/conversation.js';
 import type { TurnNote } from '../../control-api/recipes/runtime/run-events.js';
-import type { HttpRequest, HttpResponse, RuntimeServices } from '../../control-api/recipes/runtime/services.js';
+import type { HttpRequest, HttpResponse } from '../../control-api/net/outbound-http.js';
+import type { RuntimeServices } from '../../control-api/recipes/runtime/services.js';
 import { render, renderDeep, resolve, type TemplateScope } from '../../control-api/recipes/runtime/templating.js';
 
 /**

@@ -9,6 +9,7 @@ import { createResourceDefinitions } from '../../control-api/resources/registry.
 import { numberDoc, recipeDoc, testBox, trunkDoc } from '../helpers/resource-documents.js';
 import { runSipp } from '../helpers/sipp.js';
 import { startGatewayFixture, type GatewayFixture } from './gateway-harness.js';
+import { queueCallAnalysis } from '../../control-api/insights/queue-call-analysis.js';
 
 /**
  * The composition the gateway role uses: the store-backed directory (with a trunk given by FQDN)
@@ -34,7 +35,7 @@ describe('gateway with the control-plane adapters', function () {
       }),
       callHandler: new RecipeCallHandler({
         db: store.db,
-        recorder: new CallRecorder({ db: store.db }),
+        recorder: new CallRecorder({ db: store.db, onConversationEnded: queueCallAnalysis() }),
         services: platformServices({ db: store.db, box: testBox(), code, logger }),
         logger,
       }),

@@ -18,6 +18,7 @@ import { forEachStore } from '../helpers/stores.js';
 import { verifySignature } from '../../control-api/webhooks/signing.js';
 import { secretKey } from '../helpers/management-app.js';
 import { WebhookReceiver, createTenant, eventually, loanInsights, webhookSecret } from './insight-fixtures.js';
+import { queueCallAnalysis } from '../../control-api/insights/queue-call-analysis.js';
 
 const transcript: TranscriptLine[] = [
   { at: 1, speaker: 'agent', text: 'Will you agree to pay the due amount?' },
@@ -49,7 +50,7 @@ forEachStore('durable post-call analysis queue', (getStore) => {
   });
 
   const store = (): Store => getStore();
-  const recorder = (windowMs?: number) => new CallRecorder({ db: store().db, ...(windowMs ? { analysisWindowMs: windowMs } : {}) });
+  const recorder = (windowMs?: number) => new CallRecorder({ db: store().db, onConversationEnded: queueCallAnalysis(windowMs ? { analysisWindowMs: windowMs } : {}) });
   const start = (tenant = tenantId): CallStart => ({ tenantId: tenant, direction: 'inbound', startedAt: new Date(Date.UTC(2026, 10, 20, 6, 0, seq++)), remoteNumber: '+919812345678' });
   const end = (extra: Partial<CallEnd> = {}): CallEnd => ({ endedAt: new Date(), outcome: 'completed', transcript, insightParameters: loanInsights, ...extra });
   const llmExtractor = () => new LlmInsightExtractor(new OpenAiCompatibleProvider({ baseUrl: llm.baseUrl, model: 'm', maxRetries: 0 }));
@@ -250,7 +251,7 @@ forEachStore('durable post-call analysis queue', (getStore) => {
 
   it('runs as a background loop that a recorder nudges, and stops cleanly', async () => {
     const w = worker(undefined, { pollMs: 5_000 });
-    const r = new CallRecorder({ db: store().db, onAnalysisQueued: () => w.nudge() });
+    const r = new CallRecorder({ db: store().db, onConversationEnded: queueCallAnalysis(), onAnalysisQueued: () => w.nudge() });
     w.start();
     try {
       const started = Date.now();

@@ -19,6 +19,7 @@ import { FakeChatCompletionsServer, type WireChatRequest } from '../fakes/fake-c
 import { operatorToken, startManagementApp, type ManagementHarness } from '../helpers/management-app.js';
 import { forEachStore } from '../helpers/stores.js';
 import { WebhookReceiver, createTenant, eventually, loanRecipe, provision, tenantsRepository, webhookSecret } from './insight-fixtures.js';
+import { queueCallAnalysis } from '../../control-api/insights/queue-call-analysis.js';
 
 /** The first agent line is cut short by the caller, as Smart Interruption reports it. */
 class InterruptedOnce extends TextConversation {
@@ -56,7 +57,7 @@ forEachStore('post-call analysis end to end: simulated call -> analyzing -> LLM 
     const store = getStore();
     const tenantId = await createTenant(store, 'acme', receiver.url);
     const { recipeId, numberId, campaignId } = await provision(store, tenantId, '+918000000001');
-    const recorder = new CallRecorder({ db: store.db, onAnalysisQueued: () => worker?.nudge() });
+    const recorder = new CallRecorder({ db: store.db, onConversationEnded: queueCallAnalysis(), onAnalysisQueued: () => worker?.nudge() });
 
     // 1. A simulated outbound campaign call runs the stored recipe over the text channel.
     const startedAt = new Date(Date.UTC(2026, 10, 20, 5, 0, 0));

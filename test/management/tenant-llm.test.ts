@@ -9,6 +9,7 @@ import { FakeChatCompletionsServer, type WireChatRequest } from '../fakes/fake-c
 import { secretKey, startManagementApp, type ManagementHarness } from '../helpers/management-app.js';
 import { forEachStore } from '../helpers/stores.js';
 import { eventually } from '../insights/insight-fixtures.js';
+import { queueCallAnalysis } from '../../control-api/insights/queue-call-analysis.js';
 
 /**
  * A tenant's `settings.llm` selects its model: the key is sealed at rest, masked on read and never
@@ -140,7 +141,7 @@ forEachStore('tenant LLM settings (settings.llm)', (store) => {
     const db = store().db;
     const tenant = await db.selectFrom('tenants').select('id').where('client_id', '=', 'smart').executeTakeFirstOrThrow();
     const startedAt = new Date('2026-11-20T05:00:00Z');
-    const call = await new CallRecorder({ db }).recordCall({
+    const call = await new CallRecorder({ db, onConversationEnded: queueCallAnalysis() }).recordCall({
       tenantId: tenant.id,
       direction: 'simulation',
       startedAt,

@@ -20,6 +20,7 @@ import type { Store } from '../../control-api/store/database.js';
 import { PacingScheduler } from '../../media/rtp/pacing-scheduler.js';
 import { frameLevelDb } from '../../media/voice/vad.js';
 import { freshStore } from '../helpers/stores.js';
+import { queueCallAnalysis } from '../../control-api/insights/queue-call-analysis.js';
 
 /**
  * The provider side of the platform as the gateway role composes it, on PostgreSQL: the provider
@@ -48,7 +49,7 @@ export async function startProviderPlatform(apiBaseUrls: { providerA: string; pr
   const code = new QuickJsCodeRunner({ workers: 1 });
   const handler: RecipeCallHandler = new RecipeCallHandler({
     db: store.db,
-    recorder: new CallRecorder({ db: store.db }),
+    recorder: new CallRecorder({ db: store.db, onConversationEnded: queueCallAnalysis() }),
     services: platformServices({ db: store.db, box, code, logger }),
     logger,
     recordingsDir: path.join(dir, 'recordings'),

@@ -7,6 +7,7 @@ import { fixedColumns, masterReportCsv } from '../../control-api/reports/master-
 import { startCallsApp, type CallsApp } from '../calls/calls-harness.js';
 import { forEachStore } from '../helpers/stores.js';
 import { createTenant, loanRecipe, provision } from '../insights/insight-fixtures.js';
+import { queueCallAnalysis } from '../../control-api/insights/queue-call-analysis.js';
 
 const feedback: InsightParameter = { name: 'feedback', description: 'What the caller thought of the service', type: 'text' };
 const tricky = {
@@ -29,7 +30,7 @@ forEachStore('Master Report (CSV)', (getStore) => {
     ({ campaignId: campaignA } = await provision(store, tenantId, '+918000000200'));
     const surveyRecipe = { ...loanRecipe([feedback]), name: 'Survey' };
     await provision(store, tenantId, '+918000000201', surveyRecipe, 'Survey');
-    const recorder = new CallRecorder({ db: store.db });
+    const recorder = new CallRecorder({ db: store.db, onConversationEnded: queueCallAnalysis() });
     const sameInstant = new Date('2026-10-05T09:00:00Z');
     // Seven calls at the very same instant: keyset paging must break the tie by id.
     for (let i = 0; i < 7; i++) {

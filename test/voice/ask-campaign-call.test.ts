@@ -19,6 +19,7 @@ import { startControl, twirpRequest } from '../campaigns/twirp-client.js';
 import { fixtureOriginator, startGatewayFixture, type GatewayFixture } from '../gateway/gateway-harness.js';
 import { startSippUas } from '../gateway/outbound-sipp-uas.js';
 import { calleeScenario, concat, silence, trimmedFlite } from './callee-audio.js';
+import { queueCallAnalysis } from '../../control-api/insights/queue-call-analysis.js';
 
 /**
  * Issue 18, as the user placed it: a campaign call (SendMessage over HTTP, the scheduler, the SIP
@@ -63,7 +64,7 @@ describe('Ask on an outbound campaign call: the question is spoken before an ans
       const services = platformServices({ db: store.db, box, code, logger });
       handler = new RecipeCallHandler({
         db: store.db,
-        recorder: new CallRecorder({ db: store.db }),
+        recorder: new CallRecorder({ db: store.db, onConversationEnded: queueCallAnalysis() }),
         // A node under load: the tenant's services can take seconds while the callee already talks.
         services: async (tenantId) => {
           await new Promise((r) => setTimeout(r, setupDelayMs));

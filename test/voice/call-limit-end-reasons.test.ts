@@ -18,6 +18,7 @@ import { writeWav } from '../../media/wav/wav.js';
 import { startGatewayFixture, type GatewayFixture } from '../gateway/gateway-harness.js';
 import { runSipp, scenarioDir, type SippResult } from '../helpers/sipp.js';
 import { fliteSpeech } from './voice-harness.js';
+import { queueCallAnalysis } from '../../control-api/insights/queue-call-analysis.js';
 
 const run = promisify(execFile);
 const box = testBox();
@@ -46,7 +47,7 @@ describe('call limits: the record says which limit ended the call', function () 
       const services = platformServices({ db: store.db, box, code, logger });
       const handler = new RecipeCallHandler({
         db: store.db,
-        recorder: new CallRecorder({ db: store.db }),
+        recorder: new CallRecorder({ db: store.db, onConversationEnded: queueCallAnalysis() }),
         services: async (tenantId) => services(tenantId),
         logger,
         recordingsDir: path.join(dir, 'recordings'),

@@ -23,6 +23,7 @@ import { startFakeTtsServer, type FakeTtsServer } from '../fakes/fake-tts-server
 import { startGatewayFixture, type GatewayFixture } from '../gateway/gateway-harness.js';
 import { runSipp, scenarioDir } from '../helpers/sipp.js';
 import { agentChannel, appointmentRecipe, fliteSpeech } from './voice-harness.js';
+import { queueCallAnalysis } from '../../control-api/insights/queue-call-analysis.js';
 
 const run = promisify(execFile);
 const box = testBox();
@@ -64,7 +65,7 @@ describe("cloud speech on phone calls: the tenant's settings pick the providers"
     fx = await startGatewayFixture({}, (store) => ({
       callHandler: new RecipeCallHandler({
         db: store.db,
-        recorder: new CallRecorder({ db: store.db }),
+        recorder: new CallRecorder({ db: store.db, onConversationEnded: queueCallAnalysis() }),
         services: platformServices({ db: store.db, box, code, logger }),
         logger,
         recordingsDir: path.join(dir, 'recordings'),

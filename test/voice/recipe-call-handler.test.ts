@@ -23,6 +23,7 @@ import { fixtureOriginator, startGatewayFixture, type GatewayFixture } from '../
 import { runSipp, scenarioDir } from '../helpers/sipp.js';
 import { beepEnd, calleeScenario, concat, machineAudio, silence, trimmedFlite, verdictCount, voicedRuns } from './callee-audio.js';
 import { agentChannel, appointmentRecipe, callerChannel, appointmentVocabulary, fliteSpeech, transcribe } from './voice-harness.js';
+import { queueCallAnalysis } from '../../control-api/insights/queue-call-analysis.js';
 
 const run = promisify(execFile);
 /** One key for the whole suite: trunk passwords sealed on create are opened when dialling. */
@@ -58,7 +59,7 @@ describe('RecipeCallHandler: an inbound SIP call runs the number\'s recipe and i
       const services = platformServices({ db: store.db, box, code, logger });
       handler = new RecipeCallHandler({
         db: store.db,
-        recorder: new CallRecorder({ db: store.db }),
+        recorder: new CallRecorder({ db: store.db, onConversationEnded: queueCallAnalysis() }),
         services: async (tenantId) => {
           if (servicesFail) throw new Error('tenant LLM settings are unusable');
           return services(tenantId);

@@ -14,6 +14,7 @@ import { GatewayCallTransfer } from '../../gateway/transfer/gateway-call-transfe
 import { startSippUas } from '../gateway/outbound-sipp-uas.js';
 import { startGatewayFixture, type GatewayFixture } from '../gateway/gateway-harness.js';
 import { runSipp } from '../helpers/sipp.js';
+import { queueCallAnalysis } from '../../control-api/insights/queue-call-analysis.js';
 
 const box = testBox();
 const defs = () => createResourceDefinitions({ secretBox: box });
@@ -38,7 +39,7 @@ describe('call records of transfers that were never confirmed', function () {
     fx = await startGatewayFixture({ timers: { T1 } }, (store) => ({
       callHandler: new RecipeCallHandler({
         db: store.db,
-        recorder: new CallRecorder({ db: store.db }),
+        recorder: new CallRecorder({ db: store.db, onConversationEnded: queueCallAnalysis() }),
         services: platformServices({ db: store.db, box, code, logger }),
         logger,
         transfer: { transfer: (id, target, signal) => (slot.impl as CallTransfer).transfer(id, target, signal) },

@@ -1,5 +1,6 @@
 import type { Logger } from '../../../core/logger.js';
 import type { AgentEngine } from '../../llm/agent-engine.js';
+import type { OutboundHttp, WebhookSender } from '../../net/outbound-http.js';
 
 /**
  * What blocks need from the rest of the platform, injected so blocks stay unit-testable with
@@ -34,26 +35,6 @@ export interface AuthProfileResolver {
   resolve(tenantId: string, name: string): Promise<AuthProfile | undefined>;
 }
 
-export interface HttpRequest {
-  readonly method: string;
-  readonly url: string;
-  readonly headers: Readonly<Record<string, string>>;
-  readonly body?: string;
-  readonly timeoutMs: number;
-  readonly signal: AbortSignal;
-}
-
-export interface HttpResponse {
-  readonly status: number;
-  readonly headers: Readonly<Record<string, string>>;
-  readonly body: string;
-}
-
-/** Outbound HTTP for API/Webhook blocks; the platform's implementation is SSRF-safe (net/safe-http.ts). */
-export interface OutboundHttp {
-  request(tenantId: string, request: HttpRequest): Promise<HttpResponse>;
-}
-
 export interface CodeRunRequest {
   readonly source: string;
   readonly context: Readonly<Record<string, unknown>>;
@@ -71,11 +52,6 @@ export type CodeRunResult =
 
 export interface CodeRunner {
   run(request: CodeRunRequest): Promise<CodeRunResult>;
-}
-
-export interface WebhookSender {
-  /** Posts a signed JSON payload; resolves with the HTTP status. */
-  send(tenantId: string, url: string, payload: unknown, headers: Readonly<Record<string, string>>, signal: AbortSignal): Promise<number>;
 }
 
 export interface RuntimeServices {

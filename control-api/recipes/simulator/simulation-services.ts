@@ -4,7 +4,8 @@ import { openStore, type Store } from '../../store/database.js';
 import { migrateToLatest } from '../../store/migrate.js';
 import { bareClusterSeed } from '../../store/pglite-seed.js';
 import { PgKnowledgeSearch } from '../knowledge/pg-knowledge-search.js';
-import type { HttpRequest, HttpResponse, KnowledgeSearch, OutboundHttp, WebhookSender } from '../runtime/services.js';
+import type { HttpRequest, HttpResponse, OutboundHttp, WebhookSender } from '../../net/outbound-http.js';
+import type { KnowledgeSearch } from '../runtime/services.js';
 import type { HttpMock, KnowledgeDoc } from './scenario-schema.js';
 
 /** Outbound HTTP answered from the scenario's mocks, so scripted tests never touch a network. */
