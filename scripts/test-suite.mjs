@@ -48,7 +48,7 @@ async function busyShare(ms) {
   if (!before || !after || after.total === before.total) return 0;
   return 1 - (after.idle - before.idle) / (after.total - before.total);
 }
-const jobs = process.env.TEST_JOBS ?? String(Math.max(3, Math.round(6 - 3 * (await busyShare(1000)))));
+const jobs = process.env.TEST_JOBS ?? String(Math.max(3, Math.round(8 - 5 * (await busyShare(1000)))));
 console.log(`test files at once: ${jobs}`);
 const mocha = path.join(root, 'node_modules/mocha/bin/mocha.js');
 const child = spawn(process.execPath, [mocha, '--parallel', '--jobs', jobs, ...process.argv.slice(2), ...files], { cwd: root, stdio: 'inherit' });
