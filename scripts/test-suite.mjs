@@ -3,10 +3,11 @@
 // cores well. Files start longest first (test/setup/file-durations.json, measured), so the
 // longest one is not left running alone at the end; files it does not list are short and follow.
 // Plain JavaScript: it only lists files and starts mocha. Extra arguments go to mocha.
-//   TEST_JOBS  files at once. Default: 6 on an idle machine (4 left the cores a third idle,
-//              12m38s; 6 took 11m04s), fewer when other work already keeps the cores busy (down to
-//              3 with every core taken): the real-time tests (RTP, SIP timers) need the CPU in time,
-//              and six files beside two busy loops starved them.
+//   TEST_JOBS  files at once. Default: 8 on an idle machine (once new embedded databases started
+//              from a bare cluster, 6 files used 1.3 of the 2 cores: fresh clone 12m16s with 6,
+//              11m44s with 8, npm ci included), fewer when other work already keeps the cores busy
+//              (down to 3 with every core taken): the real-time tests (RTP, SIP timers) need the CPU
+//              in time, and six files beside two busy loops starved them.
 //   TEST_FILE_STATS  a file to collect each test file's wall time and CPU in; the 20 costliest
 //              are printed at the end (test/setup/mocha-hooks.ts).
 import { spawn } from 'node:child_process';
