@@ -59,7 +59,7 @@ export function matchIntent(intents: readonly IntentSpec[], text: string): strin
 export type IntentEvidence = 'example' | 'polarity' | 'keywords';
 
 /** The best-scoring intent and what in the words points at it. */
-export function intentMatch(intents: readonly IntentSpec[], text: string): { readonly name: string; readonly by: IntentEvidence } | undefined {
+export function intentMatch(intents: readonly IntentSpec[], text: string): { readonly name: string; readonly by: IntentEvidence; readonly score: number } | undefined {
   const said = tokens(text);
   const saidText = ` ${normalize(text)} `;
   const polarity = extractBoolean(text);
@@ -80,7 +80,15 @@ export function intentMatch(intents: readonly IntentSpec[], text: string): { rea
     if (overlap > score) [score, by] = [overlap, 'keywords'];
     if (score >= 1 && (!best || score > best.score)) best = { name: intent.name, score, by };
   }
-  return best ? { name: best.name, by: best.by } : undefined;
+  return best ? { name: best.name, by: best.by, score: best.score } : undefined;
+}
+
+/** How many of the intent's own words (its name, description and examples) the text says. */
+export function intentWordsSaid(intent: IntentSpec, text: string): number {
+  const said = tokens(text).filter(isKeyword);
+  const label = tokens(`${intent.name.replace(/([a-z])([A-Z])/g, '$1 $2').replace(/_/g, ' ')} ${intent.description}`);
+  const keywords = [...new Set([...label, ...(intent.examples ?? []).flatMap((e) => tokens(e))].filter(isKeyword))];
+  return said.filter((w) => keywords.some((k) => sameStem(w, k))).length;
 }
 
 /**

@@ -60,6 +60,25 @@ describe('decisions that never act on a doubt', () => {
     assert.deepEqual(checked.said.map((s) => s.text).slice(1), ['Just to check: you want to cancel the appointment?', 'Okay, I have cancelled the appointment.']);
   });
 
+  it('one word of an intent that acts, among words that name nothing, is checked: "Play some music" heard "come human" is no transfer', async () => {
+    const desk = smartAiSettingsSchema.parse({
+      prompt: 'Help the caller.\nOpening: How can I help?\nReprompt: Sorry, how can I help?',
+      intents: [
+        { name: 'human', description: 'caller wants a person', examples: ['human', 'agent', 'talk to a person'], captures: [], confirmation: 'you want to talk to a person' },
+        { name: 'goodbye', description: 'caller is done', examples: ['goodbye', 'bye'], captures: [], action: false },
+      ],
+    });
+    // The offline recogniser's reading (a likelihood gap per rival): the transfer waits for a yes.
+    const lonely = fakeContext({ turns: [heard('come human', 0.65, 'intent:human', [{ text: 'come you it', confidence: 0.6, scoreGap: 8.4 }]), heard('no', 1, 'no'), silence, silence] });
+    assert.deepEqual(await smartAiBlock.run(lonely, desk, lonely.signal), { exit: 'fallback' });
+    assert.equal(lonely.said[1]?.text, 'Just to check: you want to talk to a person?');
+    // The intent in two of its own words, or its one-word example alone, is acted on at once.
+    for (const text of ['talk to a person', 'human']) {
+      const ctx = fakeContext({ turns: [heard(text, 0.9, 'intent:human', [{ text: 'you it', confidence: 0.5, scoreGap: 9 }])] });
+      assert.deepEqual(await smartAiBlock.run(ctx, desk, ctx.signal), { exit: 'human' }, text);
+    }
+  });
+
   it('a yes that goes on is framed ("yes I will come"), unless the rest turns against it; informational intents are exempt', async () => {
     const acting = smartAiSettingsSchema.parse({ ...appointment, intents: appointment.intents.map((i) => ({ ...i, action: true })) });
     const framed = fakeContext({ turns: [heard('yes i will to it', 0.9, 'yes')] });

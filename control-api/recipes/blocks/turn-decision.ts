@@ -1,6 +1,6 @@
 import type { TurnResult, VariableValue } from '../../llm/agent-engine.js';
 import { extractBoolean } from '../../llm/extract.js';
-import { intentMatch, intentOfValues } from '../../llm/offline-engine.js';
+import { intentMatch, intentOfValues, intentWordsSaid } from '../../llm/offline-engine.js';
 import type { Intent, SmartAiSettings } from '../recipe-schema.js';
 import type { Heard } from '../runtime/conversation.js';
 import { amountTouchesDate, dateDisagreesWithWeekday, dateFarAhead, decisionOf, digitsFromSpeech, isPlainAnswer, meaningDisagrees, offlineValues, polarOnly, rivalReading } from './hearing-doubt.js';
@@ -55,7 +55,7 @@ export function decide(
   return isDone(new Set(Object.keys(values))) ? { values } : undefined;
 }
 
-export type DoubtReason = 'lowConfidence' | 'rival' | 'unsupported' | 'polarOnly' | 'valuesRunTogether' | 'valuesConflict' | 'farDate' | 'digitsSpoken' | 'inferred' | 'repeatsDenied';
+export type DoubtReason = 'lowConfidence' | 'rival' | 'unsupported' | 'polarOnly' | 'valuesRunTogether' | 'valuesConflict' | 'farDate' | 'digitsSpoken' | 'inferred' | 'repeatsDenied' | 'lonelyKeyword';
 
 /** Readings of values the caller said no to when they were read back. */
 export type DeniedReadings = readonly Readonly<Record<string, VariableValue>>[];
@@ -79,7 +79,7 @@ function repeatsDenial(values: Readonly<Record<string, VariableValue>>, denied: 
 export function intentStands(heard: Heard, decision: Decision, settings: SmartAiSettings, doubt: DoubtReason): boolean {
   const intent = decision.intent;
   if (!intent || heard.kind !== 'utterance') return intent !== undefined;
-  if (doubt === 'lowConfidence' || doubt === 'inferred' || doubt === 'polarOnly' || doubt === 'valuesConflict') return false;
+  if (doubt === 'lowConfidence' || doubt === 'inferred' || doubt === 'polarOnly' || doubt === 'valuesConflict' || doubt === 'lonelyKeyword') return false;
   return heard.meaning === `intent:${intent.name}` || intentMatch(settings.intents, heard.text)?.name === intent.name;
 }
 
@@ -101,6 +101,7 @@ export function doubtOf(heard: Heard, decision: Decision, settings: SmartAiSetti
   if (rivalReading(heard, settings, today, acts ? Object.keys(decision.values) : []) !== undefined) return 'rival';
   if (meaningDisagrees(heard, decisionOf({ ...(decision.intent ? { intent: decision.intent.name } : {}), values: decision.values }), settings, today)) return 'unsupported';
   if (polarOnly(heard, decision.intent)) return 'polarOnly';
+  if (acts && decision.intent && lonelyKeyword(heard, decision.intent, settings, decision.values)) return 'lonelyKeyword';
   // Values alone do not say what the caller wants done: an intent that changes something, taken
   // from its captured values with none of its words said ("monday" is no "reschedule"), is checked
   // (not when they answer "Which day would suit you?" asked for that intent).
@@ -130,4 +131,20 @@ export function mayBeDoubted(heard: Heard, settings: SmartAiSettings, today: str
   if (dateFarAhead(heard, statedValues, settings, today) || digitsFromSpeech(heard, statedValues, settings)) return true;
   const stated = Object.keys(statedValues);
   return settings.intents.some((i) => i.action !== false && (i.captures ?? []).some((name) => stated.includes(name)));
+}
+
+/**
+ * An intent that changes something, named by one of its words alone among words that name
+ * nothing: the recogniser, listening for the block's words, puts one in wherever the audio fits
+ * it ("Play some music" came out "come human" at 0.65 and took the transfer).
+ */
+function lonelyKeyword(heard: Extract<Heard, { kind: 'utterance' }>, intent: Intent, settings: SmartAiSettings, values: Readonly<Record<string, VariableValue>>): boolean {
+  // Only a grammar recogniser (likelihoods per 10 ms) fills the block's words in where audio fits them.
+  if (!heard.alternatives?.some((a) => a.scoreGap !== undefined)) return false;
+  if (heard.meaning === 'yes' || heard.meaning === 'no') return false;
+  const match = intentMatch(settings.intents, heard.text);
+  if (match?.name !== intent.name || match.by === 'polarity') return false;
+  if (intentWordsSaid(intent, heard.text) >= 2 || heard.text.trim().split(/\s+/).length < 2) return false;
+  // The other words state what the intent captures ("reschedule to tomorrow"): they name something.
+  return !(intent.captures ?? []).some((name) => name in values);
 }
