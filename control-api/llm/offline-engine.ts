@@ -71,10 +71,10 @@ export function intentMatch(intents: readonly IntentSpec[], text: string): { rea
       const needle = normalize(example);
       if (needle && saidText.includes(` ${needle} `) && 4 + needle.length / 100 > score) [score, by] = [4 + needle.length / 100, 'example'];
     }
-    const label = tokens(`${intent.name.replace(/([a-z])([A-Z])/g, '$1 $2').replace(/_/g, ' ')} ${intent.description}`);
+    const label = intentLabel(intent);
     const polar = (polarity === true && label.some((w) => affirmative.includes(w))) || (polarity === false && label.some((w) => negative.includes(w)));
     if (polar && score < 3) [score, by] = [3, 'polarity'];
-    const keywords = new Set([...label, ...(intent.examples ?? []).flatMap((e) => tokens(e))].filter(isKeyword));
+    const keywords = intentKeywords(intent, label);
     let overlap = 0;
     for (const keyword of keywords) if (said.some((w) => isKeyword(w) && sameStem(w, keyword))) overlap++;
     if (overlap > score) [score, by] = [overlap, 'keywords'];
@@ -86,9 +86,18 @@ export function intentMatch(intents: readonly IntentSpec[], text: string): { rea
 /** How many of the intent's own words (its name, description and examples) the text says. */
 export function intentWordsSaid(intent: IntentSpec, text: string): number {
   const said = tokens(text).filter(isKeyword);
-  const label = tokens(`${intent.name.replace(/([a-z])([A-Z])/g, '$1 $2').replace(/_/g, ' ')} ${intent.description}`);
-  const keywords = [...new Set([...label, ...(intent.examples ?? []).flatMap((e) => tokens(e))].filter(isKeyword))];
+  const keywords = [...intentKeywords(intent, intentLabel(intent))];
   return said.filter((w) => keywords.some((k) => sameStem(w, k))).length;
+}
+
+/** The words of an intent's name ("promise_to_pay", "payNow") and description. */
+function intentLabel(intent: IntentSpec): string[] {
+  return tokens(`${intent.name.replace(/([a-z])([A-Z])/g, '$1 $2').replace(/_/g, ' ')} ${intent.description}`);
+}
+
+/** The intent's own words: its label's and its examples' keywords. */
+function intentKeywords(intent: IntentSpec, label: readonly string[]): Set<string> {
+  return new Set([...label, ...(intent.examples ?? []).flatMap((e) => tokens(e))].filter(isKeyword));
 }
 
 /**
