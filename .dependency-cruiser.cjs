@@ -18,6 +18,22 @@ module.exports = {
     { name: 'gateway-not-business', severity: 'error', comment: 'gateway reaches business logic through core ports',
       from: { path: '^gateway/' }, to: { path: '^(control-api|media|bin)/' } },
     { name: 'control-api-not-root', severity: 'error', from: { path: '^control-api/' }, to: { path: '^bin/' } },
+    // control-api stands on four floors (docs/architecture.md), each importing only the floors
+    // below: platform (store, crypto, net, webhooks, llm clients, HTTP plumbing) < model (domain,
+    // resources, tenants, the recipe schema and graph) < features (recipe runtime and blocks,
+    // calls, campaigns, insights, reports, gateway adapters, providers) < api (routes, apply,
+    // simulations, web calls, sandbox, the control app). A lower floor that must tell a higher one
+    // something takes a hook (e.g. the call recorder's onConversationEnded).
+    { name: 'platform-floor', severity: 'error', comment: 'platform imports no floor above it',
+      from: { path: '^control-api/platform/' }, to: { path: '^control-api/(model|features|api)/' } },
+    { name: 'model-floor', severity: 'error', comment: 'model imports only platform',
+      from: { path: '^control-api/model/' }, to: { path: '^control-api/(features|api)/' } },
+    { name: 'features-floor', severity: 'error', comment: 'features import only model and platform',
+      from: { path: '^control-api/features/' }, to: { path: '^control-api/api/' } },
+    { name: 'control-api-on-floors', severity: 'error', comment: 'every control-api module lives on one of the four floors',
+      from: { path: '^control-api/', pathNot: '^control-api/(platform|model|features|api)/' }, to: {} },
+    { name: 'control-api-on-floors-orphans', severity: 'error', comment: 'every control-api module lives on one of the four floors',
+      from: { path: '^control-api/', pathNot: '^control-api/(platform|model|features|api)/', orphan: true }, to: {} },
     { name: 'no-production-imports-of-tests', severity: 'error',
       from: { path: '^(core|gateway|media|control-api|bin)/', pathNot: '\\.test\\.ts$' }, to: { path: '(^test/|\\.test\\.ts$)' } },
     // Test helpers live under test/ (STYLE.md): a helper-named module in a production folder is

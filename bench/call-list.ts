@@ -12,13 +12,13 @@
  */
 import { performance } from 'node:perf_hooks';
 import { CompiledQuery, sql, type Kysely } from 'kysely';
-import { callListQuery, listCallsSorted, type ListCursor, type ListPage } from '../control-api/calls/call-list.js';
-import type { CallFilter } from '../control-api/calls/call-repository.js';
-import { createSecretBox } from '../control-api/crypto/secret-box.js';
-import { openStore } from '../control-api/store/database.js';
-import { migrateToLatest } from '../control-api/store/migrate.js';
-import type { Database } from '../control-api/store/schema.js';
-import { createTenantsRepository } from '../control-api/tenants/tenants-repository.js';
+import { callListQuery, listCallsSorted, type ListCursor, type ListPage } from '../control-api/features/calls/call-list.js';
+import type { CallFilter } from '../control-api/features/calls/call-repository.js';
+import { createSecretBox } from '../control-api/platform/crypto/secret-box.js';
+import { openStore } from '../control-api/platform/store/database.js';
+import { migrateToLatest } from '../control-api/platform/store/migrate.js';
+import type { Database } from '../control-api/platform/store/schema.js';
+import { createTenantsRepository } from '../control-api/model/tenants/tenants-repository.js';
 import { startPostgresCluster, type PostgresCluster } from '../test/helpers/postgres-cluster.js';
 
 function arg(name: string, fallback: string): string {

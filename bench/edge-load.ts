@@ -25,7 +25,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { openStore } from '../control-api/store/database.js';
+import { openStore } from '../control-api/platform/store/database.js';
 import { clusterSecrets, edgeAddresses, freePort, nodeEnv, processGroupCpuSeconds, startKamailio, startRtpengine, type Daemon, type NodeSettings } from '../test/helpers/edge-cluster.js';
 import { edgeDid, seedEdgeTenant } from '../test/helpers/edge-tenant.js';
 import { spawnPlatform, waitForLine, type PlatformProcess } from '../test/helpers/platform-process.js';

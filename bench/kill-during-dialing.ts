@@ -19,7 +19,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { openStore } from '../control-api/store/database.js';
+import { openStore } from '../control-api/platform/store/database.js';
 import { CountingUas } from '../test/helpers/counting-uas.js';
 import { dialingEnv, seedDialing, startPlatformChild } from '../test/helpers/dialing-platform.js';
 import { stopTestPostgres, testPostgres } from '../test/helpers/postgres-cluster.js';

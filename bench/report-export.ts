@@ -14,12 +14,12 @@ import { performance } from 'node:perf_hooks';
 import { sql } from 'kysely';
 import { loadConfig } from '../core/config/load-config.js';
 import { silentLogger } from '../core/logger.js';
-import { createControlApp } from '../control-api/control-app.js';
-import { createSecretBox } from '../control-api/crypto/secret-box.js';
-import { serve } from '../control-api/http/serve.js';
-import { openStore } from '../control-api/store/database.js';
-import { migrateToLatest } from '../control-api/store/migrate.js';
-import { createTenantsRepository } from '../control-api/tenants/tenants-repository.js';
+import { createControlApp } from '../control-api/api/control-app.js';
+import { createSecretBox } from '../control-api/platform/crypto/secret-box.js';
+import { serve } from '../control-api/platform/http/serve.js';
+import { openStore } from '../control-api/platform/store/database.js';
+import { migrateToLatest } from '../control-api/platform/store/migrate.js';
+import { createTenantsRepository } from '../control-api/model/tenants/tenants-repository.js';
 import { startPostgresCluster, type PostgresCluster } from '../test/helpers/postgres-cluster.js';
 
 function arg(name: string, fallback: string): string {

@@ -24,13 +24,13 @@ import Koa from 'koa';
 import pg from 'pg';
 import { createLogger } from '../core/logger.js';
 import type { OriginateResult } from '../core/ports/originator.js';
-import { acceptMessage } from '../control-api/campaigns/accept-message.js';
-import { campaignEnqueuer, startCampaignWorker } from '../control-api/campaigns/campaign-worker.js';
+import { acceptMessage } from '../control-api/features/campaigns/accept-message.js';
+import { campaignEnqueuer, startCampaignWorker } from '../control-api/features/campaigns/campaign-worker.js';
 import { ScriptedOriginator, seedCampaign, seedTenant } from '../test/helpers/campaign-support.js';
-import { createSecretBox } from '../control-api/crypto/secret-box.js';
-import { serve } from '../control-api/http/serve.js';
-import { openStore, type Store } from '../control-api/store/database.js';
-import { migrateToLatest } from '../control-api/store/migrate.js';
+import { createSecretBox } from '../control-api/platform/crypto/secret-box.js';
+import { serve } from '../control-api/platform/http/serve.js';
+import { openStore, type Store } from '../control-api/platform/store/database.js';
+import { migrateToLatest } from '../control-api/platform/store/migrate.js';
 import { startControl } from '../test/campaigns/twirp-client.js';
 
 const { values: args } = parseArgs({

@@ -4,12 +4,12 @@
  * listens in 20 ms mu-law payloads over whichever wire it is given (RTP or a media stream).
  */
 import { performance } from 'node:perf_hooks';
-import type { AgentEngine, TurnRequest, TurnResult } from '../control-api/llm/agent-engine.js';
+import type { AgentEngine, TurnRequest, TurnResult } from '../control-api/platform/llm/agent-engine.js';
 import { silentLogger } from '../core/logger.js';
 import type { CallMediaSession } from '../core/ports/media.js';
-import { defaultBlocks } from '../control-api/recipes/blocks/index.js';
-import { recipeSchema } from '../control-api/recipes/recipe-schema.js';
-import { RecipeRun } from '../control-api/recipes/runtime/recipe-run.js';
+import { defaultBlocks } from '../control-api/features/recipes/blocks/index.js';
+import { recipeSchema } from '../control-api/model/recipes/recipe-schema.js';
+import { RecipeRun } from '../control-api/features/recipes/runtime/recipe-run.js';
 import { pcmu } from '../media/codecs/g711.js';
 import type { SttProvider, SttStream, TtsProvider, TtsRequest } from '../media/speech/speech-provider.js';
 import { PhoneConversation } from '../media/voice/phone-conversation.js';

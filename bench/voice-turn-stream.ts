@@ -12,10 +12,10 @@ import { systemClock } from '../core/clock.js';
 import { silentLogger } from '../core/logger.js';
 import type { ActiveCall } from '../core/ports/call-handler.js';
 import type { CallMediaSession } from '../core/ports/media.js';
-import { MediaStreamA } from '../control-api/providers/provider-a/media-stream.js';
-import { signatureA } from '../control-api/providers/provider-a/signature.js';
-import { isRefusal, ProviderCalls } from '../control-api/providers/provider-calls.js';
-import type { ProviderNumber } from '../control-api/providers/provider-numbers.js';
+import { MediaStreamA } from '../control-api/features/providers/provider-a/media-stream.js';
+import { signatureA } from '../control-api/features/providers/provider-a/signature.js';
+import { isRefusal, ProviderCalls } from '../control-api/features/providers/provider-calls.js';
+import type { ProviderNumber } from '../control-api/features/providers/provider-numbers.js';
 import { PacingScheduler } from '../media/rtp/pacing-scheduler.js';
 
 export interface StreamConversation {

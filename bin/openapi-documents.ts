@@ -2,10 +2,10 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { loadConfig } from '../core/config/load-config.js';
 import { silentLogger } from '../core/logger.js';
-import { createControlApp } from '../control-api/control-app.js';
-import { serve } from '../control-api/http/serve.js';
-import { createSandboxApp } from '../control-api/sandbox/sandbox-app.js';
-import { openStore } from '../control-api/store/database.js';
+import { createControlApp } from '../control-api/api/control-app.js';
+import { serve } from '../control-api/platform/http/serve.js';
+import { createSandboxApp } from '../control-api/api/sandbox/sandbox-app.js';
+import { openStore } from '../control-api/platform/store/database.js';
 
 /**
  * The OpenAPI documents the platform serves, committed under docs/openapi/ so clients can be

@@ -12,7 +12,7 @@ import path from 'node:path';
  *   npm run proto -- --check exit 1 naming every file that differs (test/campaigns/proto-generated.test.ts)
  *
  * Two outputs: the server's message types and service descriptor (no client, no server stub: the
- * Koa service in control-api/campaigns answers the route itself), and a generated Twirp client
+ * Koa service in control-api/features/campaigns answers the route itself), and a generated Twirp client
  * that the tests drive over @protobuf-ts/twirp-transport, as a customer's generated client would.
  */
 const repoRoot = path.resolve(import.meta.dirname, '..');
@@ -25,7 +25,7 @@ export interface ProtoTarget {
 }
 
 export const protoTargets: readonly ProtoTarget[] = [
-  { out: 'control-api/campaigns/proto', options: ['client_none', 'server_none', 'optimize_code_size', 'eslint_disable', 'ts_nocheck'] },
+  { out: 'control-api/features/campaigns/proto', options: ['client_none', 'server_none', 'optimize_code_size', 'eslint_disable', 'ts_nocheck'] },
   { out: 'test/campaigns/generated', options: ['optimize_code_size', 'eslint_disable', 'ts_nocheck'] },
 ];
 

@@ -13,7 +13,7 @@ const checks = [
   ['typecheck (platform and tests)', bin('tsc'), ['-p', 'tsconfig.json']],
   ['typecheck (dashboard)', bin('tsc'), ['-p', 'web/tsconfig.json']],
   ['lint', bin('eslint'), ['.']],
-  ['layering', bin('depcruise'), ['--config', '.dependency-cruiser.cjs', '--output-type', 'err', 'core', 'gateway', 'media', 'control-api', 'bin']],
+  ['layering', process.execPath, [path.join(root, 'scripts', 'layering.mjs')]],
 ];
 
 function run([name, command, args]) {

@@ -3,7 +3,7 @@ import react from '@vitejs/plugin-react';
 import { defineConfig } from 'vite';
 
 // The dashboard builds into dist/dashboard, which the control role serves at `/`
-// (control-api/http/dashboard.ts); scripts/build-dist.mjs runs this build after tsc.
+// (control-api/platform/http/dashboard.ts); scripts/build-dist.mjs runs this build after tsc.
 export default defineConfig({
   root: fileURLToPath(new URL('.', import.meta.url)),
   base: '/',

@@ -4,7 +4,7 @@ import { once } from 'node:events';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { openStore } from '../../control-api/store/database.js';
+import { openStore } from '../../control-api/platform/store/database.js';
 import { testPostgres } from '../../test/helpers/postgres-cluster.js';
 import { runApplyCommand } from './apply.js';
 import { seedEmbeddedDatabase } from '../../test/helpers/pglite-template.js';

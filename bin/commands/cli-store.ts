@@ -1,8 +1,8 @@
 import path from 'node:path';
 import type { PlatformConfig } from '../../core/config/schema.js';
 import { isAppError } from '../../core/errors.js';
-import { openStore, type Store } from '../../control-api/store/database.js';
-import { migrateToLatest } from '../../control-api/store/migrate.js';
+import { openStore, type Store } from '../../control-api/platform/store/database.js';
+import { migrateToLatest } from '../../control-api/platform/store/migrate.js';
 
 /** Exit code when the embedded database is held by another process (EX_TEMPFAIL: retry later). */
 export const storeBusyExitCode = 75;

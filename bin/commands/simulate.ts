@@ -1,20 +1,20 @@
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import { silentLogger } from '../../core/logger.js';
-import type { AgentEngine } from '../../control-api/llm/agent-engine.js';
-import { LlmEngine } from '../../control-api/llm/llm-engine.js';
-import { OfflineEngine } from '../../control-api/llm/offline-engine.js';
-import { OpenAiCompatibleProvider } from '../../control-api/llm/openai-compatible.js';
-import { SafeHttp } from '../../control-api/net/safe-http.js';
-import { defaultBlocks } from '../../control-api/recipes/blocks/index.js';
-import { QuickJsCodeRunner } from '../../control-api/recipes/code-sandbox/quickjs-code-runner.js';
-import { RecipeRun } from '../../control-api/recipes/runtime/recipe-run.js';
-import type { OutboundHttp } from '../../control-api/net/outbound-http.js';
-import { TextConversation, type CallerTurn } from '../../control-api/recipes/runtime/text-conversation.js';
-import { runScenarioFile } from '../../control-api/recipes/simulator/scenario-runner.js';
-import { scenarioFileSchema, type ScenarioFile } from '../../control-api/recipes/simulator/scenario-schema.js';
-import { MockHttp, RecordingWebhooks, simulationKnowledge } from '../../control-api/recipes/simulator/simulation-services.js';
-import { callContext, loadRecipe, loadScenarioFile } from '../../control-api/recipes/simulator/simulation.js';
+import type { AgentEngine } from '../../control-api/platform/llm/agent-engine.js';
+import { LlmEngine } from '../../control-api/platform/llm/llm-engine.js';
+import { OfflineEngine } from '../../control-api/platform/llm/offline-engine.js';
+import { OpenAiCompatibleProvider } from '../../control-api/platform/llm/openai-compatible.js';
+import { SafeHttp } from '../../control-api/platform/net/safe-http.js';
+import { defaultBlocks } from '../../control-api/features/recipes/blocks/index.js';
+import { QuickJsCodeRunner } from '../../control-api/features/recipes/code-sandbox/quickjs-code-runner.js';
+import { RecipeRun } from '../../control-api/features/recipes/runtime/recipe-run.js';
+import type { OutboundHttp } from '../../control-api/platform/net/outbound-http.js';
+import { TextConversation, type CallerTurn } from '../../control-api/features/recipes/runtime/text-conversation.js';
+import { runScenarioFile } from '../../control-api/features/recipes/simulator/scenario-runner.js';
+import { scenarioFileSchema, type ScenarioFile } from '../../control-api/features/recipes/simulator/scenario-schema.js';
+import { MockHttp, RecordingWebhooks, simulationKnowledge } from '../../control-api/features/recipes/simulator/simulation-services.js';
+import { callContext, loadRecipe, loadScenarioFile } from '../../control-api/features/recipes/simulator/simulation.js';
 import type { CliCommand } from './command.js';
 
 const usage = `usage:

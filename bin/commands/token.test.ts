@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { openStore } from '../../control-api/store/database.js';
-import { verifyToken } from '../../control-api/tenants/api-tokens.js';
+import { openStore } from '../../control-api/platform/store/database.js';
+import { verifyToken } from '../../control-api/model/tenants/api-tokens.js';
 import { testPostgres } from '../../test/helpers/postgres-cluster.js';
 import { runTokenCommand } from './token.js';
 

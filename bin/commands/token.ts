@@ -1,8 +1,9 @@
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from '../../core/config/load-config.js';
-import { clientIdPattern } from '../../control-api/domain/tenant.js';
-import type { Store } from '../../control-api/store/database.js';
-import { issueToken, revokeToken, tokenScopes, type TokenScope } from '../../control-api/tenants/api-tokens.js';
+import { clientIdPattern } from '../../control-api/model/domain/tenant.js';
+import type { Store } from '../../control-api/platform/store/database.js';
+import { tokenScopes, type TokenScope } from '../../control-api/model/domain/api-token.js';
+import { issueToken, revokeToken } from '../../control-api/model/tenants/api-tokens.js';
 import { openCliStore, StoreBusyError, storeBusyExitCode } from './cli-store.js';
 import type { CliCommand } from './command.js';
 import { callApi, RemoteError, remoteTarget, remoteUsage, RemoteUsageError, type RemoteTarget } from './remote-api.js';

@@ -1,11 +1,11 @@
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createControlApp } from '../../control-api/control-app.js';
-import { isBuiltDashboard } from '../../control-api/http/dashboard.js';
-import { serve } from '../../control-api/http/serve.js';
-import { campaignEnqueuer } from '../../control-api/campaigns/campaign-worker.js';
-import { createSecretBox } from '../../control-api/crypto/secret-box.js';
-import { createSimulationRuntime } from '../../control-api/recipes/simulator/simulation-runtime.js';
+import { createControlApp } from '../../control-api/api/control-app.js';
+import { isBuiltDashboard } from '../../control-api/platform/http/dashboard.js';
+import { serve } from '../../control-api/platform/http/serve.js';
+import { campaignEnqueuer } from '../../control-api/features/campaigns/campaign-worker.js';
+import { createSecretBox } from '../../control-api/platform/crypto/secret-box.js';
+import { createSimulationRuntime } from '../../control-api/api/simulations/simulation-runtime.js';
 import type { RoleStarter } from './role.js';
 
 /**

@@ -1,9 +1,9 @@
 import type { PlatformConfig, RoleName } from '../../core/config/schema.js';
 import type { Logger } from '../../core/logger.js';
-import type { DrainControl } from '../../control-api/management/admin-drain.js';
-import type { Store } from '../../control-api/store/database.js';
+import type { DrainControl } from '../../control-api/api/management/admin-drain.js';
+import type { Store } from '../../control-api/platform/store/database.js';
 import type { LocalSecrets } from '../local-secrets.js';
-import type { ReadinessCheck } from '../../control-api/http/ops-routes.js';
+import type { ReadinessCheck } from '../../control-api/platform/http/ops-routes.js';
 
 /** Everything a role needs from the composition root. */
 export interface PlatformContext {

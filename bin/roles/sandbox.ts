@@ -1,5 +1,5 @@
-import { createSandboxApp } from '../../control-api/sandbox/sandbox-app.js';
-import { serve } from '../../control-api/http/serve.js';
+import { createSandboxApp } from '../../control-api/api/sandbox/sandbox-app.js';
+import { serve } from '../../control-api/platform/http/serve.js';
 import type { RoleStarter } from './role.js';
 
 export const startSandboxRole: RoleStarter = async (ctx) => {

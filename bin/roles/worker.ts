@@ -1,9 +1,9 @@
 import type { Originator } from '../../core/ports/originator.js';
 import { systemClock } from '../../core/clock.js';
-import { watchCampaignBacklog } from '../../control-api/campaigns/campaign-backlog.js';
-import { startCampaignWorker } from '../../control-api/campaigns/campaign-worker.js';
-import { createSecretBox } from '../../control-api/crypto/secret-box.js';
-import { createPlatformAnalysisWorker } from '../../control-api/insights/analysis-runtime.js';
+import { watchCampaignBacklog } from '../../control-api/features/campaigns/campaign-backlog.js';
+import { startCampaignWorker } from '../../control-api/features/campaigns/campaign-worker.js';
+import { createSecretBox } from '../../control-api/platform/crypto/secret-box.js';
+import { createPlatformAnalysisWorker } from '../../control-api/features/insights/analysis-runtime.js';
 import { processOriginator } from '../originator-registry.js';
 import type { RoleStarter } from './role.js';
 

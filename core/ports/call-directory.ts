@@ -1,6 +1,6 @@
 /**
  * What inbound routing needs to know about tenants, numbers and trunks. The gateway asks; the
- * control plane answers from its store (control-api/gateway-adapters), so gateway/ never
+ * control plane answers from its store (control-api/features/gateway-adapters), so gateway/ never
  * imports control-api/.
  */
 

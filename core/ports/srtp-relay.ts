@@ -5,7 +5,7 @@
  * `srtp` mode and the signalling transport); media/ itself never sees a key.
  */
 
-/** A trunk's SRTP mode (control-api/domain/sip-trunk.ts). */
+/** A trunk's SRTP mode (control-api/model/domain/sip-trunk.ts). */
 export type SrtpMode = 'off' | 'optional' | 'required';
 
 /** Which relay session and which side: the relay keys its state on the call and the two parties. */

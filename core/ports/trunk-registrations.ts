@@ -1,7 +1,7 @@
 /**
  * The trunks that register with their carrier (RFC 3261 sec. 10.2), and where the gateway writes
  * how each registration stands. The control plane opens the sealed password and hands it over
- * only through this port (control-api/gateway-adapters), so gateway/ never reads the store.
+ * only through this port (control-api/features/gateway-adapters), so gateway/ never reads the store.
  */
 
 import type { SrtpMode } from './srtp-relay.js';

@@ -1,7 +1,7 @@
 /**
  * Where an outbound call on a custom SIP trunk goes and which digest credentials answer the
  * trunk's challenges (RFC 3261 sec. 22.2). The control plane opens the sealed password and hands
- * it over only through this port (control-api/gateway-adapters), so gateway/ never reads the store.
+ * it over only through this port (control-api/features/gateway-adapters), so gateway/ never reads the store.
  */
 
 import type { SrtpMode } from './srtp-relay.js';

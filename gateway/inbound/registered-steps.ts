@@ -10,7 +10,7 @@ import type { Step } from './method-router.js';
  * INVITE for the address-of-record to the Contact we registered). Carriers that deliver DID calls
  * only to a registered contact send from addresses we may not know, so the trunk is recognised
  * by the Contact's user part, a per-trunk token only the registrar learnt
- * (control-api/gateway-adapters/store-trunk-registrations.ts), instead of the source address.
+ * (control-api/features/gateway-adapters/store-trunk-registrations.ts), instead of the source address.
  */
 export interface RegisteredContacts {
   /** The trunk that registered a Contact with this user part, if any. */

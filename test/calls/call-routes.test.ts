@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { CallRecorder } from '../../control-api/calls/call-recorder.js';
-import type { CallEnd, CallStart, CallStep } from '../../control-api/calls/call-types.js';
-import { issueToken } from '../../control-api/tenants/api-tokens.js';
+import { CallRecorder } from '../../control-api/features/calls/call-recorder.js';
+import type { CallEnd, CallStart, CallStep } from '../../control-api/features/calls/call-types.js';
+import { issueToken } from '../../control-api/model/tenants/api-tokens.js';
 import { forEachStore } from '../helpers/stores.js';
 import { createTenant, provision } from '../insights/insight-fixtures.js';
 import { startCallsApp, type CallsApp } from './calls-harness.js';
-import { queueCallAnalysis } from '../../control-api/insights/queue-call-analysis.js';
+import { queueCallAnalysis } from '../../control-api/features/insights/queue-call-analysis.js';
 
 type Item = { id: string; startedAt: string; outcome: string; disposition: string | null; contactNumber: string; recording: { url: string } | null };
 

@@ -3,10 +3,10 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { loadConfig } from '../../core/config/load-config.js';
 import { silentLogger } from '../../core/logger.js';
-import { DirectoryRecordingStore } from '../../control-api/calls/recording-store.js';
-import { createControlApp } from '../../control-api/control-app.js';
-import { serve, type RunningServer } from '../../control-api/http/serve.js';
-import type { Store } from '../../control-api/store/database.js';
+import { DirectoryRecordingStore } from '../../control-api/features/calls/recording-store.js';
+import { createControlApp } from '../../control-api/api/control-app.js';
+import { serve, type RunningServer } from '../../control-api/platform/http/serve.js';
+import type { Store } from '../../control-api/platform/store/database.js';
 import { operatorToken, secretKey } from '../helpers/management-app.js';
 import { OpenApiResponseValidator, type OpenApiDocument } from '../helpers/openapi-response-validator.js';
 

@@ -4,7 +4,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
-import { DatabaseRecordingStore, RECORDING_CHUNK_BYTES } from '../../control-api/calls/database-recordings.js';
+import { DatabaseRecordingStore, RECORDING_CHUNK_BYTES } from '../../control-api/features/calls/database-recordings.js';
 import { forEachStore } from '../helpers/stores.js';
 
 async function bytes(stream: Readable): Promise<Buffer> {

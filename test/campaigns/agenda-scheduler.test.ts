@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { createLogger } from '../../core/logger.js';
 import type { OriginateResult } from '../../core/ports/originator.js';
-import { campaignEnqueuer, startCampaignWorker, type CampaignWorker } from '../../control-api/campaigns/campaign-worker.js';
-import type { AgendaJobs } from '../../control-api/campaigns/agenda-jobs.js';
+import { campaignEnqueuer, startCampaignWorker, type CampaignWorker } from '../../control-api/features/campaigns/campaign-worker.js';
+import type { AgendaJobs } from '../../control-api/features/campaigns/agenda-jobs.js';
 import { CallbackReceiver, ScriptedOriginator, seedCampaign, seedTenant, type SeededTenant } from '../helpers/campaign-support.js';
-import { createSecretBox } from '../../control-api/crypto/secret-box.js';
-import type { RunningServer } from '../../control-api/http/serve.js';
-import type { Store } from '../../control-api/store/database.js';
+import { createSecretBox } from '../../control-api/platform/crypto/secret-box.js';
+import type { RunningServer } from '../../control-api/platform/http/serve.js';
+import type { Store } from '../../control-api/platform/store/database.js';
 import { freshStore } from '../helpers/stores.js';
 import { startControl, twirpRequest } from './twirp-client.js';
 

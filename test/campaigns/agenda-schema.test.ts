@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import pg from 'pg';
-import { ensureAgendaSchema } from '../../control-api/campaigns/agenda-schema.js';
+import { ensureAgendaSchema } from '../../control-api/features/campaigns/agenda-schema.js';
 import { testPostgres } from '../helpers/postgres-cluster.js';
 
 /**

@@ -2,12 +2,12 @@ import assert from 'node:assert/strict';
 import { sql } from 'kysely';
 import { createLogger } from '../../core/logger.js';
 import type { OriginateResult } from '../../core/ports/originator.js';
-import { campaignEnqueuer, startCampaignWorker } from '../../control-api/campaigns/campaign-worker.js';
-import type { AgendaJobs } from '../../control-api/campaigns/agenda-jobs.js';
+import { campaignEnqueuer, startCampaignWorker } from '../../control-api/features/campaigns/campaign-worker.js';
+import type { AgendaJobs } from '../../control-api/features/campaigns/agenda-jobs.js';
 import { ScriptedOriginator, seedCampaign, seedTenant } from '../helpers/campaign-support.js';
-import { acceptMessage } from '../../control-api/campaigns/accept-message.js';
-import { createSecretBox } from '../../control-api/crypto/secret-box.js';
-import type { Store } from '../../control-api/store/database.js';
+import { acceptMessage } from '../../control-api/features/campaigns/accept-message.js';
+import { createSecretBox } from '../../control-api/platform/crypto/secret-box.js';
+import type { Store } from '../../control-api/platform/store/database.js';
 import { freshStore } from '../helpers/stores.js';
 
 const box = createSecretBox(Buffer.alloc(32, 7));

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { FakeClock } from '../../core/clock.js';
 import { metricsRegistry } from '../../core/metrics.js';
-import { acceptMessage } from '../../control-api/campaigns/accept-message.js';
-import { watchCampaignBacklog } from '../../control-api/campaigns/campaign-backlog.js';
-import type { CampaignSpec } from '../../control-api/domain/campaign.js';
+import { acceptMessage } from '../../control-api/features/campaigns/accept-message.js';
+import { watchCampaignBacklog } from '../../control-api/features/campaigns/campaign-backlog.js';
+import type { CampaignSpec } from '../../control-api/model/domain/campaign.js';
 import { campaignDoc, numberDoc, recipeDoc, testBox } from '../helpers/resource-documents.js';
-import { createResourceDefinitions } from '../../control-api/resources/registry.js';
+import { createResourceDefinitions } from '../../control-api/model/resources/registry.js';
 import { forEachStore } from '../helpers/stores.js';
 
 async function scrape(): Promise<string> {

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
-import { createSecretBox } from '../../control-api/crypto/secret-box.js';
+import { createSecretBox } from '../../control-api/platform/crypto/secret-box.js';
 import { seedCampaign, seedTenant, type SeededTenant } from '../helpers/campaign-support.js';
-import type { RunningServer } from '../../control-api/http/serve.js';
-import { issueToken, revokeToken } from '../../control-api/tenants/api-tokens.js';
+import type { RunningServer } from '../../control-api/platform/http/serve.js';
+import { issueToken, revokeToken } from '../../control-api/model/tenants/api-tokens.js';
 import { forEachStore } from '../helpers/stores.js';
 import { startControl, twirpRequest, type TwirpCall } from './twirp-client.js';
 

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
-import { createSecretBox } from '../../control-api/crypto/secret-box.js';
+import { createSecretBox } from '../../control-api/platform/crypto/secret-box.js';
 import { seedCampaign, seedTenant, type SeededTenant } from '../helpers/campaign-support.js';
-import type { RunningServer } from '../../control-api/http/serve.js';
-import type { Store } from '../../control-api/store/database.js';
+import type { RunningServer } from '../../control-api/platform/http/serve.js';
+import type { Store } from '../../control-api/platform/store/database.js';
 import { freshStore } from '../helpers/stores.js';
 import { startControl, twirpRequest } from './twirp-client.js';
 

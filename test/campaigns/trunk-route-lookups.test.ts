@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
-import { StoreTrunkRoutes } from '../../control-api/gateway-adapters/store-trunk-routes.js';
+import { StoreTrunkRoutes } from '../../control-api/features/gateway-adapters/store-trunk-routes.js';
 import { testBox, trunkDoc } from '../helpers/resource-documents.js';
-import { createResourceDefinitions } from '../../control-api/resources/registry.js';
+import { createResourceDefinitions } from '../../control-api/model/resources/registry.js';
 import { seedTenant } from '../helpers/campaign-support.js';
 import { forEachStore } from '../helpers/stores.js';
 

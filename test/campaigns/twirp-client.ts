@@ -1,9 +1,9 @@
 import { request } from 'node:http';
 import { loadConfig } from '../../core/config/load-config.js';
 import { createLogger } from '../../core/logger.js';
-import { createControlApp } from '../../control-api/control-app.js';
-import { serve, type RunningServer } from '../../control-api/http/serve.js';
-import type { Store } from '../../control-api/store/database.js';
+import { createControlApp } from '../../control-api/api/control-app.js';
+import { serve, type RunningServer } from '../../control-api/platform/http/serve.js';
+import type { Store } from '../../control-api/platform/store/database.js';
 import type { Clock } from '../../core/clock.js';
 
 export interface TwirpResponse {

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { createLogger } from '../../core/logger.js';
-import { startCampaignWorker, type CampaignWorker } from '../../control-api/campaigns/campaign-worker.js';
+import { startCampaignWorker, type CampaignWorker } from '../../control-api/features/campaigns/campaign-worker.js';
 import { answeredCall, CallbackReceiver, ScriptedOriginator, seedCampaign, seedTenant, type SeededTenant } from '../helpers/campaign-support.js';
-import { createSecretBox } from '../../control-api/crypto/secret-box.js';
-import type { RunningServer } from '../../control-api/http/serve.js';
-import { verifySignature } from '../../control-api/webhooks/signing.js';
+import { createSecretBox } from '../../control-api/platform/crypto/secret-box.js';
+import type { RunningServer } from '../../control-api/platform/http/serve.js';
+import { verifySignature } from '../../control-api/platform/webhooks/signing.js';
 import { forEachStore } from '../helpers/stores.js';
 import { startControl, twirpRequest } from './twirp-client.js';
 

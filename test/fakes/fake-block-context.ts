@@ -1,15 +1,15 @@
 import { silentLogger } from '../../core/logger.js';
-import type { AgentEngine } from '../../control-api/llm/agent-engine.js';
-import type { ChatMessage } from '../../control-api/llm/chat-provider.js';
-import { OfflineEngine } from '../../control-api/llm/offline-engine.js';
-import { globalSettingsSchema, type GlobalSettings } from '../../control-api/recipes/recipe-schema.js';
-import type { BlockContext } from '../../control-api/recipes/runtime/block.js';
-import { builtinVariables, localTime, type CallContext } from '../../control-api/recipes/runtime/call-context.js';
-import { CallEndedError, type Heard, type ListenExpectation, type TransferResult } from '../../control-api/recipes/runtime/conversation.js';
-import type { TurnNote } from '../../control-api/recipes/runtime/run-events.js';
-import type { HttpRequest, HttpResponse } from '../../control-api/net/outbound-http.js';
-import type { RuntimeServices } from '../../control-api/recipes/runtime/services.js';
-import { render, renderDeep, resolve, type TemplateScope } from '../../control-api/recipes/runtime/templating.js';
+import type { AgentEngine } from '../../control-api/platform/llm/agent-engine.js';
+import type { ChatMessage } from '../../control-api/platform/llm/chat-provider.js';
+import { OfflineEngine } from '../../control-api/platform/llm/offline-engine.js';
+import { globalSettingsSchema, type GlobalSettings } from '../../control-api/model/recipes/recipe-schema.js';
+import type { BlockContext } from '../../control-api/features/recipes/runtime/block.js';
+import { builtinVariables, localTime, type CallContext } from '../../control-api/features/recipes/runtime/call-context.js';
+import { CallEndedError, type Heard, type ListenExpectation, type TransferResult } from '../../control-api/features/recipes/runtime/conversation.js';
+import type { TurnNote } from '../../control-api/features/recipes/runtime/run-events.js';
+import type { HttpRequest, HttpResponse } from '../../control-api/platform/net/outbound-http.js';
+import type { RuntimeServices } from '../../control-api/features/recipes/runtime/services.js';
+import { render, renderDeep, resolve, type TemplateScope } from '../../control-api/features/recipes/runtime/templating.js';
 
 /**
  * A BlockContext for unit-testing one block in isolation: scripted caller turns, recorded agent

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { WebSocket } from 'ws';
 import { pcmu } from '../../media/codecs/g711.js';
-import { signatureA } from '../../control-api/providers/provider-a/signature.js';
+import { signatureA } from '../../control-api/features/providers/provider-a/signature.js';
 
 /**
  * The provider side of one provider A media stream, as the public Media Streams reference

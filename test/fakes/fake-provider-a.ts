@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { XMLParser } from 'fast-xml-parser';
-import { signatureA } from '../../control-api/providers/provider-a/signature.js';
+import { signatureA } from '../../control-api/features/providers/provider-a/signature.js';
 import { FakeStreamA, type FakeStream, type PlayoutItem } from './fake-provider-a-stream.js';
 
 /**

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { XMLParser } from 'fast-xml-parser';
 import { WebSocket } from 'ws';
 import { pcmu } from '../../media/codecs/g711.js';
-import { signatureC } from '../../control-api/providers/provider-c/account.js';
+import { signatureC } from '../../control-api/features/providers/provider-c/account.js';
 import { FakeCallA } from './fake-provider-a.js';
 import type { FakeStream, PlayoutItem } from './fake-provider-a-stream.js';
 

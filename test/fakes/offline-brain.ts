@@ -1,8 +1,8 @@
 import type { FakeBrain, WireChatRequest } from './fake-chat-completions.js';
-import type { IntentSpec, VariableKind, VariableSpec, VariableValue } from '../../control-api/llm/agent-engine.js';
-import { extractValue } from '../../control-api/llm/extract.js';
-import { matchIntent } from '../../control-api/llm/offline-engine.js';
-import { routeToolName } from '../../control-api/llm/llm-engine.js';
+import type { IntentSpec, VariableKind, VariableSpec, VariableValue } from '../../control-api/platform/llm/agent-engine.js';
+import { extractValue } from '../../control-api/platform/llm/extract.js';
+import { matchIntent } from '../../control-api/platform/llm/offline-engine.js';
+import { routeToolName } from '../../control-api/platform/llm/llm-engine.js';
 
 /**
  * A "model" for the fake server that reads the block's route_turn tool off the wire (intent list

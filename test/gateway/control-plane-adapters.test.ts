@@ -1,15 +1,15 @@
 import assert from 'node:assert/strict';
 import { pino } from 'pino';
-import { CallRecorder } from '../../control-api/calls/call-recorder.js';
-import { RecipeCallHandler } from '../../control-api/gateway-adapters/recipe-call-handler.js';
-import { QuickJsCodeRunner } from '../../control-api/recipes/code-sandbox/quickjs-code-runner.js';
-import { platformServices } from '../../control-api/recipes/platform-services.js';
-import { StoreCallDirectory } from '../../control-api/gateway-adapters/store-call-directory.js';
-import { createResourceDefinitions } from '../../control-api/resources/registry.js';
+import { CallRecorder } from '../../control-api/features/calls/call-recorder.js';
+import { RecipeCallHandler } from '../../control-api/features/gateway-adapters/recipe-call-handler.js';
+import { QuickJsCodeRunner } from '../../control-api/features/recipes/code-sandbox/quickjs-code-runner.js';
+import { platformServices } from '../../control-api/features/recipes/platform-services.js';
+import { StoreCallDirectory } from '../../control-api/features/gateway-adapters/store-call-directory.js';
+import { createResourceDefinitions } from '../../control-api/model/resources/registry.js';
 import { numberDoc, recipeDoc, testBox, trunkDoc } from '../helpers/resource-documents.js';
 import { runSipp } from '../helpers/sipp.js';
 import { startGatewayFixture, type GatewayFixture } from './gateway-harness.js';
-import { queueCallAnalysis } from '../../control-api/insights/queue-call-analysis.js';
+import { queueCallAnalysis } from '../../control-api/features/insights/queue-call-analysis.js';
 
 /**
  * The composition the gateway role uses: the store-backed directory (with a trunk given by FQDN)

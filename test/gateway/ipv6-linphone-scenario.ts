@@ -10,7 +10,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { ActiveCall, CallHandler } from '../../core/ports/call-handler.js';
-import { createResourceDefinitions } from '../../control-api/resources/registry.js';
+import { createResourceDefinitions } from '../../control-api/model/resources/registry.js';
 import type { Call } from '../../gateway/call/call.js';
 import { MediaService } from '../../media/media-service.js';
 import { decodeWav, writeWav } from '../../media/wav/wav.js';

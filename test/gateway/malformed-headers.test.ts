@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import type { CallDirectory, DirectoryNumber, DirectoryTrunk } from '../../core/ports/call-directory.js';
-import { StoreCallDirectory } from '../../control-api/gateway-adapters/store-call-directory.js';
+import { StoreCallDirectory } from '../../control-api/features/gateway-adapters/store-call-directory.js';
 import { captureLogs } from '../helpers/log-capture.js';
 import { numbers, startGatewayFixture, type GatewayFixture } from './gateway-harness.js';
 import { UdpPeer } from './udp-peer.js';

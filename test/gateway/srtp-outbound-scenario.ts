@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { pino } from 'pino';
-import { createResourceDefinitions } from '../../control-api/resources/registry.js';
+import { createResourceDefinitions } from '../../control-api/model/resources/registry.js';
 import type { Call } from '../../gateway/call/call.js';
 import { loadOrCreateTlsCredentials } from '../../gateway/sip/transport/certificate.js';
 import { decodeWav } from '../../media/wav/wav.js';

@@ -17,7 +17,7 @@ import { systemClock } from '../../core/clock.js';
 import type { ActiveCall, CallHandler } from '../../core/ports/call-handler.js';
 import type { CallTransferOutcome } from '../../core/ports/call-transfer.js';
 import type { SrtpRelay } from '../../core/ports/srtp-relay.js';
-import { createResourceDefinitions } from '../../control-api/resources/registry.js';
+import { createResourceDefinitions } from '../../control-api/model/resources/registry.js';
 import { loadOrCreateTlsCredentials } from '../../gateway/sip/transport/certificate.js';
 import { GatewayCallTransfer } from '../../gateway/transfer/gateway-call-transfer.js';
 import { MediaService } from '../../media/media-service.js';

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pino } from 'pino';
 import type { ActiveCall, CallHandler } from '../../core/ports/call-handler.js';
-import { createResourceDefinitions } from '../../control-api/resources/registry.js';
+import { createResourceDefinitions } from '../../control-api/model/resources/registry.js';
 import type { Call } from '../../gateway/call/call.js';
 import { loadOrCreateTlsCredentials } from '../../gateway/sip/transport/certificate.js';
 import { decodeWav, encodeWav } from '../../media/wav/wav.js';

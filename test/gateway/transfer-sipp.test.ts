@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { pino } from 'pino';
 import { FakeClock, systemClock } from '../../core/clock.js';
-import { StoreTrunkRoutes } from '../../control-api/gateway-adapters/store-trunk-routes.js';
+import { StoreTrunkRoutes } from '../../control-api/features/gateway-adapters/store-trunk-routes.js';
 import { testBox } from '../helpers/resource-documents.js';
 import { SipOriginator } from '../../gateway/outbound/sip-originator.js';
 import { GatewayCallTransfer } from '../../gateway/transfer/gateway-call-transfer.js';

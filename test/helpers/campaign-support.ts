@@ -2,16 +2,16 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Kysely } from 'kysely';
 import type { CallCompletion, OriginateRequest, OriginateResult, Originator } from '../../core/ports/originator.js';
-import type { SecretBox } from '../../control-api/crypto/secret-box.js';
-import type { BusinessHoursSpec } from '../../control-api/domain/business-hours.js';
-import type { CampaignInput, CampaignSpec } from '../../control-api/domain/campaign.js';
-import type { PhoneNumberSpec } from '../../control-api/domain/phone-number.js';
-import type { Recipe } from '../../control-api/recipes/recipe-schema.js';
-import { createResourceDefinitions } from '../../control-api/resources/registry.js';
+import type { SecretBox } from '../../control-api/platform/crypto/secret-box.js';
+import type { BusinessHoursSpec } from '../../control-api/model/domain/business-hours.js';
+import type { CampaignInput, CampaignSpec } from '../../control-api/model/domain/campaign.js';
+import type { PhoneNumberSpec } from '../../control-api/model/domain/phone-number.js';
+import type { Recipe } from '../../control-api/model/recipes/recipe-schema.js';
+import { createResourceDefinitions } from '../../control-api/model/resources/registry.js';
 import { campaignDoc, numberDoc, recipeDoc } from './resource-documents.js';
-import type { Database } from '../../control-api/store/schema.js';
-import { issueToken } from '../../control-api/tenants/api-tokens.js';
-import { createTenantsRepository } from '../../control-api/tenants/tenants-repository.js';
+import type { Database } from '../../control-api/platform/store/schema.js';
+import { issueToken } from '../../control-api/model/tenants/api-tokens.js';
+import { createTenantsRepository } from '../../control-api/model/tenants/tenants-repository.js';
 
 /** Seeding helpers and test doubles shared by the campaign tests (not used in production code). */
 

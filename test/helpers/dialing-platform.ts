@@ -1,13 +1,13 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { acceptMessage } from '../../control-api/campaigns/accept-message.js';
-import { createSecretBox } from '../../control-api/crypto/secret-box.js';
-import type { CampaignSpec } from '../../control-api/domain/campaign.js';
+import { acceptMessage } from '../../control-api/features/campaigns/accept-message.js';
+import { createSecretBox } from '../../control-api/platform/crypto/secret-box.js';
+import type { CampaignSpec } from '../../control-api/model/domain/campaign.js';
 import { campaignDoc, numberDoc, recipeDoc, trunkDoc } from './resource-documents.js';
-import { createResourceDefinitions } from '../../control-api/resources/registry.js';
-import type { Store } from '../../control-api/store/database.js';
-import { migrateToLatest } from '../../control-api/store/migrate.js';
+import { createResourceDefinitions } from '../../control-api/model/resources/registry.js';
+import type { Store } from '../../control-api/platform/store/database.js';
+import { migrateToLatest } from '../../control-api/platform/store/migrate.js';
 
 /**
  * The platform as a child process that dials campaign calls (gateway + worker roles, the

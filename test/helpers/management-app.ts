@@ -2,11 +2,11 @@ import type Koa from 'koa';
 import { loadConfig } from '../../core/config/load-config.js';
 import type { ConfigInput } from '../../core/config/schema.js';
 import { createLogger, type Logger } from '../../core/logger.js';
-import { createControlApp, platformKinds, type ControlAppDeps } from '../../control-api/control-app.js';
-import { serve, type RunningServer } from '../../control-api/http/serve.js';
-import type { ResourceDefinition } from '../../control-api/resources/resource-definition.js';
-import type { Store } from '../../control-api/store/database.js';
-import type { TenantAdmin } from '../../control-api/management/tenant-admin.js';
+import { createControlApp, platformKinds, type ControlAppDeps } from '../../control-api/api/control-app.js';
+import { serve, type RunningServer } from '../../control-api/platform/http/serve.js';
+import type { ResourceDefinition } from '../../control-api/model/resources/resource-definition.js';
+import type { Store } from '../../control-api/platform/store/database.js';
+import type { TenantAdmin } from '../../control-api/model/tenants/tenant-admin.js';
 import { OpenApiResponseValidator, type OpenApiDocument } from './openapi-response-validator.js';
 
 export const operatorToken = 'op_test_operator_token_0123456789abcdef';

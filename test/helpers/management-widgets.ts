@@ -2,8 +2,8 @@ import { isDeepStrictEqual } from 'node:util';
 import { sql, type Kysely } from 'kysely';
 import { z } from 'zod';
 import { AppError, failedPrecondition, notFound } from '../../core/errors.js';
-import type { ResourceDefinition, ResourceRepository, StoredResource } from '../../control-api/resources/resource-definition.js';
-import type { Database } from '../../control-api/store/schema.js';
+import type { ResourceDefinition, ResourceRepository, StoredResource } from '../../control-api/model/resources/resource-definition.js';
+import type { Database } from '../../control-api/platform/store/schema.js';
 
 /**
  * Two small test-only resource kinds (Widget, Gadget -> Widget by name) stored in a real table, so

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { Validator } from '@seriousme/openapi-schema-validator';
-import { plantStoreOpenApi } from '../../control-api/sandbox/openapi-document.js';
+import { plantStoreOpenApi } from '../../control-api/api/sandbox/openapi-document.js';
 import { OpenApiResponseValidator, type OpenApiDocument } from './openapi-response-validator.js';
 
 const json = new Headers({ 'content-type': 'application/json; charset=utf-8' });

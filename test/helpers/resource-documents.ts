@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import type { AuthProfileSpec } from '../../control-api/domain/auth-profile.js';
-import type { CampaignInput } from '../../control-api/domain/campaign.js';
-import type { PhoneNumberInput } from '../../control-api/domain/phone-number.js';
-import type { SipTrunkInput } from '../../control-api/domain/sip-trunk.js';
-import type { RecipeInput } from '../../control-api/recipes/recipe-schema.js';
-import { createSecretBox } from '../../control-api/crypto/secret-box.js';
+import type { AuthProfileSpec } from '../../control-api/model/domain/auth-profile.js';
+import type { CampaignInput } from '../../control-api/model/domain/campaign.js';
+import type { PhoneNumberInput } from '../../control-api/model/domain/phone-number.js';
+import type { SipTrunkInput } from '../../control-api/model/domain/sip-trunk.js';
+import type { RecipeInput } from '../../control-api/model/recipes/recipe-schema.js';
+import { createSecretBox } from '../../control-api/platform/crypto/secret-box.js';
 
 /** Small valid documents for repository and lookup tests. */
 export const testBox = () => createSecretBox(randomBytes(32));

@@ -1,6 +1,6 @@
-import { openStore, type Store, type StoreKind } from '../../control-api/store/database.js';
-import { bareClusterSeed } from '../../control-api/store/pglite-seed.js';
-import { migrateToLatest } from '../../control-api/store/migrate.js';
+import { openStore, type Store, type StoreKind } from '../../control-api/platform/store/database.js';
+import { bareClusterSeed } from '../../control-api/platform/store/pglite-seed.js';
+import { migrateToLatest } from '../../control-api/platform/store/migrate.js';
 import { testPostgres } from './postgres-cluster.js';
 
 /** A fresh, migrated store: a new database in the private cluster, or an in-memory PGlite. */

@@ -1,24 +1,24 @@
 import assert from 'node:assert/strict';
 import { silentLogger } from '../../core/logger.js';
 import { captureLogs } from '../helpers/log-capture.js';
-import { CallRecorder } from '../../control-api/calls/call-recorder.js';
-import { getCall } from '../../control-api/calls/call-repository.js';
-import type { CallEnd, CallStart, TranscriptLine } from '../../control-api/calls/call-types.js';
-import { claimJobs, finishJob, jobsOfCall } from '../../control-api/insights/analysis-jobs.js';
-import { createPlatformAnalysisWorker } from '../../control-api/insights/analysis-runtime.js';
-import { AnalysisWorker, type AnalysisWorkerOptions } from '../../control-api/insights/analysis-worker.js';
-import type { InsightExtractor } from '../../control-api/insights/insight-extractor.js';
-import { LlmInsightExtractor, recordInsightsTool } from '../../control-api/insights/llm-insight-extractor.js';
-import { OfflineInsightExtractor } from '../../control-api/insights/offline-insight-extractor.js';
-import { OpenAiCompatibleProvider } from '../../control-api/llm/openai-compatible.js';
-import { SafeHttp } from '../../control-api/net/safe-http.js';
-import type { Store } from '../../control-api/store/database.js';
+import { CallRecorder } from '../../control-api/features/calls/call-recorder.js';
+import { getCall } from '../../control-api/features/calls/call-repository.js';
+import type { CallEnd, CallStart, TranscriptLine } from '../../control-api/features/calls/call-types.js';
+import { claimJobs, finishJob, jobsOfCall } from '../../control-api/features/insights/analysis-jobs.js';
+import { createPlatformAnalysisWorker } from '../../control-api/features/insights/analysis-runtime.js';
+import { AnalysisWorker, type AnalysisWorkerOptions } from '../../control-api/features/insights/analysis-worker.js';
+import type { InsightExtractor } from '../../control-api/features/insights/insight-extractor.js';
+import { LlmInsightExtractor, recordInsightsTool } from '../../control-api/features/insights/llm-insight-extractor.js';
+import { OfflineInsightExtractor } from '../../control-api/features/insights/offline-insight-extractor.js';
+import { OpenAiCompatibleProvider } from '../../control-api/platform/llm/openai-compatible.js';
+import { SafeHttp } from '../../control-api/platform/net/safe-http.js';
+import type { Store } from '../../control-api/platform/store/database.js';
 import { FakeChatCompletionsServer } from '../fakes/fake-chat-completions.js';
 import { forEachStore } from '../helpers/stores.js';
-import { verifySignature } from '../../control-api/webhooks/signing.js';
+import { verifySignature } from '../../control-api/platform/webhooks/signing.js';
 import { secretKey } from '../helpers/management-app.js';
 import { WebhookReceiver, createTenant, eventually, loanInsights, webhookSecret } from './insight-fixtures.js';
-import { queueCallAnalysis } from '../../control-api/insights/queue-call-analysis.js';
+import { queueCallAnalysis } from '../../control-api/features/insights/queue-call-analysis.js';
 
 const transcript: TranscriptLine[] = [
   { at: 1, speaker: 'agent', text: 'Will you agree to pay the due amount?' },

@@ -1,10 +1,10 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createSecretBox } from '../../control-api/crypto/secret-box.js';
-import type { InsightParameter } from '../../control-api/domain/insight-parameter.js';
-import { recipeSchema, type RecipeInput } from '../../control-api/recipes/recipe-schema.js';
-import type { Store } from '../../control-api/store/database.js';
-import { createTenantsRepository } from '../../control-api/tenants/tenants-repository.js';
+import { createSecretBox } from '../../control-api/platform/crypto/secret-box.js';
+import type { InsightParameter } from '../../control-api/model/domain/insight-parameter.js';
+import { recipeSchema, type RecipeInput } from '../../control-api/model/recipes/recipe-schema.js';
+import type { Store } from '../../control-api/platform/store/database.js';
+import { createTenantsRepository } from '../../control-api/model/tenants/tenants-repository.js';
 import { secretKey } from '../helpers/management-app.js';
 
 /** Tenants, recipes, numbers and campaigns for post-call tests, plus a webhook receiver. */

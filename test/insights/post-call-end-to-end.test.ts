@@ -1,25 +1,25 @@
 import assert from 'node:assert/strict';
 import { parse } from 'csv-parse/sync';
 import { silentLogger } from '../../core/logger.js';
-import { CallRecorder } from '../../control-api/calls/call-recorder.js';
-import { callEndFromRun } from '../../control-api/calls/run-record.js';
-import { AnalysisWorker } from '../../control-api/insights/analysis-worker.js';
-import { LlmInsightExtractor, recordInsightsTool } from '../../control-api/insights/llm-insight-extractor.js';
-import { OfflineEngine } from '../../control-api/llm/offline-engine.js';
-import { OpenAiCompatibleProvider } from '../../control-api/llm/openai-compatible.js';
-import { SafeHttp } from '../../control-api/net/safe-http.js';
-import { defaultBlocks } from '../../control-api/recipes/blocks/index.js';
-import { recipeSchema } from '../../control-api/recipes/recipe-schema.js';
-import { RecipeRun } from '../../control-api/recipes/runtime/recipe-run.js';
-import type { RuntimeServices } from '../../control-api/recipes/runtime/services.js';
-import { TextConversation, scriptedTurns } from '../../control-api/recipes/runtime/text-conversation.js';
-import type { SayOptions, SayResult } from '../../control-api/recipes/runtime/conversation.js';
-import { verifySignature } from '../../control-api/webhooks/signing.js';
+import { CallRecorder } from '../../control-api/features/calls/call-recorder.js';
+import { callEndFromRun } from '../../control-api/features/calls/run-record.js';
+import { AnalysisWorker } from '../../control-api/features/insights/analysis-worker.js';
+import { LlmInsightExtractor, recordInsightsTool } from '../../control-api/features/insights/llm-insight-extractor.js';
+import { OfflineEngine } from '../../control-api/platform/llm/offline-engine.js';
+import { OpenAiCompatibleProvider } from '../../control-api/platform/llm/openai-compatible.js';
+import { SafeHttp } from '../../control-api/platform/net/safe-http.js';
+import { defaultBlocks } from '../../control-api/features/recipes/blocks/index.js';
+import { recipeSchema } from '../../control-api/model/recipes/recipe-schema.js';
+import { RecipeRun } from '../../control-api/features/recipes/runtime/recipe-run.js';
+import type { RuntimeServices } from '../../control-api/features/recipes/runtime/services.js';
+import { TextConversation, scriptedTurns } from '../../control-api/features/recipes/runtime/text-conversation.js';
+import type { SayOptions, SayResult } from '../../control-api/features/recipes/runtime/conversation.js';
+import { verifySignature } from '../../control-api/platform/webhooks/signing.js';
 import { FakeChatCompletionsServer, type WireChatRequest } from '../fakes/fake-chat-completions.js';
 import { operatorToken, startManagementApp, type ManagementHarness } from '../helpers/management-app.js';
 import { forEachStore } from '../helpers/stores.js';
 import { WebhookReceiver, createTenant, eventually, loanRecipe, provision, tenantsRepository, webhookSecret } from './insight-fixtures.js';
-import { queueCallAnalysis } from '../../control-api/insights/queue-call-analysis.js';
+import { queueCallAnalysis } from '../../control-api/features/insights/queue-call-analysis.js';
 
 /** The first agent line is cut short by the caller, as Smart Interruption reports it. */
 class InterruptedOnce extends TextConversation {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { freshStore } from '../helpers/stores.js';
 import { captureLogs, type LogCapture } from '../helpers/log-capture.js';
 import { operatorToken, startManagementApp, type ManagementHarness } from '../helpers/management-app.js';
-import type { Store } from '../../control-api/store/database.js';
+import type { Store } from '../../control-api/platform/store/database.js';
 
 const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 

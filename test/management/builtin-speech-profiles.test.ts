@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { forEachStore } from '../helpers/stores.js';
 import { startManagementApp, type ClientResponse, type ManagementHarness } from '../helpers/management-app.js';
-import { builtInSpeechProfiles } from '../../control-api/domain/builtin-speech-profiles.js';
-import { findSpeechProfileByName } from '../../control-api/resources/definitions/lookups.js';
+import { builtInSpeechProfiles } from '../../control-api/model/domain/builtin-speech-profiles.js';
+import { findSpeechProfileByName } from '../../control-api/model/resources/definitions/lookups.js';
 
 const hindiFemale = 'Hindi Female (espeak-ng)';
 const recipe = {

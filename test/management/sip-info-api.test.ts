@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { forEachStore } from '../helpers/stores.js';
 import { startManagementApp, type ManagementHarness } from '../helpers/management-app.js';
-import { sipInfoFromConfig } from '../../control-api/management/sip-info.js';
+import { sipInfoFromConfig } from '../../control-api/api/management/sip-info.js';
 import { loadConfig } from '../../core/config/load-config.js';
 
 forEachStore('GET /v1/tenants/{clientId}/sip-info (custom SIP trunk data for the customer)', (store) => {

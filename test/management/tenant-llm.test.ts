@@ -1,15 +1,15 @@
 import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
 import { createLogger } from '../../core/logger.js';
-import { CallRecorder } from '../../control-api/calls/call-recorder.js';
-import { createPlatformAnalysisWorker } from '../../control-api/insights/analysis-runtime.js';
-import type { AnalysisWorker } from '../../control-api/insights/analysis-worker.js';
-import { recordInsightsTool } from '../../control-api/insights/llm-insight-extractor.js';
+import { CallRecorder } from '../../control-api/features/calls/call-recorder.js';
+import { createPlatformAnalysisWorker } from '../../control-api/features/insights/analysis-runtime.js';
+import type { AnalysisWorker } from '../../control-api/features/insights/analysis-worker.js';
+import { recordInsightsTool } from '../../control-api/features/insights/llm-insight-extractor.js';
 import { FakeChatCompletionsServer, type WireChatRequest } from '../fakes/fake-chat-completions.js';
 import { secretKey, startManagementApp, type ManagementHarness } from '../helpers/management-app.js';
 import { forEachStore } from '../helpers/stores.js';
 import { eventually } from '../insights/insight-fixtures.js';
-import { queueCallAnalysis } from '../../control-api/insights/queue-call-analysis.js';
+import { queueCallAnalysis } from '../../control-api/features/insights/queue-call-analysis.js';
 
 /**
  * A tenant's `settings.llm` selects its model: the key is sealed at rest, masked on read and never

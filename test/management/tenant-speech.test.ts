@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
 import { createLogger } from '../../core/logger.js';
-import { createSecretBox } from '../../control-api/crypto/secret-box.js';
-import { tenantCallSpeech } from '../../control-api/tenants/tenant-speech.js';
-import { createTenantsRepository } from '../../control-api/tenants/tenants-repository.js';
+import { createSecretBox } from '../../control-api/platform/crypto/secret-box.js';
+import { tenantCallSpeech } from '../../control-api/model/tenants/tenant-speech.js';
+import { createTenantsRepository } from '../../control-api/model/tenants/tenants-repository.js';
 import { secretKey, startManagementApp, type ManagementHarness } from '../helpers/management-app.js';
 import { forEachStore } from '../helpers/stores.js';
 

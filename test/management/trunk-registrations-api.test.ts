@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { StoreTrunkRegistrations } from '../../control-api/gateway-adapters/store-trunk-registrations.js';
-import { createSecretBox } from '../../control-api/crypto/secret-box.js';
+import { StoreTrunkRegistrations } from '../../control-api/features/gateway-adapters/store-trunk-registrations.js';
+import { createSecretBox } from '../../control-api/platform/crypto/secret-box.js';
 import { forEachStore } from '../helpers/stores.js';
 import { secretKey, startManagementApp, type ManagementHarness } from '../helpers/management-app.js';
 

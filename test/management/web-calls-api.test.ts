@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { callTokenKey, verifyCallToken } from '../../control-api/webcalls/call-token.js';
+import { callTokenKey, verifyCallToken } from '../../control-api/platform/crypto/call-token.js';
 import { forEachStore } from '../helpers/stores.js';
 import { secretKey, startManagementApp, type ManagementHarness } from '../helpers/management-app.js';
 import { recipeDoc } from '../helpers/resource-documents.js';

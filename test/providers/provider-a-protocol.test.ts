@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { WebSocket } from 'ws';
-import { signatureA } from '../../control-api/providers/provider-a/signature.js';
+import { signatureA } from '../../control-api/features/providers/provider-a/signature.js';
 import { FakeProviderA, type FakeCallA } from '../fakes/fake-provider-a.js';
 import { agentFinished, endedCall, shown, sleep, startProviderPlatform, until, type ProviderPlatform } from './provider-harness.js';
 

@@ -4,23 +4,23 @@ import path from 'node:path';
 import { pino } from 'pino';
 import { systemClock } from '../../core/clock.js';
 import type { Logger } from '../../core/logger.js';
-import { CallRecorder } from '../../control-api/calls/call-recorder.js';
-import type { TranscriptLine } from '../../control-api/calls/call-types.js';
-import type { SecretBox } from '../../control-api/crypto/secret-box.js';
-import type { PhoneNumberInput } from '../../control-api/domain/phone-number.js';
-import { RecipeCallHandler } from '../../control-api/gateway-adapters/recipe-call-handler.js';
-import type { RunningServer } from '../../control-api/http/serve.js';
-import { ProviderTelephony } from '../../control-api/providers/provider-telephony.js';
-import { QuickJsCodeRunner } from '../../control-api/recipes/code-sandbox/quickjs-code-runner.js';
-import { platformServices } from '../../control-api/recipes/platform-services.js';
-import type { RecipeInput } from '../../control-api/recipes/recipe-schema.js';
+import { CallRecorder } from '../../control-api/features/calls/call-recorder.js';
+import type { TranscriptLine } from '../../control-api/features/calls/call-types.js';
+import type { SecretBox } from '../../control-api/platform/crypto/secret-box.js';
+import type { PhoneNumberInput } from '../../control-api/model/domain/phone-number.js';
+import { RecipeCallHandler } from '../../control-api/features/gateway-adapters/recipe-call-handler.js';
+import type { RunningServer } from '../../control-api/platform/http/serve.js';
+import { ProviderTelephony } from '../../control-api/features/providers/provider-telephony.js';
+import { QuickJsCodeRunner } from '../../control-api/features/recipes/code-sandbox/quickjs-code-runner.js';
+import { platformServices } from '../../control-api/features/recipes/platform-services.js';
+import type { RecipeInput } from '../../control-api/model/recipes/recipe-schema.js';
 import { numberDoc, testBox } from '../helpers/resource-documents.js';
-import { createResourceDefinitions } from '../../control-api/resources/registry.js';
-import type { Store } from '../../control-api/store/database.js';
+import { createResourceDefinitions } from '../../control-api/model/resources/registry.js';
+import type { Store } from '../../control-api/platform/store/database.js';
 import { PacingScheduler } from '../../media/rtp/pacing-scheduler.js';
 import { frameLevelDb } from '../../media/voice/vad.js';
 import { freshStore } from '../helpers/stores.js';
-import { queueCallAnalysis } from '../../control-api/insights/queue-call-analysis.js';
+import { queueCallAnalysis } from '../../control-api/features/insights/queue-call-analysis.js';
 
 /**
  * The provider side of the platform as the gateway role composes it, on PostgreSQL: the provider

@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict';
 import { parse } from 'csv-parse/sync';
 import { sql } from 'kysely';
-import { CallRecorder } from '../../control-api/calls/call-recorder.js';
-import type { InsightParameter } from '../../control-api/domain/insight-parameter.js';
-import { fixedColumns, masterReportCsv } from '../../control-api/reports/master-report.js';
+import { CallRecorder } from '../../control-api/features/calls/call-recorder.js';
+import type { InsightParameter } from '../../control-api/model/domain/insight-parameter.js';
+import { fixedColumns, masterReportCsv } from '../../control-api/features/reports/master-report.js';
 import { startCallsApp, type CallsApp } from '../calls/calls-harness.js';
 import { forEachStore } from '../helpers/stores.js';
 import { createTenant, loanRecipe, provision } from '../insights/insight-fixtures.js';
-import { queueCallAnalysis } from '../../control-api/insights/queue-call-analysis.js';
+import { queueCallAnalysis } from '../../control-api/features/insights/queue-call-analysis.js';
 
 const feedback: InsightParameter = { name: 'feedback', description: 'What the caller thought of the service', type: 'text' };
 const tricky = {

@@ -1,9 +1,9 @@
 import { request as httpRequest } from 'node:http';
 import { createLogger } from '../../core/logger.js';
-import { serve, type RunningServer } from '../../control-api/http/serve.js';
-import { plantStoreOpenApi } from '../../control-api/sandbox/openapi-document.js';
-import { createSandboxApp } from '../../control-api/sandbox/sandbox-app.js';
-import type { Store } from '../../control-api/store/database.js';
+import { serve, type RunningServer } from '../../control-api/platform/http/serve.js';
+import { plantStoreOpenApi } from '../../control-api/api/sandbox/openapi-document.js';
+import { createSandboxApp } from '../../control-api/api/sandbox/sandbox-app.js';
+import type { Store } from '../../control-api/platform/store/database.js';
 import { OpenApiResponseValidator, type CheckedResponse } from '../helpers/openapi-response-validator.js';
 
 export const plantValidator = new OpenApiResponseValidator(plantStoreOpenApi);

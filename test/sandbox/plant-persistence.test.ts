@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { openStore, type OpenStoreOptions, type Store } from '../../control-api/store/database.js';
-import { migrateToLatest } from '../../control-api/store/migrate.js';
+import { openStore, type OpenStoreOptions, type Store } from '../../control-api/platform/store/database.js';
+import { migrateToLatest } from '../../control-api/platform/store/migrate.js';
 import { testPostgres } from '../helpers/postgres-cluster.js';
 import { PlantClient } from './plant-client.js';
 

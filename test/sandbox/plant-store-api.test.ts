@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { issueToken, revokeToken } from '../../control-api/tenants/api-tokens.js';
+import { issueToken, revokeToken } from '../../control-api/model/tenants/api-tokens.js';
 import { forEachStore } from '../helpers/stores.js';
 import { PlantClient } from './plant-client.js';
 

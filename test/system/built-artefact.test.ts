@@ -82,8 +82,8 @@ describe('the built artefact (dist/) that npm start and the image run', function
     assert.ok(sources.includes(path.join('bin', 'platform.ts')) && sources.length > 300, `${sources.length} sources`);
     const missing = sources.filter((s) => !existsSync(path.join(repoRoot, 'dist', s.replace(/\.ts$/, '.js'))));
     assert.deepEqual(missing, []);
-    const migrations = readdirSync(path.join(repoRoot, 'dist/control-api/store/migrations')).filter((f) => f.endsWith('.js'));
-    assert.equal(migrations.length, readdirSync(path.join(repoRoot, 'control-api/store/migrations')).filter((f) => f.endsWith('.ts')).length);
+    const migrations = readdirSync(path.join(repoRoot, 'dist/control-api/platform/store/migrations')).filter((f) => f.endsWith('.js'));
+    assert.equal(migrations.length, readdirSync(path.join(repoRoot, 'control-api/platform/store/migrations')).filter((f) => f.endsWith('.ts')).length);
     // Files production runs as they are: the offline recogniser's Python worker, beside its module.
     assert.ok(existsSync(path.join(repoRoot, 'dist/media/speech/recogniser/worker.py')), 'dist/ holds the recogniser worker');
     const emittedTs = spawnSync('find', ['dist', '-name', '*.ts'], { cwd: repoRoot, encoding: 'utf8' }).stdout.trim();
@@ -160,7 +160,7 @@ describe('the built artefact (dist/) that npm start and the image run', function
     const scriptDir = mkdtempSync(path.join(tmpdir(), 'vap-built-code-'));
     const scriptFile = path.join(scriptDir, 'run-code.mjs');
     chmodSync(scriptDir, 0o755);
-    const runner = pathToFileURL(path.join(runRoot, 'dist/control-api/recipes/code-sandbox/quickjs-code-runner.js')).href;
+    const runner = pathToFileURL(path.join(runRoot, 'dist/control-api/features/recipes/code-sandbox/quickjs-code-runner.js')).href;
     const script = `
       const { QuickJsCodeRunner } = await import(${JSON.stringify(runner)});
       const runner = new QuickJsCodeRunner({ workers: 1 });

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { openStore, type Store } from '../../control-api/store/database.js';
+import { openStore, type Store } from '../../control-api/platform/store/database.js';
 import { CountingUas } from '../helpers/counting-uas.js';
 import { clusterSecrets, edgeAddresses, freePort, nodeEnv, startKamailio, startRtpengine, type Daemon, type NodeSettings } from '../helpers/edge-cluster.js';
 import { dueCalls, edgeDid, seedEdgeTenant, type EdgeTenant } from '../helpers/edge-tenant.js';

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Validator } from '@seriousme/openapi-schema-validator';
-import { openStore } from '../../control-api/store/database.js';
+import { openStore } from '../../control-api/platform/store/database.js';
 import { OpenApiResponseValidator, type OpenApiDocument } from '../helpers/openapi-response-validator.js';
 import { exitCode, spawnPlatform, waitForLine } from '../helpers/platform-process.js';
 import { runSipp } from '../helpers/sipp.js';

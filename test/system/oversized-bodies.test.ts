@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { createLogger } from '../../core/logger.js';
-import { serve, type RunningServer } from '../../control-api/http/serve.js';
-import { createSandboxApp } from '../../control-api/sandbox/sandbox-app.js';
-import type { Store } from '../../control-api/store/database.js';
+import { serve, type RunningServer } from '../../control-api/platform/http/serve.js';
+import { createSandboxApp } from '../../control-api/api/sandbox/sandbox-app.js';
+import type { Store } from '../../control-api/platform/store/database.js';
 import { startManagementApp, operatorToken, type ManagementHarness } from '../helpers/management-app.js';
 import { RawHttpConnection, type RawUpload } from '../helpers/raw-http.js';
 import { freshStore } from '../helpers/stores.js';

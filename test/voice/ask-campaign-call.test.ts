@@ -4,22 +4,22 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pino } from 'pino';
 import { FakeClock } from '../../core/clock.js';
-import { CampaignScheduler } from '../../control-api/campaigns/campaign-scheduler.js';
-import { CallRecorder } from '../../control-api/calls/call-recorder.js';
-import type { TranscriptLine } from '../../control-api/calls/call-types.js';
-import type { CampaignSpec } from '../../control-api/domain/campaign.js';
-import { RecipeCallHandler } from '../../control-api/gateway-adapters/recipe-call-handler.js';
-import type { RunningServer } from '../../control-api/http/serve.js';
-import { QuickJsCodeRunner } from '../../control-api/recipes/code-sandbox/quickjs-code-runner.js';
-import { platformServices } from '../../control-api/recipes/platform-services.js';
+import { CampaignScheduler } from '../../control-api/features/campaigns/campaign-scheduler.js';
+import { CallRecorder } from '../../control-api/features/calls/call-recorder.js';
+import type { TranscriptLine } from '../../control-api/features/calls/call-types.js';
+import type { CampaignSpec } from '../../control-api/model/domain/campaign.js';
+import { RecipeCallHandler } from '../../control-api/features/gateway-adapters/recipe-call-handler.js';
+import type { RunningServer } from '../../control-api/platform/http/serve.js';
+import { QuickJsCodeRunner } from '../../control-api/features/recipes/code-sandbox/quickjs-code-runner.js';
+import { platformServices } from '../../control-api/features/recipes/platform-services.js';
 import { campaignDoc, numberDoc, testBox, trunkDoc } from '../helpers/resource-documents.js';
-import { createResourceDefinitions } from '../../control-api/resources/registry.js';
-import { issueToken } from '../../control-api/tenants/api-tokens.js';
+import { createResourceDefinitions } from '../../control-api/model/resources/registry.js';
+import { issueToken } from '../../control-api/model/tenants/api-tokens.js';
 import { startControl, twirpRequest } from '../campaigns/twirp-client.js';
 import { fixtureOriginator, startGatewayFixture, type GatewayFixture } from '../gateway/gateway-harness.js';
 import { startSippUas } from '../gateway/outbound-sipp-uas.js';
 import { calleeScenario, concat, silence, trimmedFlite } from './callee-audio.js';
-import { queueCallAnalysis } from '../../control-api/insights/queue-call-analysis.js';
+import { queueCallAnalysis } from '../../control-api/features/insights/queue-call-analysis.js';
 
 /**
  * Issue 18, as the user placed it: a campaign call (SendMessage over HTTP, the scheduler, the SIP

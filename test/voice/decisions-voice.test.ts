@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
-import { extractDate, extractDigits } from '../../control-api/llm/extract.js';
-import type { RecipeInput } from '../../control-api/recipes/recipe-schema.js';
-import { localTime } from '../../control-api/recipes/runtime/call-context.js';
+import { extractDate, extractDigits } from '../../control-api/platform/llm/extract.js';
+import type { RecipeInput } from '../../control-api/model/recipes/recipe-schema.js';
+import { localTime } from '../../control-api/features/recipes/runtime/call-context.js';
 import { MediaService } from '../../media/media-service.js';
 import { FarEnd, fliteSpeech, mediaPair, offlineConversation, recipeRun, transcribeLines } from './voice-harness.js';
 

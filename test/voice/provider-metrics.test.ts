@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { metricsRegistry } from '../../core/metrics.js';
-import { OpenAiCompatibleProvider } from '../../control-api/llm/openai-compatible.js';
+import { OpenAiCompatibleProvider } from '../../control-api/platform/llm/openai-compatible.js';
 import { sttForLanguage, ttsForProfile } from '../../media/speech/provider-registry.js';
 import { FakeChatCompletionsServer } from '../fakes/fake-chat-completions.js';
 import { startFakeDeepgram } from '../fakes/fake-deepgram.js';

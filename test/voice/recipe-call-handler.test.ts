@@ -8,12 +8,12 @@ import { promisify } from 'node:util';
 import { pino } from 'pino';
 import { systemClock } from '../../core/clock.js';
 import type { CallTransfer } from '../../core/ports/call-transfer.js';
-import { CallRecorder } from '../../control-api/calls/call-recorder.js';
-import type { CallStep, TranscriptLine } from '../../control-api/calls/call-types.js';
-import { RecipeCallHandler } from '../../control-api/gateway-adapters/recipe-call-handler.js';
-import { QuickJsCodeRunner } from '../../control-api/recipes/code-sandbox/quickjs-code-runner.js';
-import { platformServices } from '../../control-api/recipes/platform-services.js';
-import { createResourceDefinitions } from '../../control-api/resources/registry.js';
+import { CallRecorder } from '../../control-api/features/calls/call-recorder.js';
+import type { CallStep, TranscriptLine } from '../../control-api/features/calls/call-types.js';
+import { RecipeCallHandler } from '../../control-api/features/gateway-adapters/recipe-call-handler.js';
+import { QuickJsCodeRunner } from '../../control-api/features/recipes/code-sandbox/quickjs-code-runner.js';
+import { platformServices } from '../../control-api/features/recipes/platform-services.js';
+import { createResourceDefinitions } from '../../control-api/model/resources/registry.js';
 import { numberDoc, testBox, trunkDoc } from '../helpers/resource-documents.js';
 import { SipOriginator } from '../../gateway/outbound/sip-originator.js';
 import { GatewayCallTransfer } from '../../gateway/transfer/gateway-call-transfer.js';
@@ -23,7 +23,7 @@ import { fixtureOriginator, startGatewayFixture, type GatewayFixture } from '../
 import { runSipp, scenarioDir } from '../helpers/sipp.js';
 import { beepEnd, calleeScenario, concat, machineAudio, silence, trimmedFlite, verdictCount, voicedRuns } from './callee-audio.js';
 import { agentChannel, appointmentRecipe, callerChannel, appointmentVocabulary, fliteSpeech, transcribe } from './voice-harness.js';
-import { queueCallAnalysis } from '../../control-api/insights/queue-call-analysis.js';
+import { queueCallAnalysis } from '../../control-api/features/insights/queue-call-analysis.js';
 
 const run = promisify(execFile);
 /** One key for the whole suite: trunk passwords sealed on create are opened when dialling. */

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import type { ActiveCall, CallHandler } from '../../core/ports/call-handler.js';
-import type { RunResult } from '../../control-api/recipes/runtime/recipe-run.js';
+import type { RunResult } from '../../control-api/features/recipes/runtime/recipe-run.js';
 import { EspeakTts } from '../../media/speech/espeak-tts.js';
 import { PocketsphinxStt } from '../../media/speech/pocketsphinx-stt.js';
 import { PhoneConversation } from '../../media/voice/phone-conversation.js';

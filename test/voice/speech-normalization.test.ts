@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { silentLogger } from '../../core/logger.js';
-import { OfflineEngine } from '../../control-api/llm/offline-engine.js';
-import { defaultBlocks } from '../../control-api/recipes/blocks/index.js';
-import { recipeSchema } from '../../control-api/recipes/recipe-schema.js';
-import { RecipeRun } from '../../control-api/recipes/runtime/recipe-run.js';
+import { OfflineEngine } from '../../control-api/platform/llm/offline-engine.js';
+import { defaultBlocks } from '../../control-api/features/recipes/blocks/index.js';
+import { recipeSchema } from '../../control-api/model/recipes/recipe-schema.js';
+import { RecipeRun } from '../../control-api/features/recipes/runtime/recipe-run.js';
 import { MediaService } from '../../media/media-service.js';
 import type { SttProvider, TtsProvider, TtsRequest } from '../../media/speech/speech-provider.js';
 import { PhoneConversation } from '../../media/voice/phone-conversation.js';

@@ -3,7 +3,7 @@ import type { ListenExpectation } from '../../core/ports/conversation.js';
 import { MediaService } from '../../media/media-service.js';
 import { PocketsphinxStt } from '../../media/speech/pocketsphinx-stt.js';
 import type { SttProvider } from '../../media/speech/speech-provider.js';
-import type { RecipeInput } from '../../control-api/recipes/recipe-schema.js';
+import type { RecipeInput } from '../../control-api/model/recipes/recipe-schema.js';
 import { FarEnd, fliteSpeech, mediaPair, offlineConversation, recipeRun } from './voice-harness.js';
 
 /**

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
-import { recordInsightsTool } from '../../control-api/insights/llm-insight-extractor.js';
+import { recordInsightsTool } from '../../control-api/features/insights/llm-insight-extractor.js';
 import { twirpRequest } from '../campaigns/twirp-client.js';
 import type { FakeChatCompletionsServer } from '../fakes/fake-chat-completions.js';
 import type { DashboardHarness } from './dashboard-harness.js';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { createServer } from 'node:net';
 import type { Page } from 'playwright-core';
-import type { Store } from '../../control-api/store/database.js';
+import type { Store } from '../../control-api/platform/store/database.js';
 import { assertAccessible } from './axe.js';
 import { nav } from './campaign-flow.js';
 import { signIn, startDashboardHarness, type DashboardHarness } from './dashboard-harness.js';

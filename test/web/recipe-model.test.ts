@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { exitsOf as serverExitsOf } from '../../control-api/recipes/recipe-graph.js';
-import { recipeSchema, type Block } from '../../control-api/recipes/recipe-schema.js';
+import { exitsOf as serverExitsOf } from '../../control-api/model/recipes/recipe-graph.js';
+import { recipeSchema, type Block } from '../../control-api/model/recipes/recipe-schema.js';
 import { blockTypes, defaultSettings, exitsOf, starterRecipe } from '../../web/src/recipe/model.js';
 
 /**
@@ -17,7 +17,7 @@ describe('dashboard recipe model agrees with the recipe runtime', () => {
     assert.ok(recipeSchema.safeParse(starterRecipe('check')).success);
   });
 
-  it('names the same exits as control-api/recipes/recipe-graph.ts for every block type', () => {
+  it('names the same exits as control-api/model/recipes/recipe-graph.ts for every block type', () => {
     const withBranches: Record<string, Record<string, unknown>> = {
       smartAi: { prompt: 'p', intents: [{ name: 'pay', description: 'd' }, { name: 'later', description: 'd' }] },
       ask: { prompt: 'p', intents: [{ name: 'human', description: 'd' }], variables: [{ name: 'v', type: 'text' }] },

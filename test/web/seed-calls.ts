@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import { openStore, type Store } from '../../control-api/store/database.js';
+import { openStore, type Store } from '../../control-api/platform/store/database.js';
 import { testPostgres } from '../helpers/postgres-cluster.js';
 
 /**

@@ -2,7 +2,7 @@ import { useCallback, useEffect, useRef, useSyncExternalStore, type AnchorHTMLAt
 
 /**
  * A small History API router: the dashboard has a dozen fixed routes, and the control role answers
- * index.html for any of them (control-api/http/dashboard.ts), so a reload keeps the page.
+ * index.html for any of them (control-api/platform/http/dashboard.ts), so a reload keeps the page.
  */
 const listeners = new Set<() => void>();
 const subscribe = (listener: () => void): (() => void) => {

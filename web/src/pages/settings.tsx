@@ -19,7 +19,7 @@ interface Provider {
   readonly fields: Readonly<Record<string, string>>;
 }
 
-/** Speech providers and the fields each takes besides its key (control-api/domain/tenant-speech.ts). */
+/** Speech providers and the fields each takes besides its key (control-api/model/domain/tenant-speech.ts). */
 const speechProviders = [
   { name: 'deepgram', title: 'Deepgram (speech-to-text)', fields: [['baseUrl', 'Base URL (default wss://api.deepgram.com)'], ['model', 'Model (default nova-3)']] },
   { name: 'elevenlabs', title: 'ElevenLabs (text-to-speech)', fields: [['baseUrl', 'Base URL (default https://api.elevenlabs.io)'], ['modelId', 'Model id (default eleven_flash_v2_5)']] },

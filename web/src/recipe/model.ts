@@ -27,7 +27,7 @@ const names = (list: unknown): string[] =>
 
 /**
  * The exits a block leaves by, in the builder's order. Mirrors exitsOf() of
- * control-api/recipes/recipe-graph.ts (test/web/recipe-model.test.ts holds them equal): the
+ * control-api/model/recipes/recipe-graph.ts (test/web/recipe-model.test.ts holds them equal): the
  * runtime routes on these names.
  */
 export function exitsOf(type: string, settings: Settings): string[] {

@@ -1,0 +1,44 @@
+import assert from 'node:assert/strict';
+import { fakeContext, press, say } from '../../../../test/fakes/fake-block-context.js';
+import { askSettingsSchema } from '../../../model/recipes/recipe-schema.js';
+import { askBlock } from './ask.js';
+
+describe('Ask block', () => {
+  const settings = askSettingsSchema.parse({
+    prompt: 'Ask how much the caller can pay today.\nOpening: How much can you pay today?\nReprompt: Please tell me an amount in rupees.',
+    retryLimit: 3,
+    intents: [{ name: 'dispute', description: 'caller disputes the loan or says it is wrong' }],
+    variables: [{ name: 'amount', type: 'number', description: 'amount the caller can pay' }],
+  });
+
+  it('captures one value and leaves through next', async () => {
+    const ctx = fakeContext({ turns: [say('I can pay two thousand five hundred')] });
+    assert.deepEqual(await askBlock.run(ctx, settings, ctx.signal), { exit: 'next' });
+    assert.equal(ctx.vars.get('amount'), 2500);
+    // An amount can be keyed in: the question says so.
+    assert.deepEqual(ctx.said.map((s) => s.text), ['How much can you pay today? You can also key it in, then press hash.']);
+  });
+
+  it('accepts DTMF digits as the answer', async () => {
+    const ctx = fakeContext({ turns: [press('1500')] });
+    assert.deepEqual(await askBlock.run(ctx, settings, ctx.signal), { exit: 'next' });
+    assert.equal(ctx.vars.get('amount'), 1500);
+  });
+
+  it('reprompts, then falls back after the retry limit', async () => {
+    const ctx = fakeContext({ turns: [say('not sure'), say('maybe'), say('hmm')] });
+    assert.deepEqual(await askBlock.run(ctx, settings, ctx.signal), { exit: 'fallback' });
+    assert.equal(ctx.said.filter((s) => s.text.startsWith('Please tell me')).length, 2);
+  });
+
+  it('lets an intent steer away before the value is captured', async () => {
+    const ctx = fakeContext({ turns: [say('this loan is wrong, I dispute it')] });
+    assert.deepEqual(await askBlock.run(ctx, settings, ctx.signal), { exit: 'dispute' });
+  });
+
+  it('does not count a value set before the block as captured', async () => {
+    const ctx = fakeContext({ variables: { amount: 999 }, turns: [say('umm'), say('3000')] });
+    assert.deepEqual(await askBlock.run(ctx, settings, ctx.signal), { exit: 'next' });
+    assert.equal(ctx.vars.get('amount'), 3000);
+  });
+});

@@ -1,0 +1,37 @@
+import type { ListenExpectation, PhraseGroup, SpokenValue } from '../../../../core/ports/conversation.js';
+import type { SmartAiSettings } from '../../../model/recipes/recipe-schema.js';
+
+/** Answers to a yes/no question (and to "Did you say ...?"), with the Hindi ones callers mix in. */
+export const yesPhrases: readonly string[] = ['yes', 'yeah', 'yep', 'yes please', 'sure', 'okay', 'haan ji', 'ji haan'];
+export const noPhrases: readonly string[] = ['no', 'nope', 'no thanks', 'not really', 'nahi', 'nahi ji', 'nahin'];
+/**
+ * Hedges: no answer yet, and nothing to act on. Heard as their own meaning so that the recogniser
+ * does not bend "I don't know" into a "no" (the block reprompts on them).
+ */
+export const unsurePhrases: readonly string[] = ["i don't know", 'i do not know', 'not sure', "i'm not sure", 'let me think', 'maybe'];
+
+export const spacedName = (name: string): string => name.replace(/([a-z])([A-Z])/g, '$1 $2').replace(/_/g, ' ').toLowerCase();
+
+const valueOf: Partial<Record<string, SpokenValue>> = { date: 'date', number: 'number', digits: 'digits' };
+
+/**
+ * Everything a SmartAI or Ask block can act on, for the recogniser: one phrase group per intent
+ * (its examples and its name, "pay now"), per enum option, and yes / no; the spoken values its
+ * variables take (dates, amounts, digit strings). Free text cannot be expected; the number's
+ * boosted keywords are added by the voice pipeline.
+ */
+export function expectationFor(settings: SmartAiSettings): ListenExpectation {
+  const phrases: PhraseGroup[] = [
+    { name: 'yes', phrases: yesPhrases, neutral: true },
+    { name: 'no', phrases: noPhrases, neutral: true },
+    { name: 'unsure', phrases: unsurePhrases },
+  ];
+  for (const intent of settings.intents) phrases.push({ name: `intent:${intent.name}`, phrases: [spacedName(intent.name), ...intent.examples] });
+  const values = new Set<SpokenValue>();
+  for (const variable of settings.variables) {
+    for (const option of variable.options ?? []) phrases.push({ name: `option:${variable.name}:${option}`, phrases: [option] });
+    const value = valueOf[variable.type];
+    if (value) values.add(value);
+  }
+  return { phrases, values: [...values], dtmf: settings.dtmf };
+}

@@ -1,0 +1,150 @@
+import type { TurnResult, VariableValue } from '../../../platform/llm/agent-engine.js';
+import { extractBoolean } from '../../../platform/llm/extract.js';
+import { intentMatch, intentOfValues, intentWordsSaid } from '../../../platform/llm/offline-engine.js';
+import type { Intent, SmartAiSettings } from '../../../model/recipes/recipe-schema.js';
+import type { Heard } from '../runtime/conversation.js';
+import { amountTouchesDate, dateDisagreesWithWeekday, dateFarAhead, decisionOf, digitsFromSpeech, isPlainAnswer, meaningDisagrees, offlineValues, polarOnly, rivalReading } from './hearing-doubt.js';
+
+/**
+ * What a caller turn decides, and whether the block may act on it at once.
+ *
+ * Every exit of a listening block changes something (the call goes elsewhere, values are written
+ * on the record), and so does every value it captures; an intent marked `action: false` is
+ * informational. A decision that changes something is acted on only on a confident reading of
+ * the caller; otherwise the block checks its meaning first ("Just to check: ...?"). Turns that
+ * decide nothing (a knowledge answer, a reprompt) are neutral and store nothing.
+ */
+export interface Decision {
+  /** The intent the block leaves through; undefined: the block's own answer (an Ask's values). */
+  readonly intent?: Intent;
+  /** The values the exit stores: the intent's captures, or the Ask's variables. */
+  readonly values: Readonly<Record<string, VariableValue>>;
+  /** The values answer the block's question for them after a denied reading back (`Awaiting`). */
+  readonly answersAwaited?: boolean;
+}
+
+/** After a "no" to a reading back of values: the intent still meant, and the values asked for again. */
+export interface Awaiting {
+  readonly intent?: Intent;
+  readonly names: readonly string[];
+}
+
+/** The values an exit through `intent` keeps: its captures, else every value the turn stated. */
+function valuesFor(intent: Intent, values: Readonly<Record<string, VariableValue>>): Record<string, VariableValue> {
+  const keep = intent.captures ?? Object.keys(values);
+  return Object.fromEntries(Object.entries(values).filter(([name]) => keep.includes(name)));
+}
+
+/**
+ * The decision of one turn: the engine's intent with the values it keeps; after a denied reading
+ * back, the same intent when the turn gives the values asked for; an Ask's answer once every
+ * variable is known (`kept`: confident values of its earlier turns).
+ */
+export function decide(
+  result: TurnResult,
+  settings: SmartAiSettings,
+  isDone: ((names: ReadonlySet<string>) => boolean) | undefined,
+  kept: ReadonlyMap<string, VariableValue>,
+  awaiting: Awaiting | undefined,
+): Decision | undefined {
+  const answering = awaiting?.intent && awaiting.names.some((name) => name in result.values) && (!result.intent || result.intent === awaiting.intent.name);
+  const intent = answering ? awaiting?.intent : settings.intents.find((i) => i.name === result.intent);
+  if (intent) return { intent, values: valuesFor(intent, result.values), ...(answering ? { answersAwaited: true } : {}) };
+  if (!isDone) return undefined;
+  const values = { ...Object.fromEntries(kept), ...result.values };
+  return isDone(new Set(Object.keys(values))) ? { values } : undefined;
+}
+
+export type DoubtReason = 'lowConfidence' | 'rival' | 'unsupported' | 'polarOnly' | 'valuesRunTogether' | 'valuesConflict' | 'farDate' | 'digitsSpoken' | 'inferred' | 'repeatsDenied' | 'lonelyKeyword';
+
+/** Readings of values the caller said no to when they were read back. */
+export type DeniedReadings = readonly Readonly<Record<string, VariableValue>>[];
+
+/**
+ * The values say nothing the caller has not already denied: each is the value of one reading they
+ * said no to ("sunday" again after "no" to Sunday; not 2000 on the 5th after "no" to 3000 on the 5th).
+ */
+function repeatsDenial(values: Readonly<Record<string, VariableValue>>, denied: DeniedReadings): boolean {
+  const entries = Object.entries(values);
+  return entries.length > 0 && denied.some((reading) => entries.every(([name, value]) => name in reading && JSON.stringify(reading[name]) === JSON.stringify(value)));
+}
+
+/**
+ * After a "no" to a reading back, does the intent still stand (only the values are asked for
+ * again)? Only when the caller's own words for it were heard, on a confident reading: an intent
+ * inferred from values, reached through a bare yes/no or heard at a low confidence may itself be
+ * what the "no" was about, so the block asks its question again instead ("haan ji" misheard as
+ * "sunday", checked as a reschedule and denied, must not be answered with "Which day would suit you?").
+ */
+export function intentStands(heard: Heard, decision: Decision, settings: SmartAiSettings, doubt: DoubtReason): boolean {
+  const intent = decision.intent;
+  if (!intent || heard.kind !== 'utterance') return intent !== undefined;
+  if (doubt === 'lowConfidence' || doubt === 'inferred' || doubt === 'polarOnly' || doubt === 'valuesConflict' || doubt === 'lonelyKeyword') return false;
+  return heard.meaning === `intent:${intent.name}` || intentMatch(settings.intents, heard.text)?.name === intent.name;
+}
+
+
+/**
+ * Why the block must not act on `decision` at once, if it must not: a confidence below
+ * `confirmBelowConfidence`; a close competing reading that goes elsewhere or, for what changes
+ * something, states other values; a meaning the grammar heard that does not support it; an
+ * intent reached through a bare yes/no among other words; an amount run into a date's day; a date
+ * beside a weekday it is not; a date more than 60 days ahead; a digit string heard from speech; an intent inferred from values alone; a reading the caller denied when it was read back, heard again.
+ * Keypad entries are never doubtful.
+ */
+export function doubtOf(heard: Heard, decision: Decision, settings: SmartAiSettings, today: string, denied: DeniedReadings = []): DoubtReason | undefined {
+  if (heard.kind !== 'utterance') return undefined;
+  // What the caller just said no to, heard again: the same mishearing is the likelier story.
+  if (repeatsDenial(decision.values, denied)) return 'repeatsDenied';
+  if (heard.confidence !== undefined && heard.confidence < settings.confirmBelowConfidence) return 'lowConfidence';
+  const acts = decision.intent?.action !== false;
+  if (rivalReading(heard, settings, today, acts ? Object.keys(decision.values) : []) !== undefined) return 'rival';
+  if (meaningDisagrees(heard, decisionOf({ ...(decision.intent ? { intent: decision.intent.name } : {}), values: decision.values }), settings, today)) return 'unsupported';
+  if (polarOnly(heard, decision.intent)) return 'polarOnly';
+  if (acts && decision.intent && lonelyKeyword(heard, decision.intent, settings, decision.values)) return 'lonelyKeyword';
+  // Values alone do not say what the caller wants done: an intent that changes something, taken
+  // from its captured values with none of its words said ("monday" is no "reschedule"), is checked
+  // (not when they answer "Which day would suit you?" asked for that intent).
+  if (acts && decision.intent && !decision.answersAwaited && intentMatch(settings.intents, heard.text)?.name !== decision.intent.name && intentOfValues(settings.intents, decision.values) === decision.intent.name) return 'inferred';
+  if (amountTouchesDate(heard, decision.values, settings)) return 'valuesRunTogether';
+  // What was said contradicts itself: a weekday the stored date is not.
+  if (dateDisagreesWithWeekday(heard, decision.values, settings)) return 'valuesConflict';
+  // A date months away: more likely a misheard month than what the caller said.
+  if (dateFarAhead(heard, decision.values, settings, today)) return 'farDate';
+  // A spoken order or account number: read back digit by digit, whatever the confidence.
+  if (digitsFromSpeech(heard, decision.values, settings)) return 'digitsSpoken';
+  return undefined;
+}
+
+/**
+ * Before the engine runs: could this turn end in a confirmation? Then its reply must not be
+ * streamed (it may be confirmed away): a low confidence, a close rival reading, a yes/no among
+ * other words, or values an intent that changes something captures (it may be inferred from them).
+ */
+export function mayBeDoubted(heard: Heard, settings: SmartAiSettings, today: string): boolean {
+  if (heard.kind !== 'utterance') return false;
+  if (heard.confidence !== undefined && heard.confidence < settings.confirmBelowConfidence) return true;
+  const storable = settings.variables.filter((v) => v.type !== 'text').map((v) => v.name);
+  if (rivalReading(heard, settings, today, storable) !== undefined) return true;
+  if (extractBoolean(heard.text) !== undefined && !isPlainAnswer(heard.text)) return true;
+  const statedValues = offlineValues(heard.text, settings, today);
+  if (dateFarAhead(heard, statedValues, settings, today) || digitsFromSpeech(heard, statedValues, settings)) return true;
+  const stated = Object.keys(statedValues);
+  return settings.intents.some((i) => i.action !== false && (i.captures ?? []).some((name) => stated.includes(name)));
+}
+
+/**
+ * An intent that changes something, named by one of its words alone among words that name
+ * nothing: the recogniser, listening for the block's words, puts one in wherever the audio fits
+ * it ("Play some music" came out "come human" at 0.65 and took the transfer).
+ */
+function lonelyKeyword(heard: Extract<Heard, { kind: 'utterance' }>, intent: Intent, settings: SmartAiSettings, values: Readonly<Record<string, VariableValue>>): boolean {
+  // Only a grammar recogniser (likelihoods per 10 ms) fills the block's words in where audio fits them.
+  if (!heard.alternatives?.some((a) => a.scoreGap !== undefined)) return false;
+  if (heard.meaning === 'yes' || heard.meaning === 'no') return false;
+  const match = intentMatch(settings.intents, heard.text);
+  if (match?.name !== intent.name || match.by === 'polarity') return false;
+  if (intentWordsSaid(intent, heard.text) >= 2 || heard.text.trim().split(/\s+/).length < 2) return false;
+  // The other words state what the intent captures ("reschedule to tomorrow"): they name something.
+  return !(intent.captures ?? []).some((name) => name in values);
+}
