@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mergePatchSchema } from '../../route-kit/openapi/merge-patch-schema.js';
+import { mergePatchSchema } from './merge-patch-schema.js';
 
 describe('mergePatchSchema (JSON Merge Patch of a request schema)', () => {
   const spec = {
