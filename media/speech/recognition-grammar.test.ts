@@ -70,6 +70,17 @@ describe('offline recognition grammar and its confidence', () => {
     assert.doesNotMatch(buildRecognitionGrammar(input, known), /<keyword>/);
   });
 
+  it('where a digit string is expected, the carriers that sound like digits ("want", "to") are left out: they were the digits misread', () => {
+    const digits = { phrases: input.phrases, values: ['digits' as const], words: [] };
+    const grammar = buildRecognitionGrammar(digits, known);
+    assert.match(grammar, /<carrier> = [^;]*\bit\b/);
+    assert.doesNotMatch(grammar, /<carrier> = [^;]*\b(want|to)\b/);
+    assert.match(grammar, /<digits> = /);
+    // Scored the same way: "want two" is no frame around a digit string there.
+    const heard = scoreHypothesis(units(['want', 0.3], ['two', 0.3]), digits, known);
+    assert.ok(heard.confidence < 0.6, String(heard.confidence));
+  });
+
   it("the question's own words frame an answer like carrier words, never make one, and never a negation", () => {
     const withHome = new Set([...known, 'home', 'tomorrow', 'at', 'not']);
     const echo = units(['yes', 0.3], ['i', 0.1], ['will', 0.2], ['at', 0.1], ['home', 0.3], ['tomorrow', 0.5]);

@@ -85,11 +85,18 @@ const carrierWords = new Set(
 /** Words that never carry an answer: an echo of the question is no answer to it. */
 const neverFrame = new Set(['yes', 'yeah', 'yep', 'sure', 'okay', 'ok', 'maybe', 'ji', 'no', 'nope', 'not', "don't", 'dont', "can't", 'cannot', "won't", 'never', 'nahi', 'nahin', 'haan']);
 
+/**
+ * Carrier words that sound like a digit ("want" one, "to" and "do" two). Where a digit string is
+ * expected (an order number) they are no frame but the digits themselves misread: "one two one
+ * two" came back "want two want two" and "one two one do one two", a string with holes.
+ */
+const digitSoundAlikes = new Set(['want', 'to', 'do']);
+
 /** The carrier words of an expectation: the common ones and the words of the question asked. */
-function carriersOf(input: Pick<GrammarInput, 'frameWords'>): ReadonlySet<string> {
-  if (!input.frameWords?.length) return carrierWords;
-  const words = input.frameWords.flatMap((w) => w.toLowerCase().split(/[^a-z']+/)).filter((w) => w && !neverFrame.has(w));
-  return new Set([...carrierWords, ...words]);
+function carriersOf(input: Pick<GrammarInput, 'frameWords' | 'values'>): ReadonlySet<string> {
+  const words = (input.frameWords ?? []).flatMap((w) => w.toLowerCase().split(/[^a-z']+/)).filter((w) => w && !neverFrame.has(w));
+  const all = [...carrierWords, ...words];
+  return new Set(input.values.includes('digits') ? all.filter((w) => !digitSoundAlikes.has(w)) : all);
 }
 
 export interface GrammarInput {
