@@ -88,7 +88,8 @@ export function confirmationQuestion(
   const used = new Set<string>();
   let meaning = '';
   if (intent) {
-    meaning = render(intentMeaning(intent), {
+    const unknown = (intent.captures ?? []).filter((name) => !(name in values) && isBlank(lookup(name)));
+    meaning = render(withoutPlaceholders(intentMeaning(intent), unknown), {
       lookup: (name) => {
         if (!(name in values)) return lookup(name);
         used.add(name);
@@ -101,6 +102,23 @@ export function confirmationQuestion(
     .map((name) => (typeOf(name) === 'boolean' && !intent ? `you said ${spoken(name)}` : spoken(name)));
   const said = [meaning, rest.join(', ')].filter(Boolean).join(', ');
   return `Just to check: ${said}?`;
+}
+
+const isBlank = (value: unknown): boolean => value === undefined || value === null || value === '';
+
+/** Words that only introduce the value after them ("pay {{promise_amount}} on {{promise_date}}"). */
+const valuePrepositions = 'on|at|by|for|to|of|in|from|before|until|around|about';
+
+/**
+ * The confirmation without the placeholders of values nobody has said, each with the preposition
+ * that introduced it: "you will pay {{promise_amount}} on {{promise_date}}" with neither known is
+ * "you will pay", not "you will pay on".
+ */
+function withoutPlaceholders(template: string, names: readonly string[]): string {
+  return names.reduce(
+    (text, name) => text.replace(new RegExp(`(?:\\s+(?:${valuePrepositions}))?\\s*\\{\\{\\s*${name}\\s*\\}\\}`, 'gi'), ''),
+    template,
+  );
 }
 
 /** A variable as a noun phrase said to the caller: "the new date you prefer", "the order number". */

@@ -354,6 +354,20 @@ describe('a reading that contradicts itself is checked, not acted on', () => {
     assert.equal(promise.vars.get('promise_amount'), undefined);
   });
 
+  it('a promised amount of one digit ("i can pay eight come the") is checked; after a no the values are asked for again', async () => {
+    const ctx = fakeContext({ turns: [heard('i promise to pay eight on friday', 1, 'intent:promise_to_pay'), heard('no', 1, 'no'), heard('three thousand on friday', 1, '')] });
+    assert.deepEqual(await smartAiBlock.run(ctx, loan, ctx.signal), { exit: 'promise_to_pay' });
+    assert.deepEqual(ctx.said.map((s) => s.text).slice(1), [
+      'Just to check: you will pay 8 on Friday 27 November?',
+      'Sorry about that. Could you tell me the amount you promise to pay and the date you promise to pay on again?',
+    ]);
+    assert.deepEqual(ctx.variables(), { promise_amount: 3000, promise_date: '2026-11-27' });
+    // Ten and more is an amount as callers say one: acted on at once.
+    const ten = fakeContext({ turns: [heard('i promise to pay ten on friday', 1, 'intent:promise_to_pay')] });
+    assert.deepEqual(await smartAiBlock.run(ten, loan, ten.signal), { exit: 'promise_to_pay' });
+    assert.equal(ten.said.length, 1);
+  });
+
   it('an "and" beside one number only (a lost "thousand") makes the amount asked again; "two thousand and fifty" stands', async () => {
     for (const text of ['i promise to pay twelve and on friday', 'i promise to pay come and eighty on friday']) {
       const ctx = fakeContext({ turns: [heard(text, 1, 'intent:promise_to_pay'), silence, silence, silence] });

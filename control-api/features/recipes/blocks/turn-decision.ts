@@ -55,7 +55,7 @@ export function decide(
   return isDone(new Set(Object.keys(values))) ? { values } : undefined;
 }
 
-export type DoubtReason = 'lowConfidence' | 'rival' | 'unsupported' | 'polarOnly' | 'valuesRunTogether' | 'valuesConflict' | 'farDate' | 'digitsSpoken' | 'inferred' | 'repeatsDenied' | 'lonelyKeyword';
+export type DoubtReason = 'lowConfidence' | 'rival' | 'unsupported' | 'polarOnly' | 'valuesRunTogether' | 'valuesConflict' | 'farDate' | 'digitsSpoken' | 'inferred' | 'repeatsDenied' | 'lonelyKeyword' | 'singleDigitAmount';
 
 /** Readings of values the caller said no to when they were read back. */
 export type DeniedReadings = readonly Readonly<Record<string, VariableValue>>[];
@@ -89,7 +89,8 @@ export function intentStands(heard: Heard, decision: Decision, settings: SmartAi
  * `confirmBelowConfidence`; a close competing reading that goes elsewhere or, for what changes
  * something, states other values; a meaning the grammar heard that does not support it; an
  * intent reached through a bare yes/no among other words; an amount run into a date's day; a date
- * beside a weekday it is not; a date more than 60 days ahead; a digit string heard from speech; an intent inferred from values alone; a reading the caller denied when it was read back, heard again.
+ * beside a weekday it is not; a date more than 60 days ahead; a digit string heard from speech; an intent inferred from values alone; a reading the caller denied when it was read back, heard again;
+ * an intent's amount of one digit.
  * Keypad entries are never doubtful.
  */
 export function doubtOf(heard: Heard, decision: Decision, settings: SmartAiSettings, today: string, denied: DeniedReadings = []): DoubtReason | undefined {
@@ -113,7 +114,23 @@ export function doubtOf(heard: Heard, decision: Decision, settings: SmartAiSetti
   if (dateFarAhead(heard, decision.values, settings, today)) return 'farDate';
   // A spoken order or account number: read back digit by digit, whatever the confidence.
   if (digitsFromSpeech(heard, decision.values, settings)) return 'digitsSpoken';
+  if (acts && decision.intent && singleDigitAmount(decision.intent, decision.values, settings)) return 'singleDigitAmount';
   return undefined;
+}
+
+/**
+ * An amount the intent captures that is one digit ("I can pay the whole thing now" heard "i can
+ * pay eight come the", a promise of 8): one number word is what a recogniser most easily puts in
+ * where the audio fits it, and an amount is rarely said as one. Checked, never acted on; after a
+ * "no" the intent stands and its values are asked for again. An Ask's own answer ("How many?" -
+ * "two") is no intent's capture and is not checked for this.
+ */
+function singleDigitAmount(intent: Intent, values: Readonly<Record<string, VariableValue>>, settings: SmartAiSettings): boolean {
+  return (intent.captures ?? []).some((name) => {
+    const value = values[name];
+    const type = settings.variables.find((v) => v.name === name)?.type;
+    return type === 'number' && typeof value === 'number' && Number.isInteger(value) && value >= 0 && value < 10;
+  });
 }
 
 /**
