@@ -113,7 +113,16 @@ describe('turn-taking over RTP: keypad entry and wordless interruptions', functi
     const { caller, agent } = await mediaPair(service);
     const far = new FarEnd(caller);
     const ended = new AbortController();
-    const running = recipeRun(recipe, conversationFor(agent, ended)).run(ended.signal);
+    const run = recipeRun(recipe, conversationFor(agent, ended));
+    // The agent's line after the opening, once it has been spoken (a line cut by the hang-up is
+    // not recorded, so the test hangs up only after it: with both cores busy the hum's turn took
+    // longer to recognise than any fixed pause after the opening was cut).
+    const secondLine = new Promise<void>((resolve) => {
+      run.on('utterance', () => {
+        if (run.transcript.filter((t) => t.speaker === 'agent').length >= 2) resolve();
+      });
+    });
+    const running = run.run(ended.signal);
     await far.agentSpeaking();
     await new Promise((r) => setTimeout(r, 2000));
     // A hum: voiced long enough to be a turn, but no word the block expects.
@@ -130,8 +139,8 @@ describe('turn-taking over RTP: keypad entry and wordless interruptions', functi
       }
       return Infinity;
     })();
-    // Let the reprompt finish, then hang up.
-    await far.agentFinished(400).catch(() => undefined);
+    // Let the reprompt finish (it is recorded once spoken), then hang up.
+    await Promise.race([secondLine, new Promise((r) => setTimeout(r, 20_000))]);
     ended.abort();
     const result = await running.catch(() => undefined);
     far.stop();

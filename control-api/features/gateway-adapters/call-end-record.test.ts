@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import type { CallEnd } from '../calls/call-types.js';
-import { recordedEnd } from './call-end-record.js';
+import { callEndOf, recordedEnd } from './call-end-record.js';
 
 const ran = (endReason: string): CallEnd => ({ endedAt: new Date(Date.UTC(2026, 0, 5, 10, 0, 30)), answeredAt: new Date(Date.UTC(2026, 0, 5, 10, 0, 0)), outcome: 'completed', sipStatus: 200, endReason });
 
@@ -26,5 +26,24 @@ describe('call record end: what the telephony side knows overrides "completed"',
   it('a transfer that failed with a status (busy) and confirmed REFERs are left as the run ended them', () => {
     assert.deepEqual(recordedEnd(ran('closed'), { endReason: 'local-bye', transfers: [{ ok: false, reason: 'Busy Here', sipStatus: 486 }] }), ran('closed'));
     assert.deepEqual(recordedEnd(ran('transferred'), { endReason: 'transferred', transfers: [{ ok: true, method: 'refer' }] }), ran('transferred'));
+  });
+});
+
+describe('callEndOf: the one end a recipe call is recorded with', () => {
+  const answeredAt = new Date(Date.UTC(2026, 0, 5, 10, 0, 0));
+  const endedAt = new Date(Date.UTC(2026, 0, 5, 10, 0, 30));
+  const line = { at: 1, speaker: 'agent' as const, text: 'Sorry, I cannot understand this language.' };
+
+  it('a language nothing could recognise: its line, no disposition, and no telephony override', () => {
+    const end = callEndOf({ answeredAt, endedAt, end: { reason: 'ack-timeout' }, speechEnd: { reason: 'unsupported_language', line }, failed: false, transfers: [], recordingRef: '2026-01-05/a.wav' });
+    assert.deepEqual(end, { endedAt, answeredAt, outcome: 'completed', sipStatus: 200, endReason: 'unsupported_language', transcript: [line], recordingRef: '2026-01-05/a.wav' });
+  });
+
+  it('no run result: the handler failed (error) or the gateway ended the call first (its reason)', () => {
+    const failed = callEndOf({ answeredAt, endedAt, end: { reason: 'remote-bye' }, failed: true, transfers: [] });
+    assert.equal(failed.endReason, 'error');
+    assert.deepEqual(failed.transcript, []);
+    const unacked = callEndOf({ answeredAt, endedAt, end: { reason: 'ack-timeout' }, failed: false, transfers: [] });
+    assert.deepEqual([unacked.outcome, unacked.endReason], ['failed', 'ackTimeout']);
   });
 });

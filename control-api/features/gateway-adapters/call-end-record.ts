@@ -1,5 +1,8 @@
 import type { CallTransferOutcome } from '../../../core/ports/call-transfer.js';
-import type { CallEnd } from '../calls/call-types.js';
+import type { ScreeningOutcome } from '../../../media/voice/call-start.js';
+import type { AnsweringMachineResult, CallEnd, TranscriptLine } from '../calls/call-types.js';
+import { callEndFromRun, callSteps, gatewayEndReason, transcriptLines } from '../calls/run-record.js';
+import type { RecipeRun, RunResult } from '../recipes/runtime/recipe-run.js';
 
 /** What the gateway knows of a call that the recipe run's result does not say. */
 export interface TelephonyFacts {
@@ -31,4 +34,74 @@ export function recordedEnd(end: CallEnd, facts: TelephonyFacts): CallEnd {
   const last = facts.transfers[facts.transfers.length - 1];
   if (last && !last.ok && last.unconfirmed === true) return { ...end, outcome: 'failed', endReason: 'transferUnconfirmed' };
   return end;
+}
+
+/** What one call left for its record when the handler is done with it. */
+export interface CallOutcome {
+  readonly answeredAt: Date;
+  readonly endedAt: Date;
+  /** The call's end as the gateway settled it (undefined: it did not settle in time). */
+  readonly end: { readonly reason: string } | undefined;
+  /** The run, if one started, and its result, if it finished. */
+  readonly run?: RecipeRun;
+  readonly result?: RunResult;
+  /** The call ended because nothing could understand its language: the line the caller heard. */
+  readonly speechEnd?: { readonly reason: 'unsupported_language' | 'speech_unavailable'; readonly line: TranscriptLine };
+  /** A machine answered a screened call: what the agent did. */
+  readonly voicemail?: ScreeningOutcome;
+  readonly answeringMachine?: AnsweringMachineResult;
+  /** The handler failed (the message is logged, the record says `error`). */
+  readonly failed: boolean;
+  readonly recordingRef?: string;
+  readonly transfers: readonly CallTransferOutcome[];
+}
+
+/**
+ * The one CallEnd a recipe call's record gets: from the run's result when it finished (a machine
+ * answer recorded as voicemail, the gateway's end reason where it knows better); with the
+ * unsupported-language line and no disposition when no speech could be understood; else the path
+ * up to where the call stopped the run or the handler failed. Telephony facts (an unACKed 200, an
+ * unconfirmed transfer) then override "completed" (recordedEnd), except for a language end.
+ */
+export function callEndOf(o: CallOutcome): CallEnd {
+  const { endedAt, answeredAt, end, run, result, speechEnd, voicemail, recordingRef } = o;
+  const extras = { ...(recordingRef ? { recordingRef } : {}), ...(o.answeringMachine ? { answeringMachine: o.answeringMachine } : {}) };
+  if (speechEnd) {
+    const ran = result ? callEndFromRun(result, { endedAt, answeredAt }) : undefined;
+    return {
+      endedAt,
+      answeredAt,
+      outcome: 'completed',
+      sipStatus: 200,
+      endReason: speechEnd.reason,
+      transcript: [...(ran?.transcript ?? []), speechEnd.line],
+      ...(ran?.steps ? { steps: ran.steps } : {}),
+      ...(ran?.variables ? { variables: ran.variables } : {}),
+      ...extras,
+    };
+  }
+  const facts: TelephonyFacts = { endReason: end?.reason, transfers: o.transfers };
+  if (result) {
+    // The run sees any end of the call as a hang-up; the gateway knows whether a limit, a
+    // transfer or the caller ended it.
+    const ran = { ...callEndFromRun(result, { endedAt, answeredAt, ...(end ? { callEndReason: end.reason } : {}), ...(recordingRef ? { recordingRef } : {}) }), ...extras };
+    // A machine answered: the record says so instead of "the caller hung up".
+    const machine = voicemail ? { endReason: 'voicemail', disposition: `voicemail_${voicemail === 'messageLeft' ? 'message_left' : 'disconnected'}` } : {};
+    return recordedEnd({ ...ran, ...machine }, facts);
+  }
+  return recordedEnd(
+    {
+      endedAt,
+      answeredAt,
+      outcome: 'completed',
+      sipStatus: 200,
+      endReason: o.failed ? 'error' : (gatewayEndReason(end?.reason) ?? end?.reason ?? 'error'),
+      transcript: transcriptLines(run?.transcript ?? []),
+      // The path up to where the call stopped the run (or the handler failed).
+      steps: callSteps(run?.steps ?? []),
+      ...(run ? { variables: run.variables() } : {}),
+      ...extras,
+    },
+    facts,
+  );
 }

@@ -4,6 +4,7 @@ import type { CampaignSpec } from '../../domain/campaign.js';
 import { builtInSpeechProfileByName, builtInSpeechProfiles } from '../../domain/builtin-speech-profiles.js';
 import { normaliseE164 } from '../../domain/common.js';
 import { phoneNumberSecretPaths, type PhoneNumberSpec } from '../../domain/phone-number.js';
+import type { PronunciationEntrySpec } from '../../domain/pronunciation-entry.js';
 import { sipTrunkSecretPaths, type SipTrunkSpec } from '../../domain/sip-trunk.js';
 import {
   matchesSpeechProfileFilter,
@@ -157,6 +158,18 @@ export async function findSpeechProfileByName(db: Kysely<Database>, tenantId: st
   if (builtIn) return { name, spec: builtIn.spec };
   const row = await db.selectFrom('speech_profiles').select(['name', 'spec']).where('tenant_id', '=', tenantId).where('name', '=', name).executeTakeFirst();
   return row ? { name: row.name, spec: row.spec as SpeechProfileSpec } : undefined;
+}
+
+/** The tenant's pronunciation entries for these words (a number's `pronunciationWords`). */
+export async function findPronunciationEntries(db: Kysely<Database>, tenantId: string, words: readonly string[]): Promise<PronunciationEntrySpec[]> {
+  if (words.length === 0) return [];
+  const rows = await db.selectFrom('pronunciation_entries').select('spec').where('tenant_id', '=', tenantId).where('word', 'in', words).execute();
+  return rows.map((r) => r.spec as PronunciationEntrySpec);
+}
+
+/** The name and time zone a call of the tenant is run with (undefined: no such tenant). */
+export async function findTenantProfile(db: Kysely<Database>, tenantId: string): Promise<{ name: string; timezone: string } | undefined> {
+  return db.selectFrom('tenants').select(['name', 'timezone']).where('id', '=', tenantId).executeTakeFirst();
 }
 
 /**
