@@ -130,3 +130,8 @@ export class StartupError extends Error {
     this.name = 'StartupError';
   }
 }
+
+/** An error's message for a log line or a record (what was thrown need not be an Error). */
+export function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

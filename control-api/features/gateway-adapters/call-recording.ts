@@ -1,21 +1,21 @@
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
+import { errorMessage } from '../../../core/errors.js';
 import type { Logger } from '../../../core/logger.js';
 import type { ActiveCall } from '../../../core/ports/call-handler.js';
-import { errorText } from './recipe-call-run.js';
 
 /** Stops the recording and hands it to the shared store; a failed copy leaves it in the local directory. */
 export async function finishCallRecording(call: ActiveCall, ref: string, keep: ((ref: string) => Promise<void>) | undefined, log: Logger): Promise<void> {
   try {
     await call.media.stopRecording();
   } catch (error) {
-    log.warn({ err: errorText(error) }, 'could not stop the recording');
+    log.warn({ err: errorMessage(error) }, 'could not stop the recording');
     return;
   }
   try {
     await keep?.(ref);
   } catch (error) {
-    log.warn({ err: errorText(error), ref }, 'could not copy the recording to the shared store: only this node serves it');
+    log.warn({ err: errorMessage(error), ref }, 'could not copy the recording to the shared store: only this node serves it');
   }
 }
 
@@ -29,7 +29,7 @@ export async function startCallRecording(call: ActiveCall, dir: string | undefin
     return ref;
   } catch (error) {
     // A call without a recording still runs: the caller should not pay for a full disk.
-    log.warn({ err: errorText(error) }, 'could not start the call recording');
+    log.warn({ err: errorMessage(error) }, 'could not start the call recording');
     return undefined;
   }
 }

@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { errorMessage } from '../../../core/errors.js';
 import type { Logger } from '../../../core/logger.js';
 import type { ActiveCall, CallHandler } from '../../../core/ports/call-handler.js';
 import type { OriginateRequest } from '../../../core/ports/originator.js';
@@ -8,7 +9,7 @@ import type { Database } from '../../platform/store/schema.js';
 import type { TenantCallSpeech } from '../../model/tenants/tenant-speech.js';
 import { callEndOf } from './call-end-record.js';
 import { finishCallRecording, startCallRecording } from './call-recording.js';
-import { callDirection, errorText, runRecipeOnCall, type CallState, type RecipeRunDeps } from './recipe-call-run.js';
+import { callDirection, runRecipeOnCall, type CallState, type RecipeRunDeps } from './recipe-call-run.js';
 import { loadCallSetup } from './call-setup.js';
 import { EarlyAudio } from '../../../media/voice/early-audio.js';
 import { callSpeech, recipeListens, sayUnsupportedLanguage } from './call-speech.js';
@@ -68,7 +69,7 @@ export class RecipeCallHandler implements CallHandler {
         ...(outbound ? campaignColumns(outbound) : {}),
       });
     } catch (error) {
-      log.warn({ err: errorText(error) }, 'could not record the call start');
+      log.warn({ err: errorMessage(error) }, 'could not record the call start');
     }
     call.on('dtmf', (e) => log.debug({ digit: e.digit, via: e.via }, 'DTMF received'));
 
@@ -99,7 +100,7 @@ export class RecipeCallHandler implements CallHandler {
         await runRecipeOnCall(this.o, call, outbound, setup, speech, recordId, log, state);
       }
     } catch (error) {
-      failure = errorText(error);
+      failure = errorMessage(error);
       log.error({ err: failure }, 'recipe call failed: ending the call');
     } finally {
       early.stop();
@@ -129,7 +130,7 @@ export class RecipeCallHandler implements CallHandler {
         }),
       );
     } catch (error) {
-      log.warn({ err: errorText(error) }, 'could not record the call end');
+      log.warn({ err: errorMessage(error) }, 'could not record the call end');
     }
   }
 

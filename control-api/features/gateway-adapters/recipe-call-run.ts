@@ -1,3 +1,4 @@
+import { errorMessage } from '../../../core/errors.js';
 import type { Logger } from '../../../core/logger.js';
 import type { ActiveCall } from '../../../core/ports/call-handler.js';
 import type { CallTransfer, CallTransferOutcome } from '../../../core/ports/call-transfer.js';
@@ -96,7 +97,7 @@ export async function runRecipeOnCall(deps: RecipeRunDeps, call: ActiveCall, out
   if (stopRecipe.signal.aborted && screening && !state.sttLost) {
     // The machine may hang up before the beep: detected, but no message left.
     state.voicemail = await screening.catch((error: unknown): ScreeningOutcome => {
-      log.info({ err: errorText(error) }, 'voicemail handling ended early');
+      log.info({ err: errorMessage(error) }, 'voicemail handling ended early');
       return 'disconnected';
     });
     log.info({ voicemail: state.voicemail }, 'answering machine: voicemail handled');
@@ -158,7 +159,3 @@ function ignoreIfStopped(stopped: AbortSignal): (error: unknown) => void {
   };
 }
 
-/** An error's message for the log. */
-export function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
