@@ -127,6 +127,18 @@ forEachStore('the platform resource kinds through the management API', (store) =
     assert.deepEqual(await names('gender=male&favourite=true'), []);
   });
 
+  it('filters phone numbers by number and campaigns by phone number (the stored E.164 form)', async () => {
+    const numbers = await h.client().get(`/v1/tenants/greenleaf/phone-numbers?number=${encodeURIComponent('+914440001001')}`);
+    assert.equal(numbers.status, 200, numbers.text);
+    assert.deepEqual(numbers.body.items!.map((i) => (i['spec'] as Record<string, unknown>)['number']), ['+914440001001']);
+    const campaigns = await h.client().get(`/v1/tenants/greenleaf/campaigns?phoneNumber=${encodeURIComponent('+914440001001')}`);
+    assert.equal(campaigns.status, 200, campaigns.text);
+    assert.ok(campaigns.body.items!.length >= 1);
+    assert.ok(campaigns.body.items!.every((i) => (i['spec'] as Record<string, unknown>)['phoneNumber'] === '+914440001001'));
+    const none = await h.client().get(`/v1/tenants/greenleaf/campaigns?phoneNumber=${encodeURIComponent('+914440009999')}`);
+    assert.deepEqual(none.body.items, []);
+  });
+
   it("keeps another tenant's token out of this tenant's resources", async () => {
     const op = h.client();
     await op.post('/v1/tenants', { clientId: 'intruder', name: 'Intruder' });

@@ -106,7 +106,9 @@ export const e164 = (field = 'phoneNumber') =>
         return z.NEVER;
       }
       return normalised;
-    });
+    })
+    // Said in the output schema: what is stored and returned is the normalised E.164 string.
+    .pipe(z.string().regex(e164Pattern));
 
 /** IANA timezone name, checked against the runtime's tz database through Intl. */
 export function isIanaTimezone(value: string): boolean {

@@ -18,7 +18,9 @@ export const hostAddress = (field: string) =>
   z
     .string({ error: `${field} must be a string` })
     .refine(isHostAddress, { error: `${field} must be an IPv4/IPv6 address or a fully qualified domain name` })
-    .transform((v) => v.toLowerCase());
+    .transform((v) => v.toLowerCase())
+    // The stored form is still a string: the pipe keeps the output schema precise (not `unknown`).
+    .pipe(z.string());
 
 export const sipTransports = ['udp', 'tcp', 'tls'] as const;
 

@@ -1251,9 +1251,9 @@ export interface components {
         SipTrunkSpecStored: {
             name: string;
             inbound: {
-                terminationAddresses: unknown[];
+                terminationAddresses: string[];
                 /** @default [] */
-                dids: unknown[];
+                dids: string[];
                 extension?: string;
             };
             /**
@@ -1262,7 +1262,7 @@ export interface components {
              *     }
              */
             outbound: {
-                address?: unknown;
+                address?: string;
                 port?: number;
                 /**
                  * @default udp
@@ -1273,14 +1273,14 @@ export interface components {
                 password?: string;
             };
             registration?: {
-                registrar: unknown;
+                registrar: string;
                 port?: number;
                 /**
                  * @default udp
                  * @enum {string}
                  */
                 transport: "udp" | "tcp" | "tls";
-                domain?: unknown;
+                domain?: string;
                 user?: string;
                 /** @default 3600 */
                 expiresSeconds: number;
@@ -2656,7 +2656,7 @@ export interface components {
             enabled?: boolean;
         };
         PhoneNumberSpecStored: {
-            number: unknown;
+            number: string;
             recipe: string;
             provider: {
                 /** @constant */
@@ -2840,7 +2840,7 @@ export interface components {
              * @constant
              */
             channel: "voice";
-            phoneNumber: unknown;
+            phoneNumber: string;
             /**
              * @default api
              * @constant
@@ -7255,6 +7255,8 @@ export interface operations {
                 limit?: number;
                 /** @description `nextCursor` of the previous page */
                 cursor?: string;
+                /** @description only phone-numbers whose number equals this value (case-insensitive) */
+                number?: string;
                 /** @description only phone-numbers whose recipe equals this value (case-insensitive) */
                 recipe?: string;
                 /** @description only phone-numbers whose language equals this value (case-insensitive) */
@@ -7716,6 +7718,8 @@ export interface operations {
                 name?: string;
                 /** @description only campaigns whose channel equals this value (case-insensitive) */
                 channel?: string;
+                /** @description only campaigns whose phoneNumber equals this value (case-insensitive) */
+                phoneNumber?: string;
                 /** @description only campaigns whose trigger equals this value (case-insensitive) */
                 trigger?: string;
                 /** @description only campaigns whose recipe equals this value (case-insensitive) */

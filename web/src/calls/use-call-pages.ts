@@ -37,7 +37,7 @@ export function useCallPages(api: ManagementClient, clientId: string, query: Lis
 
   useEffect(() => {
     const mine = ++run.current;
-    const params = { path: { clientId }, query: { limit: 50, ...query, ...(current.value ? { cursor: current.value } : {}) } as never };
+    const params = { path: { clientId }, query: { limit: 50, ...query, ...(current.value ? { cursor: current.value } : {}) } };
     api.GET('/v1/tenants/{clientId}/calls', { params }).then(
       (response) => {
         if (mine !== run.current) return;

@@ -71,3 +71,32 @@ export function CheckField({ label, ...input }: { label: string } & InputHTMLAtt
 /** The message of the first issue at exactly `path` (paths as the API writes them: `a.b[0].c`). */
 export const issueAt = (issues: ReadonlyArray<{ path: string; message: string }>, path: string): string | undefined =>
   issues.find((i) => i.path === path || i.path.startsWith(`${path}.`) || i.path.startsWith(`${path}[`))?.message;
+
+/** A fieldset of checkboxes choosing a set (a token's scopes, a campaign's retry scenarios). */
+export function CheckSet<V extends string>({ legend, options, chosen, onChange, issue }: {
+  legend: string;
+  options: ReadonlyArray<readonly [V, string]>;
+  chosen: ReadonlySet<V>;
+  onChange: (next: Set<V>) => void;
+  issue?: string | undefined;
+}) {
+  return (
+    <fieldset>
+      <legend>{legend}</legend>
+      {options.map(([value, label]) => (
+        <CheckField
+          key={value}
+          label={label}
+          checked={chosen.has(value)}
+          onChange={(e) => {
+            const next = new Set(chosen);
+            if (e.target.checked) next.add(value);
+            else next.delete(value);
+            onChange(next);
+          }}
+        />
+      ))}
+      {issue ? <small className="issue">{issue}</small> : null}
+    </fieldset>
+  );
+}

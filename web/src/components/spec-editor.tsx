@@ -6,6 +6,21 @@ import { splitList } from './use-options';
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 type Spec = { [key: string]: Json };
+/** What the editor sends: the stored spec with the person's edits, for the API to judge. */
+export type EditedSpec = Spec;
+
+/** A response's spec as plain JSON (fields the API left out stay out). */
+function jsonOf(value: unknown): Json | undefined {
+  if (value === null || typeof value === 'boolean' || typeof value === 'number' || typeof value === 'string') return value;
+  if (Array.isArray(value)) return value.flatMap((v) => jsonOf(v) ?? []);
+  if (typeof value !== 'object') return undefined;
+  const out: Spec = {};
+  for (const [key, v] of Object.entries(value)) {
+    const json = jsonOf(v);
+    if (json !== undefined) out[key] = json;
+  }
+  return out;
+}
 
 /** What the API sends back for a stored secret (docs/api.md): sending it back keeps the value. */
 const masked = '********';
@@ -59,14 +74,18 @@ function build(spec: Spec, edits: Edits, prefix = '', depth = 0): Spec {
  * gains (a trunk's registration, say) is editable without a change here. Secrets come back masked
  * and stay as they are unless replaced.
  */
-export function SpecEditor({ title, spec, readOnly = [], onSave, onCancel }: {
+export function SpecEditor({ title, spec: stored, readOnly = [], onSave, onCancel }: {
   title: string;
-  spec: Spec;
+  spec: object;
   /** Top-level fields shown but not editable here (a number's `enabled` has its own toggle). */
   readOnly?: readonly string[];
   onSave: (spec: Spec) => Promise<void>;
   onCancel: () => void;
 }) {
+  const [spec] = useState<Spec>(() => {
+    const json = jsonOf(stored);
+    return isObject(json) ? json : {};
+  });
   const [edits, setEdits] = useState<Edits>(() => initial(spec));
   const [error, setError] = useState<unknown>();
   const [saving, setSaving] = useState(false);

@@ -1,19 +1,21 @@
-import { useState, type FormEvent } from 'react';
-import { ApiError, unwrap, type Schemas } from '../api/client';
+import { useState } from 'react';
+import { unwrap, type Schemas } from '../api/client';
 import { MessageTracker } from '../campaign/message-tracker';
 import { SendMessageSnippet } from '../campaign/send-snippet';
-import { ErrorBox } from '../components/error-box';
-import { useAttempt } from '../components/use-attempt';
-import { CheckField, SelectField, TextField, issueAt } from '../components/field';
-import { PageFooter, usePaged } from '../components/paged';
-import { useNames } from '../components/use-options';
+import { CreatePanel, useCreateForm } from '../components/create-form';
+import { CheckSet, SelectField, TextField, issueAt } from '../components/field';
+import { usePaged } from '../components/paged';
+import { ResourceList, type Column } from '../components/resource-list';
+import { choices, useNames } from '../components/use-options';
 import { useSession } from '../session';
 
 type CampaignSpec = Schemas['CampaignSpec'];
-const scenarios = [['busy', 'Busy'], ['noAnswer', 'No answer'], ['failed', 'Failed']] as const;
+type Campaign = Schemas['Campaign'];
+type Scenario = NonNullable<CampaignSpec['retryScenarios']>[number];
+const scenarios: ReadonlyArray<readonly [Scenario, string]> = [['busy', 'Busy'], ['noAnswer', 'No answer'], ['failed', 'Failed']];
 
 const emptyForm = { name: '', phoneNumber: '', recipe: '', startLogic: 'immediately', waitSeconds: '2', ring: '30', retries: '0', interval: '30', dnd: 'reschedule' };
-const defaultRetryOn = ['busy', 'noAnswer', 'failed'];
+const defaultRetryOn: Scenario[] = ['busy', 'noAnswer', 'failed'];
 
 /** Outreach campaigns: settings, publish, the SendMessage snippet and a message tracker. */
 export function CampaignsPage({ clientId }: { clientId: string }) {
@@ -22,88 +24,70 @@ export function CampaignsPage({ clientId }: { clientId: string }) {
   const list = usePaged(async (cursor) => unwrap(await api.GET('/v1/tenants/{clientId}/campaigns', { params: { path, query: { limit: 50, ...(cursor ? { cursor } : {}) } } })), clientId);
   const numbers = useNames(clientId, 'phone-numbers');
   const recipes = useNames(clientId, 'recipes');
-  const [form, setForm] = useState(emptyForm);
-  const [retryOn, setRetryOn] = useState<Set<string>>(new Set(defaultRetryOn));
+  const f = useCreateForm(emptyForm);
+  const { form } = f;
+  const [retryOn, setRetryOn] = useState<Set<Scenario>>(new Set(defaultRetryOn));
   const [selected, setSelected] = useState<string>();
-  const [error, attempt] = useAttempt();
-  const [rowError, attemptRow] = useAttempt();
-  const issues = error instanceof ApiError ? (error.body.issues ?? []) : [];
-  const set = (key: keyof typeof form) => (e: { target: { value: string } }) => setForm({ ...form, [key]: e.target.value });
 
-  const create = async (event: FormEvent) => {
-    event.preventDefault();
+  const create = async () => {
     const startLogic: CampaignSpec['startLogic'] =
-      form.startLogic === 'waitSeconds' ? { mode: 'waitSeconds', seconds: Number(form.waitSeconds) } : { mode: form.startLogic as 'immediately' | 'waitForGreeting' };
+      form.startLogic === 'waitSeconds' ? { mode: 'waitSeconds', seconds: Number(form.waitSeconds) } : { mode: form.startLogic === 'waitForGreeting' ? 'waitForGreeting' : 'immediately' };
     const body: CampaignSpec = {
       name: form.name.trim(),
       phoneNumber: form.phoneNumber,
       recipe: form.recipe,
       startLogic,
-      dndBehaviour: form.dnd as 'reschedule' | 'discard',
+      dndBehaviour: form.dnd === 'discard' ? 'discard' : 'reschedule',
       ringDurationSeconds: Number(form.ring),
       maxRetries: Number(form.retries),
       retryIntervalMinutes: Number(form.interval),
-      retryScenarios: [...retryOn] as CampaignSpec['retryScenarios'],
+      retryScenarios: [...retryOn],
     };
-    await attempt(async () => {
-      const created = unwrap(await api.POST('/v1/tenants/{clientId}/campaigns', { params: { path }, body }));
-      setSelected(created.id);
-      // A created campaign is in the list; the form is ready for the next one.
-      setForm(emptyForm);
-      setRetryOn(new Set(defaultRetryOn));
-      list.reload();
-    });
+    const created = unwrap(await api.POST('/v1/tenants/{clientId}/campaigns', { params: { path }, body }));
+    setSelected(created.id);
+    // A created campaign is in the list; the form is ready for the next one.
+    f.setForm(emptyForm);
+    setRetryOn(new Set(defaultRetryOn));
+    list.reload();
   };
-  const publish = async (id: string, published: boolean) => {
-    await attemptRow(async () => {
-      const updated = unwrap(await api.PATCH('/v1/tenants/{clientId}/campaigns/{id}', { params: { path: { clientId, id } }, body: { published } }));
-      list.replace((c) => c.id === id, updated);
-    });
-  };
+  const columns: ReadonlyArray<Column<Campaign>> = [
+    {
+      header: 'Name',
+      cell: (c) => (
+        <button type="button" className="link" onClick={() => setSelected(c.id)} aria-pressed={selected === c.id}>
+          {c.spec.name}
+        </button>
+      ),
+    },
+    { header: 'Number', cell: (c) => c.spec.phoneNumber },
+    { header: 'Recipe', cell: (c) => c.spec.recipe },
+    { header: 'Ring / retries', cell: (c) => `${c.spec.ringDurationSeconds} s / ${c.spec.maxRetries}` },
+    { header: 'Status', cell: (c) => (c.spec.published ? <span className="badge done">Published</span> : <span className="badge">Draft</span>) },
+  ];
   const chosen = list.items.find((c) => c.id === selected);
 
   return (
     <>
       <h1>Campaigns</h1>
-      <ErrorBox error={rowError} title="Not changed" />
-      <table>
-        <caption className="sr-only">Campaigns</caption>
-        <thead>
-          <tr>
-            <th scope="col">Name</th>
-            <th scope="col">Number</th>
-            <th scope="col">Recipe</th>
-            <th scope="col">Ring / retries</th>
-            <th scope="col">Status</th>
-            <th scope="col">
-              <span className="sr-only">Actions</span>
-            </th>
-          </tr>
-        </thead>
-        <tbody>
-          {list.items.map((c) => (
-            <tr key={c.id}>
-              <td>
-                <button type="button" className="link" onClick={() => setSelected(c.id)} aria-pressed={selected === c.id}>
-                  {c.spec.name}
-                </button>
-              </td>
-              <td>{c.spec.phoneNumber as string}</td>
-              <td>{c.spec.recipe as string}</td>
-              <td>
-                {c.spec.ringDurationSeconds} s / {c.spec.maxRetries}
-              </td>
-              <td>{c.spec.published ? <span className="badge done">Published</span> : <span className="badge">Draft</span>}</td>
-              <td>
-                <button type="button" className={c.spec.published ? '' : 'primary'} onClick={() => publish(c.id, !c.spec.published)} aria-label={`${c.spec.published ? 'Unpublish' : 'Publish'} ${c.spec.name}`}>
-                  {c.spec.published ? 'Unpublish' : 'Publish'}
-                </button>
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-      <PageFooter list={list} noun="campaigns" />
+      <ResourceList
+        caption="Campaigns"
+        noun="campaigns"
+        list={list}
+        columns={columns}
+        actionError="Not changed"
+        actions={(c, act) => {
+          const publish = () =>
+            act(async () => {
+              const updated = unwrap(await api.PATCH('/v1/tenants/{clientId}/campaigns/{id}', { params: { path: { clientId, id: c.id } }, body: { published: !c.spec.published } }));
+              list.replace((x) => x.id === c.id, updated);
+            });
+          return (
+            <button type="button" className={c.spec.published ? '' : 'primary'} onClick={publish} aria-label={`${c.spec.published ? 'Unpublish' : 'Publish'} ${c.spec.name}`}>
+              {c.spec.published ? 'Unpublish' : 'Publish'}
+            </button>
+          );
+        }}
+      />
       {chosen ? (
         <section className="panel" aria-labelledby="campaign-title">
           <h2 id="campaign-title">{chosen.spec.name}</h2>
@@ -114,41 +98,25 @@ export function CampaignsPage({ clientId }: { clientId: string }) {
           <MessageTracker clientId={clientId} campaignId={chosen.id} />
         </section>
       ) : null}
-      <form className="panel" onSubmit={create} aria-labelledby="new-campaign">
-        <h2 id="new-campaign">New outreach campaign</h2>
-        <div className="row wrap">
-          <TextField label="Campaign name" value={form.name} onChange={set('name')} issue={issueAt(issues, 'name')} />
-          <SelectField label="Voice integration (phone number)" value={form.phoneNumber} onChange={set('phoneNumber')} issue={issueAt(issues, 'phoneNumber')} options={[['', '— choose —'] as const, ...numbers.names.map((n) => [n, n] as const)]} />
-          <SelectField label="Campaign recipe" value={form.recipe} onChange={set('recipe')} issue={issueAt(issues, 'recipe')} options={[['', '— choose —'] as const, ...recipes.names.map((n) => [n, n] as const)]} />
-          <SelectField label="Start logic" value={form.startLogic} onChange={set('startLogic')} issue={issueAt(issues, 'startLogic')} options={[['immediately', 'Start immediately'], ['waitForGreeting', 'Wait for user greeting'], ['waitSeconds', 'Wait for X seconds']]} />
-          {form.startLogic === 'waitSeconds' ? <TextField label="Seconds to wait (1-5)" inputMode="numeric" value={form.waitSeconds} onChange={set('waitSeconds')} issue={issueAt(issues, 'startLogic.seconds')} /> : null}
-          <TextField label="Ring duration (15-30 s)" inputMode="numeric" value={form.ring} onChange={set('ring')} issue={issueAt(issues, 'ringDurationSeconds')} />
-          <TextField label="Max retries (0-10)" inputMode="numeric" value={form.retries} onChange={set('retries')} issue={issueAt(issues, 'maxRetries')} />
-          <TextField label="Retry interval (minutes)" inputMode="numeric" value={form.interval} onChange={set('interval')} issue={issueAt(issues, 'retryIntervalMinutes')} />
-          <SelectField label="During DND hours" value={form.dnd} onChange={set('dnd')} options={[['reschedule', 'Reschedule after DND'], ['discard', 'Discard the call']]} issue={issueAt(issues, 'dndBehaviour')} />
-        </div>
-        <fieldset>
-          <legend>Retry scenarios</legend>
-          {scenarios.map(([value, label]) => (
-            <CheckField
-              key={value}
-              label={label}
-              checked={retryOn.has(value)}
-              onChange={(e) => {
-                const next = new Set(retryOn);
-                if (e.target.checked) next.add(value);
-                else next.delete(value);
-                setRetryOn(next);
-              }}
-            />
-          ))}
-          {issueAt(issues, 'retryScenarios') ? <small className="issue">{issueAt(issues, 'retryScenarios')}</small> : null}
-        </fieldset>
-        <ErrorBox error={error} title="The API refused the campaign" />
-        <button type="submit" className="primary">
-          Create campaign
-        </button>
-      </form>
+      <CreatePanel
+        id="new-campaign"
+        title="New outreach campaign"
+        submit="Create campaign"
+        refused="The API refused the campaign"
+        form={f}
+        onCreate={create}
+        after={<CheckSet legend="Retry scenarios" options={scenarios} chosen={retryOn} onChange={setRetryOn} issue={issueAt(f.issues, 'retryScenarios')} />}
+      >
+        <TextField label="Campaign name" {...f.text('name')} />
+        <SelectField label="Voice integration (phone number)" {...f.text('phoneNumber')} options={choices('— choose —', numbers.names)} />
+        <SelectField label="Campaign recipe" {...f.text('recipe')} options={choices('— choose —', recipes.names)} />
+        <SelectField label="Start logic" {...f.text('startLogic')} options={[['immediately', 'Start immediately'], ['waitForGreeting', 'Wait for user greeting'], ['waitSeconds', 'Wait for X seconds']]} />
+        {form.startLogic === 'waitSeconds' ? <TextField label="Seconds to wait (1-5)" inputMode="numeric" {...f.text('waitSeconds', 'startLogic.seconds')} /> : null}
+        <TextField label="Ring duration (15-30 s)" inputMode="numeric" {...f.text('ring', 'ringDurationSeconds')} />
+        <TextField label="Max retries (0-10)" inputMode="numeric" {...f.text('retries', 'maxRetries')} />
+        <TextField label="Retry interval (minutes)" inputMode="numeric" {...f.text('interval', 'retryIntervalMinutes')} />
+        <SelectField label="During DND hours" {...f.text('dnd', 'dndBehaviour')} options={[['reschedule', 'Reschedule after DND'], ['discard', 'Discard the call']]} />
+      </CreatePanel>
     </>
   );
 }

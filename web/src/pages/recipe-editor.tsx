@@ -50,7 +50,7 @@ export function RecipeEditorPage({ clientId, recipeId }: { clientId: string; rec
       (result) => {
         const loaded = unwrap(result);
         setRecipe(loaded);
-        setDraft(loaded.spec as RecipeSpec);
+        setDraft(loaded.spec);
         setSelected(loaded.spec.startBlockId);
       },
       setLoadError,
@@ -107,7 +107,7 @@ export function RecipeEditorPage({ clientId, recipeId }: { clientId: string; rec
     try {
       const saved = unwrap(await api.PUT('/v1/tenants/{clientId}/recipes/{id}', { ...path, body: draft }));
       setRecipe(saved);
-      setDraft(saved.spec as RecipeSpec);
+      setDraft(saved.spec);
       setStatus(`Published at ${new Date(saved.updatedAt).toLocaleTimeString()}`);
     } catch (error) {
       // The draft stays as it is: fix what the API named and publish again.
@@ -128,7 +128,7 @@ export function RecipeEditorPage({ clientId, recipeId }: { clientId: string; rec
           {status || (dirty ? 'Unsaved changes' : 'Published')}
         </p>
         <div className="row">
-          <button type="button" onClick={() => edit(recipe.spec as RecipeSpec)} disabled={!dirty || saving}>
+          <button type="button" onClick={() => edit(recipe.spec)} disabled={!dirty || saving}>
             Discard changes
           </button>
           <button type="button" className="primary" onClick={publish} disabled={saving}>

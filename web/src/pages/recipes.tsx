@@ -1,12 +1,15 @@
 import { useState, type FormEvent } from 'react';
-import { unwrap } from '../api/client';
+import { unwrap, type Schemas } from '../api/client';
 import { ErrorBox } from '../components/error-box';
 import { useAttempt } from '../components/use-attempt';
 import { TextField } from '../components/field';
-import { PageFooter, usePaged } from '../components/paged';
+import { usePaged } from '../components/paged';
+import { ResourceList, type Column } from '../components/resource-list';
 import { starterRecipe } from '../recipe/model';
 import { Link, navigate } from '../router';
 import { useSession } from '../session';
+
+type Recipe = Schemas['Recipe'];
 
 /** The tenant's recipes, paged, and a form that starts a new one in the builder. */
 export function RecipesPage({ clientId }: { clientId: string }) {
@@ -18,6 +21,12 @@ export function RecipesPage({ clientId }: { clientId: string }) {
   );
   const [name, setName] = useState('');
   const [error, attempt] = useAttempt();
+  const columns: ReadonlyArray<Column<Recipe>> = [
+    { header: 'Name', cell: (r) => <Link href={`${base}/${r.id}`}>{r.spec.name}</Link> },
+    { header: 'Description', cell: (r) => r.spec.description },
+    { header: 'Blocks', cell: (r) => r.spec.blocks.length },
+    { header: 'Updated', cell: (r) => new Date(r.updatedAt).toLocaleString() },
+  ];
   const create = async (event: FormEvent) => {
     event.preventDefault();
     await attempt(async () => {
@@ -35,30 +44,7 @@ export function RecipesPage({ clientId }: { clientId: string }) {
         </button>
       </form>
       <ErrorBox error={error} title="Could not create the recipe" />
-      <table>
-        <caption className="sr-only">Recipes</caption>
-        <thead>
-          <tr>
-            <th scope="col">Name</th>
-            <th scope="col">Description</th>
-            <th scope="col">Blocks</th>
-            <th scope="col">Updated</th>
-          </tr>
-        </thead>
-        <tbody>
-          {list.items.map((r) => (
-            <tr key={r.id}>
-              <td>
-                <Link href={`${base}/${r.id}`}>{r.spec.name}</Link>
-              </td>
-              <td>{r.spec.description}</td>
-              <td>{r.spec.blocks.length}</td>
-              <td>{new Date(r.updatedAt).toLocaleString()}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-      <PageFooter list={list} noun="recipes" />
+      <ResourceList caption="Recipes" noun="recipes" list={list} columns={columns} />
     </>
   );
 }

@@ -9,7 +9,9 @@ import { masked, SecretField, secretPatch, type SecretEdit } from '../settings/s
 type Json = Record<string, unknown>;
 const keep: SecretEdit = { action: 'keep' };
 const text = (v: unknown): string => (typeof v === 'string' || typeof v === 'number' ? String(v) : '');
-const obj = (v: unknown): Json | undefined => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Json) : undefined);
+const texts = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
+const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+const obj = (v: unknown): Json | undefined => (isObject(v) ? v : undefined);
 /** Empty text removes the field in a merge patch (its default applies again). */
 const orNull = (v: string): string | null => (v.trim() === '' ? null : v.trim());
 
@@ -37,7 +39,7 @@ function formOf(settings: Json) {
   return {
     webhookUrl: text(settings['webhookUrl']),
     webhookSecret: keep,
-    ssrfAllowlist: ((settings['ssrfAllowlist'] as string[] | undefined) ?? []).join('\n'),
+    ssrfAllowlist: texts(settings['ssrfAllowlist']).join('\n'),
     llmProvider: text(llm?.['provider']),
     llmBaseUrl: text(llm?.['baseUrl']),
     llmModel: text(llm?.['model']),
@@ -111,7 +113,7 @@ export function SettingsPage({ clientId }: { clientId: string }) {
     setForm(formOf(settings));
   };
   useEffect(() => {
-    api.GET('/v1/tenants/{clientId}', path).then((r) => load((unwrap(r).spec as { settings: Json }).settings), setLoadError);
+    api.GET('/v1/tenants/{clientId}', path).then((r) => load(obj(unwrap(r).spec.settings) ?? {}), setLoadError);
   }, [api, clientId]);
   const dirty = form !== undefined && stored !== undefined && JSON.stringify(form) !== JSON.stringify(formOf(stored));
   useLeaveGuard(() => (dirty ? 'The settings have unsaved changes. Leave and lose them?' : undefined));
@@ -132,7 +134,7 @@ export function SettingsPage({ clientId }: { clientId: string }) {
     setStatus('');
     try {
       const saved = unwrap(await api.PATCH('/v1/tenants/{clientId}', { ...path, body: patchOf(form, obj(stored['speech']) !== undefined) as never }));
-      load((saved.spec as { settings: Json }).settings);
+      load(obj(saved.spec.settings) ?? {});
       setStatus(`Saved at ${new Date(saved.updatedAt).toLocaleTimeString()}`);
     } catch (failure) {
       setError(failure);

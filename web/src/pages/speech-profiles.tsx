@@ -1,13 +1,15 @@
-import { useState, type FormEvent } from 'react';
-import { ApiError, unwrap, type Schemas } from '../api/client';
-import { ErrorBox } from '../components/error-box';
-import { useAttempt } from '../components/use-attempt';
-import { CheckField, SelectField, TextField, issueAt } from '../components/field';
-import { PageFooter, usePaged } from '../components/paged';
+import { useState } from 'react';
+import { unwrap, type Schemas } from '../api/client';
+import { CreatePanel, useCreateForm } from '../components/create-form';
+import { CheckField, SelectField, TextField } from '../components/field';
+import { usePaged } from '../components/paged';
+import { ResourceList, type Column } from '../components/resource-list';
 import { splitList } from '../components/use-options';
 import { useSession } from '../session';
 
 type ProfileSpec = Schemas['SpeechProfileSpec'];
+type Profile = Schemas['SpeechProfile'];
+const genders = ['all', 'female', 'male'] as const;
 const providers: ReadonlyArray<ProfileSpec['provider']> = ['espeak-ng', 'google', 'azure', 'amazon-polly', 'elevenlabs', 'cartesia', 'deepgram', 'sarvam'];
 
 /** Speech profiles: the API's filters (gender, language and accent, tags, favourites), stars, custom profiles. */
@@ -15,51 +17,63 @@ export function SpeechProfilesPage({ clientId }: { clientId: string }) {
   const { api } = useSession();
   const path = { clientId };
   const [filters, setFilters] = useState({ gender: 'all', language: '', tags: '', favourite: false });
+  const gender = genders.find((g) => g === filters.gender);
   const query = {
-    ...(filters.gender !== 'all' ? { gender: filters.gender } : {}),
+    ...(gender && gender !== 'all' ? { gender } : {}),
     ...(filters.language.trim() ? { language: filters.language.trim() } : {}),
     ...(splitList(filters.tags).length ? { tags: splitList(filters.tags) } : {}),
     ...(filters.favourite ? { favourite: true } : {}),
   };
   const list = usePaged(
-    async (cursor) => unwrap(await api.GET('/v1/tenants/{clientId}/speech-profiles', { params: { path, query: { limit: 50, ...query, ...(cursor ? { cursor } : {}) } as never } })),
+    async (cursor) => unwrap(await api.GET('/v1/tenants/{clientId}/speech-profiles', { params: { path, query: { limit: 50, ...query, ...(cursor ? { cursor } : {}) } } })),
     `${clientId}:${JSON.stringify(query)}`,
   );
-  const [form, setForm] = useState({ name: '', language: 'en-IN', gender: 'female', provider: 'espeak-ng', voiceName: '', tags: '', description: '' });
-  const [error, attempt] = useAttempt();
-  const [rowError, attemptRow] = useAttempt();
-  const issues = error instanceof ApiError ? (error.body.issues ?? []) : [];
-  const set = (key: keyof typeof form) => (e: { target: { value: string } }) => setForm({ ...form, [key]: e.target.value });
+  const f = useCreateForm({ name: '', language: 'en-IN', gender: 'female', provider: 'espeak-ng', voiceName: '', tags: '', description: '' });
+  const { form } = f;
 
-  const star = async (id: string, favourite: boolean) => {
-    await attemptRow(async () => {
-      const updated = unwrap(await api.PATCH('/v1/tenants/{clientId}/speech-profiles/{id}', { params: { path: { clientId, id } }, body: { favourite } }));
-      list.replace((p) => p.id === id, updated);
-    });
-  };
-  const remove = async (id: string) => {
-    await attemptRow(async () => {
-      unwrap(await api.DELETE('/v1/tenants/{clientId}/speech-profiles/{id}', { params: { path: { clientId, id } } }));
-      list.reload();
-    });
-  };
-  const create = async (event: FormEvent) => {
-    event.preventDefault();
+  const create = async () => {
     const body: ProfileSpec = {
       name: form.name.trim(),
       description: form.description,
       language: form.language.trim(),
-      gender: form.gender as ProfileSpec['gender'],
-      provider: form.provider as ProfileSpec['provider'],
+      gender: form.gender === 'male' ? 'male' : 'female',
+      provider: providers.find((p) => p === form.provider) ?? 'espeak-ng',
       voiceName: form.voiceName.trim(),
       tags: splitList(form.tags),
     };
-    await attempt(async () => {
-      unwrap(await api.POST('/v1/tenants/{clientId}/speech-profiles', { params: { path }, body }));
-      setForm({ ...form, name: '', voiceName: '' });
-      list.reload();
-    });
+    unwrap(await api.POST('/v1/tenants/{clientId}/speech-profiles', { params: { path }, body }));
+    f.setForm({ ...form, name: '', voiceName: '' });
+    list.reload();
   };
+  const columns: ReadonlyArray<Column<Profile>> = [
+    {
+      header: 'Favourite',
+      cell: (p, act) => {
+        const star = () =>
+          act(async () => {
+            const updated = unwrap(await api.PATCH('/v1/tenants/{clientId}/speech-profiles/{id}', { params: { path: { clientId, id: p.id } }, body: { favourite: p.spec.favourite !== true } }));
+            list.replace((x) => x.id === p.id, updated);
+          });
+        return (
+          <button type="button" aria-pressed={p.spec.favourite === true} aria-label={`Favourite ${p.spec.name}`} onClick={star}>
+            {p.spec.favourite ? '★' : '☆'}
+          </button>
+        );
+      },
+    },
+    {
+      header: 'Name',
+      cell: (p) => (
+        <>
+          {p.spec.name} {p.builtIn ? <span className="badge">built-in</span> : null}
+        </>
+      ),
+    },
+    { header: 'Language', cell: (p) => p.spec.language },
+    { header: 'Gender', cell: (p) => p.spec.gender },
+    { header: 'Provider / voice', cell: (p) => `${p.spec.provider} / ${p.spec.voiceName}` },
+    { header: 'Tags', cell: (p) => p.spec.tags.join(', ') },
+  ];
 
   return (
     <>
@@ -70,67 +84,26 @@ export function SpeechProfilesPage({ clientId }: { clientId: string }) {
         <TextField label="Tags (all of)" placeholder="Indian, Multi-lingual" value={filters.tags} onChange={(e) => setFilters({ ...filters, tags: e.target.value })} />
         <CheckField label="Favourites only" checked={filters.favourite} onChange={(e) => setFilters({ ...filters, favourite: e.target.checked })} />
       </form>
-      <ErrorBox error={rowError} />
-      <table>
-        <caption className="sr-only">Speech profiles</caption>
-        <thead>
-          <tr>
-            <th scope="col">Favourite</th>
-            <th scope="col">Name</th>
-            <th scope="col">Language</th>
-            <th scope="col">Gender</th>
-            <th scope="col">Provider / voice</th>
-            <th scope="col">Tags</th>
-            <th scope="col">
-              <span className="sr-only">Actions</span>
-            </th>
-          </tr>
-        </thead>
-        <tbody>
-          {list.items.map((p) => (
-            <tr key={p.id}>
-              <td>
-                <button type="button" aria-pressed={p.spec.favourite === true} aria-label={`Favourite ${p.spec.name}`} onClick={() => star(p.id, p.spec.favourite !== true)}>
-                  {p.spec.favourite ? '★' : '☆'}
-                </button>
-              </td>
-              <td>
-                {p.spec.name} {p.builtIn ? <span className="badge">built-in</span> : null}
-              </td>
-              <td>{p.spec.language}</td>
-              <td>{p.spec.gender}</td>
-              <td>
-                {p.spec.provider} / {p.spec.voiceName}
-              </td>
-              <td>{(p.spec.tags as string[] | undefined)?.join(', ')}</td>
-              <td>
-                {p.builtIn ? null : (
-                  <button type="button" className="danger" onClick={() => remove(p.id)} aria-label={`Delete ${p.spec.name}`}>
-                    Delete
-                  </button>
-                )}
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-      <PageFooter list={list} noun="profiles" />
-      <form className="panel" onSubmit={create} aria-labelledby="new-profile">
-        <h2 id="new-profile">New speech profile</h2>
-        <div className="row wrap">
-          <TextField label="Speech name" value={form.name} onChange={set('name')} issue={issueAt(issues, 'name')} />
-          <TextField label="Description" value={form.description} onChange={set('description')} issue={issueAt(issues, 'description')} />
-          <TextField label="Language and accent" value={form.language} onChange={set('language')} issue={issueAt(issues, 'language')} />
-          <SelectField label="Voice gender" value={form.gender} onChange={set('gender')} options={[['female', 'Female'], ['male', 'Male']]} issue={issueAt(issues, 'gender')} />
-          <SelectField label="Provider" value={form.provider} onChange={set('provider')} options={providers.map((p) => [p, p] as const)} issue={issueAt(issues, 'provider')} />
-          <TextField label="Voice name" value={form.voiceName} onChange={set('voiceName')} issue={issueAt(issues, 'voiceName')} />
-          <TextField label="Tags (comma separated)" value={form.tags} onChange={set('tags')} issue={issueAt(issues, 'tags')} />
-        </div>
-        <ErrorBox error={error} title="The API refused the profile" />
-        <button type="submit" className="primary">
-          Add profile
-        </button>
-      </form>
+      <ResourceList
+        caption="Speech profiles"
+        noun="profiles"
+        list={list}
+        columns={columns}
+        remove={{
+          label: (p) => `Delete ${p.spec.name}`,
+          when: (p) => !p.builtIn,
+          run: async (p) => void unwrap(await api.DELETE('/v1/tenants/{clientId}/speech-profiles/{id}', { params: { path: { clientId, id: p.id } } })),
+        }}
+      />
+      <CreatePanel id="new-profile" title="New speech profile" submit="Add profile" refused="The API refused the profile" form={f} onCreate={create}>
+        <TextField label="Speech name" {...f.text('name')} />
+        <TextField label="Description" {...f.text('description')} />
+        <TextField label="Language and accent" {...f.text('language')} />
+        <SelectField label="Voice gender" {...f.text('gender')} options={[['female', 'Female'], ['male', 'Male']]} />
+        <SelectField label="Provider" {...f.text('provider')} options={providers.map((p) => [p, p] as const)} />
+        <TextField label="Voice name" {...f.text('voiceName')} />
+        <TextField label="Tags (comma separated)" {...f.text('tags')} />
+      </CreatePanel>
     </>
   );
 }

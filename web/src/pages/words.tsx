@@ -1,11 +1,19 @@
-import { useState, type FormEvent } from 'react';
-import { ApiError, unwrap } from '../api/client';
-import { ErrorBox } from '../components/error-box';
-import { useAttempt } from '../components/use-attempt';
-import { CheckField, SelectField, TextField, issueAt } from '../components/field';
-import { PageFooter, usePaged } from '../components/paged';
-import { useNames } from '../components/use-options';
+import { unwrap, type Schemas } from '../api/client';
+import { CreatePanel, useCreateForm } from '../components/create-form';
+import { CheckField, SelectField, TextField } from '../components/field';
+import { usePaged } from '../components/paged';
+import { ResourceList, type Column } from '../components/resource-list';
+import { choices, useNames } from '../components/use-options';
 import { useSession } from '../session';
+
+type Entry = Schemas['PronunciationEntry'];
+
+const columns: ReadonlyArray<Column<Entry>> = [
+  { header: 'Word', cell: (w) => w.spec.word },
+  { header: 'Pronunciation', cell: (w) => w.spec.pronunciation },
+  { header: 'Case sensitive', cell: (w) => (w.spec.caseSensitive ? 'yes' : 'no') },
+  { header: 'Speech profiles', cell: (w) => w.spec.speechProfiles.join(', ') || 'all' },
+];
 
 /** Word management: pronunciation entries, the profiles each applies to, add and delete. */
 export function WordsPage({ clientId }: { clientId: string }) {
@@ -13,74 +21,35 @@ export function WordsPage({ clientId }: { clientId: string }) {
   const path = { clientId };
   const list = usePaged(async (cursor) => unwrap(await api.GET('/v1/tenants/{clientId}/pronunciation-entries', { params: { path, query: { limit: 50, ...(cursor ? { cursor } : {}) } } })), clientId);
   const profiles = useNames(clientId, 'speech-profiles');
-  const [form, setForm] = useState({ word: '', pronunciation: '', caseSensitive: false, profile: '' });
-  const [error, attempt] = useAttempt();
-  const [rowError, attemptRow] = useAttempt();
-  const issues = error instanceof ApiError ? (error.body.issues ?? []) : [];
+  const f = useCreateForm({ word: '', pronunciation: '', caseSensitive: false, profile: '' });
+  const { form } = f;
 
-  const create = async (event: FormEvent) => {
-    event.preventDefault();
-    await attempt(async () => {
-      const body = { word: form.word, pronunciation: form.pronunciation, caseSensitive: form.caseSensitive, speechProfiles: form.profile ? [form.profile] : [] };
-      unwrap(await api.POST('/v1/tenants/{clientId}/pronunciation-entries', { params: { path }, body }));
-      setForm({ ...form, word: '', pronunciation: '' });
-      list.reload();
-    });
-  };
-  const remove = async (id: string) => {
-    await attemptRow(async () => {
-      unwrap(await api.DELETE('/v1/tenants/{clientId}/pronunciation-entries/{id}', { params: { path: { clientId, id } } }));
-      list.reload();
-    });
+  const create = async () => {
+    const body = { word: form.word, pronunciation: form.pronunciation, caseSensitive: form.caseSensitive, speechProfiles: form.profile ? [form.profile] : [] };
+    unwrap(await api.POST('/v1/tenants/{clientId}/pronunciation-entries', { params: { path }, body }));
+    f.setForm({ ...form, word: '', pronunciation: '' });
+    list.reload();
   };
 
   return (
     <>
       <h1>Word management</h1>
-      <ErrorBox error={rowError} />
-      <table>
-        <caption className="sr-only">Pronunciation words</caption>
-        <thead>
-          <tr>
-            <th scope="col">Word</th>
-            <th scope="col">Pronunciation</th>
-            <th scope="col">Case sensitive</th>
-            <th scope="col">Speech profiles</th>
-            <th scope="col">
-              <span className="sr-only">Actions</span>
-            </th>
-          </tr>
-        </thead>
-        <tbody>
-          {list.items.map((w) => (
-            <tr key={w.id}>
-              <td>{w.spec.word}</td>
-              <td>{w.spec.pronunciation}</td>
-              <td>{w.spec.caseSensitive ? 'yes' : 'no'}</td>
-              <td>{(w.spec.speechProfiles as string[] | undefined)?.join(', ') || 'all'}</td>
-              <td>
-                <button type="button" className="danger" onClick={() => remove(w.id)} aria-label={`Delete word ${w.spec.word}`}>
-                  Delete
-                </button>
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-      <PageFooter list={list} noun="words" />
-      <form className="panel" onSubmit={create} aria-labelledby="new-word">
-        <h2 id="new-word">New word</h2>
-        <div className="row wrap">
-          <TextField label="Enter word" value={form.word} onChange={(e) => setForm({ ...form, word: e.target.value })} issue={issueAt(issues, 'word')} />
-          <TextField label="Enter phonetic pronunciation" value={form.pronunciation} onChange={(e) => setForm({ ...form, pronunciation: e.target.value })} issue={issueAt(issues, 'pronunciation')} />
-          <SelectField label="List of words (speech profile)" value={form.profile} onChange={(e) => setForm({ ...form, profile: e.target.value })} issue={issueAt(issues, 'speechProfiles')} options={[['', '— every profile —'] as const, ...profiles.names.map((n) => [n, n] as const)]} />
-          <CheckField label="Case sensitive" checked={form.caseSensitive} onChange={(e) => setForm({ ...form, caseSensitive: e.target.checked })} />
-        </div>
-        <ErrorBox error={error} title="The API refused the word" />
-        <button type="submit" className="primary">
-          Add word
-        </button>
-      </form>
+      <ResourceList
+        caption="Pronunciation words"
+        noun="words"
+        list={list}
+        columns={columns}
+        remove={{
+          label: (w) => `Delete word ${w.spec.word}`,
+          run: async (w) => void unwrap(await api.DELETE('/v1/tenants/{clientId}/pronunciation-entries/{id}', { params: { path: { clientId, id: w.id } } })),
+        }}
+      />
+      <CreatePanel id="new-word" title="New word" submit="Add word" refused="The API refused the word" form={f} onCreate={create}>
+        <TextField label="Enter word" {...f.text('word')} />
+        <TextField label="Enter phonetic pronunciation" {...f.text('pronunciation')} />
+        <SelectField label="List of words (speech profile)" {...f.text('profile', 'speechProfiles')} options={choices('— every profile —', profiles.names)} />
+        <CheckField label="Case sensitive" {...f.check('caseSensitive')} />
+      </CreatePanel>
     </>
   );
 }
