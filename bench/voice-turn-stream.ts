@@ -2,7 +2,7 @@
  * The media-stream path of the voice-turn benchmark: each caller is a WebSocket client speaking
  * provider A's stream protocol (signed handshake, `connected`, `start`, a base64 mu-law `media`
  * frame every 20 ms, marks echoed at once) to the platform's real provider A stream endpoint
- * (MediaStreamA -> ProviderCalls -> StreamMediaSession -> StreamCall); the agent side runs the
+ * (StreamEndpoint with provider A's protocol -> ProviderCalls -> StreamMediaSession -> StreamCall); the agent side runs the
  * same null pipeline as the RTP path. No database: the calls are registered in memory.
  */
 import { createServer } from 'node:http';
@@ -12,7 +12,8 @@ import { systemClock } from '../core/clock.js';
 import { silentLogger } from '../core/logger.js';
 import type { ActiveCall } from '../core/ports/call-handler.js';
 import type { CallMediaSession } from '../core/ports/media.js';
-import { MediaStreamA } from '../control-api/features/providers/provider-a/media-stream.js';
+import { streamProtocolA } from '../control-api/features/providers/provider-a/media-stream.js';
+import { StreamEndpoint } from '../control-api/features/providers/stream-endpoint.js';
 import { signatureA } from '../control-api/features/providers/provider-a/signature.js';
 import { isRefusal, ProviderCalls } from '../control-api/features/providers/provider-calls.js';
 import type { ProviderNumber } from '../control-api/features/providers/provider-numbers.js';
@@ -45,8 +46,8 @@ export async function openStreamConversations(convs: number): Promise<{ conversa
   });
   const server = createServer((_req, res) => res.writeHead(404).end());
   let wsBase = '';
-  const endpoint = new MediaStreamA({ calls, logger: silentLogger, startTimeoutMs: 30_000, streamUrl: (token) => `${wsBase}/providers/a/calls/${token}/stream` });
-  server.on('upgrade', (req, socket, head) => endpoint.upgrade(req, socket, head, /calls\/([^/]+)\/stream/.exec(req.url ?? '')?.[1] ?? ''));
+  const endpoint = new StreamEndpoint(streamProtocolA((token) => `${wsBase}/providers/a/calls/${token}/stream`), { prefix: '/providers/a', calls, logger: silentLogger, startTimeoutMs: 30_000 });
+  server.on('upgrade', (req, socket, head) => endpoint.upgrade(req, socket, head));
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   wsBase = `ws://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const number: ProviderNumber = { id: 'bench-number', tenantId: 'bench', e164: '+10000000000', enabled: true, recipeId: 'bench', language: 'en-US', maxCallDurationMinutes: 30, endCallOnSilenceMinutes: 0, account: { type: 'providerA', accountSid, authToken } };

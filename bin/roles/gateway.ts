@@ -15,6 +15,7 @@ import { createSecretBox } from '../../control-api/platform/crypto/secret-box.js
 import { tenantCallSpeech } from '../../control-api/model/tenants/tenant-speech.js';
 import { createTenantsRepository } from '../../control-api/model/tenants/tenants-repository.js';
 import { ProviderTelephony, RoutingOriginator } from '../../control-api/features/providers/provider-telephony.js';
+import { sealedNumbers } from '../../control-api/model/resources/definitions/lookups.js';
 import { SipGateway } from '../../gateway/inbound/sip-gateway.js';
 import { parseOutboundProxy, SipOriginator } from '../../gateway/outbound/sip-originator.js';
 import { SipResolver } from '../../gateway/sip/resolve/sip-resolver.js';
@@ -149,7 +150,7 @@ export const startGatewayRole: RoleStarter = async (ctx) => {
   // Numbers on cloud providers A, B, C: their webhooks and media streams reach this role's provider
   // listener, and their calls run through the same recipe runtime (docs/providers.md).
   const providers: ProviderTelephony = new ProviderTelephony({
-    db: ctx.store.db,
+    numbers: sealedNumbers(ctx.store.db),
     box: secretBox,
     logger: logger.child({ part: 'providers' }),
     clock: systemClock,

@@ -16,6 +16,7 @@ import { platformServices } from '../../control-api/features/recipes/platform-se
 import type { RecipeInput } from '../../control-api/model/recipes/recipe-schema.js';
 import { numberDoc, testBox } from '../helpers/resource-documents.js';
 import { createResourceDefinitions } from '../../control-api/model/resources/registry.js';
+import { sealedNumbers } from '../../control-api/model/resources/definitions/lookups.js';
 import type { Store } from '../../control-api/platform/store/database.js';
 import { PacingScheduler } from '../../media/rtp/pacing-scheduler.js';
 import { frameLevelDb } from '../../media/voice/vad.js';
@@ -59,7 +60,7 @@ export async function startProviderPlatform(apiBaseUrls: { providerA: string; pr
   });
   const scheduler = new PacingScheduler();
   const telephony: ProviderTelephony = new ProviderTelephony({
-    db: store.db,
+    numbers: sealedNumbers(store.db),
     box,
     logger,
     clock: systemClock,

@@ -1,9 +1,7 @@
-import type { Kysely } from 'kysely';
 import { openSecrets } from '../../platform/crypto/secret-fields.js';
 import type { SecretBox } from '../../platform/crypto/secret-box.js';
-import { normaliseE164 } from '../../model/domain/common.js';
-import { phoneNumberSecretPaths, type PhoneNumberSpec, type ProviderConfig } from '../../model/domain/phone-number.js';
-import type { Database } from '../../platform/store/schema.js';
+import { phoneNumberSecretPaths, type ProviderConfig } from '../../model/domain/phone-number.js';
+import type { SealedNumber, SealedNumbers } from '../../model/resources/definitions/lookups.js';
 
 /** The cloud telephony providers of the spec (credentials per provider, docs/domain.md). */
 export type CloudProviderType = 'providerA' | 'providerB' | 'providerC';
@@ -33,47 +31,44 @@ export interface ProviderNumber {
 export const isCloudProvider = (type: string): type is CloudProviderType => (cloudProviderTypes as readonly string[]).includes(type);
 
 /**
- * Numbers on cloud providers, read from `phone_numbers` per call (an edited number applies to the
- * next call, no restart) with the provider secrets opened here and nowhere else: webhook
- * signature checks and REST calls need them in the clear, logs never see them.
+ * Numbers on cloud providers, read per call (an edited number applies to the next call, no
+ * restart) with the provider secrets opened here and nowhere else: webhook signature checks and
+ * REST calls need them in the clear, logs never see them.
  */
-export class StoreProviderNumbers {
+export class ProviderNumbers {
   constructor(
-    private readonly db: Kysely<Database>,
+    private readonly records: SealedNumbers,
     private readonly box: SecretBox,
   ) {}
 
   /** The number with this E.164 when it is on provider `type`, in any tenant (inbound calls do not know it yet). */
   async byE164(type: CloudProviderType, number: string): Promise<ProviderNumber | undefined> {
-    const e164 = normaliseE164(number);
-    if (!e164) return undefined;
-    const row = await this.db.selectFrom('phone_numbers').select(['id', 'tenant_id', 'e164', 'enabled', 'recipe_id', 'provider', 'spec']).where('e164', '=', e164).executeTakeFirst();
-    return row && row.provider === type ? this.opened(row) : undefined;
+    const record = await this.records.byE164(number);
+    return record && record.provider === type ? this.opened(record) : undefined;
   }
 
   /** The number by id (a campaign's caller number), whatever its provider. */
   async byId(id: string): Promise<ProviderNumber | undefined> {
-    const row = await this.db.selectFrom('phone_numbers').select(['id', 'tenant_id', 'e164', 'enabled', 'recipe_id', 'provider', 'spec']).where('id', '=', id).executeTakeFirst();
-    return row && isCloudProvider(row.provider) ? this.opened(row) : undefined;
+    const record = await this.records.byId(id);
+    return record && isCloudProvider(record.provider) ? this.opened(record) : undefined;
   }
 
   /** Which provider a number is on (`customSipTrunk`, `nativeStack`, `providerA` ...); undefined when it no longer exists. */
   async providerOf(id: string): Promise<string | undefined> {
-    const row = await this.db.selectFrom('phone_numbers').select('provider').where('id', '=', id).executeTakeFirst();
-    return row?.provider;
+    return (await this.records.byId(id))?.provider;
   }
 
   /** The number with its account opened; undefined when a required secret is missing (never given). */
-  private opened(row: { id: string; tenant_id: string; e164: string; enabled: boolean; recipe_id: string; spec: unknown }): ProviderNumber | undefined {
-    const spec = openSecrets(row.spec as PhoneNumberSpec, { box: this.box, tenantId: row.tenant_id, kind: 'PhoneNumber', paths: phoneNumberSecretPaths });
+  private opened(record: SealedNumber): ProviderNumber | undefined {
+    const spec = openSecrets(record.spec, { box: this.box, tenantId: record.tenantId, kind: 'PhoneNumber', paths: phoneNumberSecretPaths });
     const provider = spec.provider as Record<string, unknown> & { type: CloudProviderType };
     if (!requiredSecrets[provider.type].every((name) => typeof provider[name] === 'string' && provider[name] !== '')) return undefined;
     return {
-      id: row.id,
-      tenantId: row.tenant_id,
-      e164: row.e164,
-      enabled: row.enabled,
-      recipeId: row.recipe_id,
+      id: record.id,
+      tenantId: record.tenantId,
+      e164: record.e164,
+      enabled: record.enabled,
+      recipeId: record.recipeId,
       language: spec.language,
       maxCallDurationMinutes: spec.maxCallDurationMinutes,
       endCallOnSilenceMinutes: spec.endCallOnSilenceMinutes,

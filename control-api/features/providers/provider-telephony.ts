@@ -1,7 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import Koa from 'koa';
-import type { Kysely } from 'kysely';
 import type { Clock } from '../../../core/clock.js';
 import type { Logger } from '../../../core/logger.js';
 import type { CallTransfer, CallTransferOutcome } from '../../../core/ports/call-transfer.js';
@@ -12,7 +11,7 @@ import type { HttpSettings } from '../../../core/config/schema.js';
 import { jsonErrors } from '../../platform/http/error-response.js';
 import { serve, type RunningServer } from '../../platform/http/serve.js';
 import { requestLog } from '../../platform/http/request-log.js';
-import type { Database } from '../../platform/store/schema.js';
+import type { SealedNumbers } from '../../model/resources/definitions/lookups.js';
 import { ProviderA } from './provider-a/provider-a.js';
 import { ProviderARest } from './provider-a/rest-client.js';
 import { ProviderB } from './provider-b/provider-b.js';
@@ -22,11 +21,12 @@ import { ProviderCRest } from './provider-c/rest-client.js';
 import type { ProviderAdapter } from './provider-adapter.js';
 import { ProviderCalls, type CallRunner } from './provider-calls.js';
 import { PublicUrls, refuseUpgrade, type ProviderEndpoint } from './provider-http.js';
-import { StoreProviderNumbers, type CloudProviderType } from './provider-numbers.js';
+import { ProviderNumbers, type CloudProviderType } from './provider-numbers.js';
 import { countMediaStream, countWebhook, watchProviderCalls } from './provider-metrics.js';
 
 export interface ProviderTelephonyOptions {
-  readonly db: Kysely<Database>;
+  /** The phone numbers as stored (the model floor's lookup); provider secrets are opened here with `box`. */
+  readonly numbers: SealedNumbers;
   readonly box: SecretBox;
   readonly logger: Logger;
   readonly clock: Clock;
@@ -55,12 +55,12 @@ export interface ProviderTelephonyOptions {
  */
 export class ProviderTelephony implements CallTransfer {
   readonly calls: ProviderCalls;
-  readonly numbers: StoreProviderNumbers;
+  readonly numbers: ProviderNumbers;
   readonly urls = new PublicUrls();
   private readonly adapters: ReadonlyMap<CloudProviderType, ProviderAdapter & ProviderEndpoint>;
 
   constructor(private readonly o: ProviderTelephonyOptions) {
-    this.numbers = new StoreProviderNumbers(o.db, o.box);
+    this.numbers = new ProviderNumbers(o.numbers, o.box);
     this.calls = new ProviderCalls({
       clock: o.clock,
       logger: o.logger,

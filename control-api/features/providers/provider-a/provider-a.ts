@@ -4,20 +4,21 @@ import type { Logger } from '../../../../core/logger.js';
 import type { CallTransferOutcome } from '../../../../core/ports/call-transfer.js';
 import type { OriginateRequest, OriginateResult } from '../../../../core/ports/originator.js';
 import { isRefusal, type ProviderCallEntry, type ProviderCalls } from '../provider-calls.js';
-import { refuseUpgrade, type ProviderEndpoint, type PublicUrls } from '../provider-http.js';
-import type { ProviderNumber, StoreProviderNumbers } from '../provider-numbers.js';
+import { type ProviderEndpoint, type PublicUrls } from '../provider-http.js';
+import type { ProviderNumber, ProviderNumbers } from '../provider-numbers.js';
 import { ProviderApiError } from '../provider-rest.js';
 import { dialPromise, type ProviderAdapter } from '../provider-adapter.js';
 import type { StreamCallControl } from '../stream-call.js';
 import { accountA } from './account.js';
-import { MediaStreamA } from './media-stream.js';
+import { streamProtocolA } from './media-stream.js';
+import { StreamEndpoint } from '../stream-endpoint.js';
 import type { ProviderARest } from './rest-client.js';
 import { connectStreamTwiml, dialTwiml } from './twiml.js';
 import { providerAWebhooks, type WebhookHostA } from './webhooks.js';
 
 export interface ProviderAOptions {
   readonly calls: ProviderCalls;
-  readonly numbers: StoreProviderNumbers;
+  readonly numbers: ProviderNumbers;
   readonly rest: ProviderARest;
   readonly urls: PublicUrls;
   readonly logger: Logger;
@@ -43,13 +44,13 @@ export class ProviderA implements ProviderEndpoint, ProviderAdapter, WebhookHost
   readonly type = 'providerA' as const;
   readonly prefix = prefix;
   readonly router;
-  private readonly media: MediaStreamA;
+  private readonly media: StreamEndpoint;
   /** Calls whose `ringing` was already reported to the campaign (callbacks may repeat). */
   private readonly rang = new WeakSet<ProviderCallEntry>();
   private readonly reconnects = new WeakMap<ProviderCallEntry, number>();
 
   constructor(private readonly o: ProviderAOptions) {
-    this.media = new MediaStreamA({ calls: o.calls, logger: o.logger, startTimeoutMs: o.startTimeoutMs, streamUrl: (token) => this.url(token, 'stream', 'ws') });
+    this.media = new StreamEndpoint(streamProtocolA((token) => this.url(token, 'stream', 'ws')), { prefix, calls: o.calls, logger: o.logger, startTimeoutMs: o.startTimeoutMs });
     this.router = providerAWebhooks(this, o);
   }
 
@@ -64,9 +65,7 @@ export class ProviderA implements ProviderEndpoint, ProviderAdapter, WebhookHost
   }
 
   upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
-    const m = /^\/providers\/a\/calls\/([A-Za-z0-9_-]{1,64})\/stream$/.exec(new URL(req.url ?? '/', 'http://x').pathname);
-    if (!m) return refuseUpgrade(socket, 404, 'no media stream endpoint here');
-    this.media.upgrade(req, socket, head, m[1] as string);
+    this.media.upgrade(req, socket, head);
   }
 
   close(): void {

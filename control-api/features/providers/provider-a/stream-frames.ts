@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { base64Payload, dtmfKey, parseKnownFrame, type StreamFrame } from '../stream-protocol.js';
 
 /**
  * Provider A's media stream messages (public "Media Streams - WebSocket Messages" reference):
@@ -9,7 +10,6 @@ import { z } from 'zod';
  */
 
 const str = z.string();
-const base64 = z.string().regex(/^[A-Za-z0-9+/]*={0,2}$/, { error: 'media.payload is not base64' }).refine((s) => s.length % 4 === 0, { error: 'media.payload is not base64 (length)' });
 
 const connected = z.object({ event: z.literal('connected'), protocol: str.optional(), version: str.optional() });
 const start = z.object({
@@ -29,13 +29,13 @@ const media = z.object({
   event: z.literal('media'),
   sequenceNumber: str.optional(),
   streamSid: str.min(1),
-  media: z.object({ track: str.optional(), chunk: str.optional(), timestamp: str.optional(), payload: base64 }),
+  media: z.object({ track: str.optional(), chunk: str.optional(), timestamp: str.optional(), payload: base64Payload }),
 });
 const dtmf = z.object({
   event: z.literal('dtmf'),
   streamSid: str.min(1),
   sequenceNumber: str.optional(),
-  dtmf: z.object({ track: str.optional(), digit: z.string().regex(/^[0-9*#A-Da-d]$/, { error: 'dtmf.digit must be one key: 0-9, *, #, A-D' }) }),
+  dtmf: z.object({ track: str.optional(), digit: dtmfKey }),
 });
 const mark = z.object({ event: z.literal('mark'), streamSid: str.min(1), sequenceNumber: str.optional(), mark: z.object({ name: str }) });
 const stop = z.object({
@@ -46,50 +46,27 @@ const stop = z.object({
 });
 
 const known = { connected, start, media, dtmf, mark, stop } as const;
-type Known = { [K in keyof typeof known]: z.infer<(typeof known)[K]> };
-
-export type InboundFrameA =
-  | { readonly kind: 'connected' }
-  | { readonly kind: 'start'; readonly frame: Known['start'] }
-  | { readonly kind: 'media'; readonly streamSid: string; readonly payload: string }
-  | { readonly kind: 'dtmf'; readonly streamSid: string; readonly digit: string }
-  | { readonly kind: 'mark'; readonly streamSid: string; readonly name: string }
-  | { readonly kind: 'stop'; readonly streamSid: string }
-  /** An event this protocol version does not define: ignored (the provider may add events). */
-  | { readonly kind: 'unknown'; readonly event: string }
-  | { readonly kind: 'malformed'; readonly problem: string };
 
 /** Parses one text frame; a frame the protocol does not allow comes back `malformed` with the reason. */
-export function parseFrameA(text: string): InboundFrameA {
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    return { kind: 'malformed', problem: `not JSON: ${preview(text)}` };
-  }
-  if (typeof json !== 'object' || json === null || Array.isArray(json)) return { kind: 'malformed', problem: 'not a JSON object' };
-  const event = (json as { event?: unknown }).event;
-  if (typeof event !== 'string') return { kind: 'malformed', problem: 'no "event" string' };
-  if (!(event in known)) return { kind: 'unknown', event: event.slice(0, 40) };
-  const parsed = known[event as keyof typeof known].safeParse(json);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    return { kind: 'malformed', problem: `${event}: ${issue?.path.join('.') || 'frame'}: ${issue?.message ?? 'invalid'}` };
-  }
-  const f = parsed.data;
+export function parseFrameA(text: string): StreamFrame {
+  const read = parseKnownFrame(text, known);
+  if (read.kind !== 'parsed') return read;
+  const f = read.frame;
   switch (f.event) {
     case 'connected':
       return { kind: 'connected' };
-    case 'start':
-      return { kind: 'start', frame: f };
+    case 'start': {
+      const { accountSid, callSid, mediaFormat } = f.start;
+      return { kind: 'start', streamId: f.streamSid, callId: callSid, accountId: accountSid, format: mediaFormat };
+    }
     case 'media':
-      return { kind: 'media', streamSid: f.streamSid, payload: f.media.payload };
+      return { kind: 'media', streamId: f.streamSid, payload: f.media.payload };
     case 'dtmf':
-      return { kind: 'dtmf', streamSid: f.streamSid, digit: f.dtmf.digit.toUpperCase() };
+      return { kind: 'dtmf', streamId: f.streamSid, digit: f.dtmf.digit.toUpperCase() };
     case 'mark':
-      return { kind: 'mark', streamSid: f.streamSid, name: f.mark.name };
+      return { kind: 'mark', streamId: f.streamSid, name: f.mark.name };
     case 'stop':
-      return { kind: 'stop', streamSid: f.streamSid };
+      return { kind: 'stop', streamId: f.streamSid };
   }
 }
 
@@ -97,4 +74,3 @@ export const mediaFrameA = (streamSid: string, payload: Buffer): string => JSON.
 export const markFrameA = (streamSid: string, name: string): string => JSON.stringify({ event: 'mark', streamSid, mark: { name } });
 export const clearFrameA = (streamSid: string): string => JSON.stringify({ event: 'clear', streamSid });
 
-const preview = (text: string): string => JSON.stringify(text.length > 40 ? `${text.slice(0, 40)}...` : text);

@@ -4,7 +4,7 @@ import { AppError } from '../../../../core/errors.js';
 import type { Logger } from '../../../../core/logger.js';
 import { isRefusal, type ProviderCallEntry, type ProviderCalls } from '../provider-calls.js';
 import { field, readForm, requireFields, xml, type FormPairs, type PublicUrls } from '../provider-http.js';
-import type { CloudAccount, StoreProviderNumbers } from '../provider-numbers.js';
+import type { CloudAccount, ProviderNumbers } from '../provider-numbers.js';
 import { accountA } from './account.js';
 import type { StreamCallControl } from '../stream-call.js';
 import { signatureHeaderA, validSignatureA } from './signature.js';
@@ -12,7 +12,7 @@ import { hangupTwiml, rejectTwiml } from './twiml.js';
 
 interface WebhookDeps {
   readonly calls: ProviderCalls;
-  readonly numbers: StoreProviderNumbers;
+  readonly numbers: ProviderNumbers;
   readonly urls: PublicUrls;
   readonly logger: Logger;
 }

@@ -9,17 +9,18 @@ import type { CallTransferOutcome } from '../../../../core/ports/call-transfer.j
 import type { OriginateRequest, OriginateResult } from '../../../../core/ports/originator.js';
 import { dialPromise, type ProviderAdapter } from '../provider-adapter.js';
 import { isRefusal, type ProviderCallEntry, type ProviderCalls } from '../provider-calls.js';
-import { readForm, refuseUpgrade, webhookBodyLimitBytes, type FormPairs, type ProviderEndpoint, type PublicUrls } from '../provider-http.js';
-import type { ProviderNumber, StoreProviderNumbers } from '../provider-numbers.js';
+import { readForm, webhookBodyLimitBytes, type FormPairs, type ProviderEndpoint, type PublicUrls } from '../provider-http.js';
+import type { ProviderNumber, ProviderNumbers } from '../provider-numbers.js';
 import type { StreamCallControl } from '../stream-call.js';
 import { accountB, validBasicAuthB } from './account.js';
-import { MediaStreamB } from './media-stream.js';
+import { streamProtocolB } from './media-stream.js';
+import { StreamEndpoint } from '../stream-endpoint.js';
 import type { ProviderBRest } from './rest-client.js';
 import { TransfersB } from './transfers-b.js';
 
 export interface ProviderBOptions {
   readonly calls: ProviderCalls;
-  readonly numbers: StoreProviderNumbers;
+  readonly numbers: ProviderNumbers;
   readonly rest: ProviderBRest;
   readonly urls: PublicUrls;
   readonly logger: Logger;
@@ -44,12 +45,12 @@ export class ProviderB implements ProviderEndpoint, ProviderAdapter {
   readonly type = 'providerB' as const;
   readonly prefix = prefix;
   readonly router = new Router({ prefix });
-  private readonly media: MediaStreamB;
+  private readonly media: StreamEndpoint;
   private readonly transfers: TransfersB;
   private readonly rang = new WeakSet<ProviderCallEntry>();
 
   constructor(private readonly o: ProviderBOptions) {
-    this.media = new MediaStreamB({ calls: o.calls, logger: o.logger, startTimeoutMs: o.startTimeoutMs });
+    this.media = new StreamEndpoint(streamProtocolB, { prefix, calls: o.calls, logger: o.logger, startTimeoutMs: o.startTimeoutMs });
     // B's flow moves on at once when a step ends; the stream-start deadline bounds each step.
     this.transfers = new TransfersB({ calls: o.calls, logger: o.logger, flowStepMs: o.startTimeoutMs, ...(o.transferRingSeconds ? { ringSeconds: o.transferRingSeconds } : {}) });
     this.router.get('/voicebot', (ctx) => this.voicebot(ctx));
@@ -62,9 +63,7 @@ export class ProviderB implements ProviderEndpoint, ProviderAdapter {
   }
 
   upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
-    const m = /^\/providers\/b\/calls\/([A-Za-z0-9_-]{1,64})\/stream$/.exec(new URL(req.url ?? '/', 'http://x').pathname);
-    if (!m) return refuseUpgrade(socket, 404, 'no media stream endpoint here');
-    this.media.upgrade(req, socket, head, m[1] as string);
+    this.media.upgrade(req, socket, head);
   }
 
   close(): void {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { base64Payload, dtmfKey, parseKnownFrame, type StreamFrame } from '../stream-protocol.js';
 
 /**
  * Provider B's bidirectional stream messages (its public "WebSocket protocol" page for the
@@ -9,7 +10,6 @@ import { z } from 'zod';
  * `stop`. To the provider: `media` (PCM in multiples of 320 bytes, at least 100 ms), `mark`, `clear`.
  */
 const str = z.string();
-const base64 = z.string().regex(/^[A-Za-z0-9+/]*={0,2}$/, { error: 'media.payload is not base64' }).refine((s) => s.length % 4 === 0, { error: 'media.payload is not base64 (length)' });
 const num = z.union([z.string(), z.number()]).transform((v) => Number(v));
 
 const known = {
@@ -27,54 +27,31 @@ const known = {
       media_format: z.object({ encoding: str, sample_rate: num, bit_rate: num.optional() }),
     }),
   }),
-  media: z.object({ event: z.literal('media'), stream_sid: str.min(1), media: z.object({ chunk: str.optional(), timestamp: str.optional(), payload: base64 }) }),
-  dtmf: z.object({ event: z.literal('dtmf'), stream_sid: str.min(1), dtmf: z.object({ digit: z.string().regex(/^[0-9*#A-Da-d]$/, { error: 'dtmf.digit must be one key' }), duration: num.optional() }) }),
+  media: z.object({ event: z.literal('media'), stream_sid: str.min(1), media: z.object({ chunk: str.optional(), timestamp: str.optional(), payload: base64Payload }) }),
+  dtmf: z.object({ event: z.literal('dtmf'), stream_sid: str.min(1), dtmf: z.object({ digit: dtmfKey, duration: num.optional() }) }),
   mark: z.object({ event: z.literal('mark'), stream_sid: str.min(1), mark: z.object({ name: str }) }),
   stop: z.object({ event: z.literal('stop'), stream_sid: str.min(1) }),
 } as const;
 
-export type StartB = z.infer<(typeof known)['start']>;
-
-export type InboundFrameB =
-  | { readonly kind: 'connected' }
-  | { readonly kind: 'start'; readonly frame: StartB }
-  | { readonly kind: 'media'; readonly streamSid: string; readonly payload: string }
-  | { readonly kind: 'dtmf'; readonly streamSid: string; readonly digit: string; readonly durationMs: number }
-  | { readonly kind: 'mark'; readonly streamSid: string; readonly name: string }
-  | { readonly kind: 'stop'; readonly streamSid: string }
-  | { readonly kind: 'unknown'; readonly event: string }
-  | { readonly kind: 'malformed'; readonly problem: string };
-
-export function parseFrameB(text: string): InboundFrameB {
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    return { kind: 'malformed', problem: 'not JSON' };
-  }
-  if (typeof json !== 'object' || json === null || Array.isArray(json)) return { kind: 'malformed', problem: 'not a JSON object' };
-  const event = (json as { event?: unknown }).event;
-  if (typeof event !== 'string') return { kind: 'malformed', problem: 'no "event" string' };
-  if (!(event in known)) return { kind: 'unknown', event: event.slice(0, 40) };
-  const parsed = known[event as keyof typeof known].safeParse(json);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    return { kind: 'malformed', problem: `${event}: ${issue?.path.join('.') || 'frame'}: ${issue?.message ?? 'invalid'}` };
-  }
-  const f = parsed.data;
+export function parseFrameB(text: string): StreamFrame {
+  const read = parseKnownFrame(text, known);
+  if (read.kind !== 'parsed') return read;
+  const f = read.frame;
   switch (f.event) {
     case 'connected':
       return { kind: 'connected' };
-    case 'start':
-      return { kind: 'start', frame: f };
+    case 'start': {
+      const { account_sid, call_sid, media_format } = f.start;
+      return { kind: 'start', streamId: f.stream_sid, callId: call_sid, accountId: account_sid, format: { encoding: media_format.encoding, sampleRate: media_format.sample_rate, bitsPerSample: media_format.bit_rate } };
+    }
     case 'media':
-      return { kind: 'media', streamSid: f.stream_sid, payload: f.media.payload };
+      return { kind: 'media', streamId: f.stream_sid, payload: f.media.payload };
     case 'dtmf':
-      return { kind: 'dtmf', streamSid: f.stream_sid, digit: f.dtmf.digit.toUpperCase(), durationMs: Number.isFinite(f.dtmf.duration) ? (f.dtmf.duration as number) : 0 };
+      return { kind: 'dtmf', streamId: f.stream_sid, digit: f.dtmf.digit.toUpperCase(), durationMs: Number.isFinite(f.dtmf.duration) ? f.dtmf.duration : 0 };
     case 'mark':
-      return { kind: 'mark', streamSid: f.stream_sid, name: f.mark.name };
+      return { kind: 'mark', streamId: f.stream_sid, name: f.mark.name };
     case 'stop':
-      return { kind: 'stop', streamSid: f.stream_sid };
+      return { kind: 'stop', streamId: f.stream_sid };
   }
 }
 

@@ -8,16 +8,17 @@ import type { CallTransferOutcome } from '../../../../core/ports/call-transfer.j
 import type { OriginateRequest, OriginateResult } from '../../../../core/ports/originator.js';
 import { dialPromise, type ProviderAdapter } from '../provider-adapter.js';
 import { isRefusal, type ProviderCallEntry, type ProviderCalls } from '../provider-calls.js';
-import { field, readForm, refuseUpgrade, requireFields, xml, type FormPairs, type ProviderEndpoint, type PublicUrls } from '../provider-http.js';
-import type { CloudAccount, ProviderNumber, StoreProviderNumbers } from '../provider-numbers.js';
+import { field, readForm, requireFields, xml, type FormPairs, type ProviderEndpoint, type PublicUrls } from '../provider-http.js';
+import type { CloudAccount, ProviderNumber, ProviderNumbers } from '../provider-numbers.js';
 import type { StreamCallControl } from '../stream-call.js';
 import { accountC, nonceHeaderC, signatureHeaderC, validSignatureC } from './account.js';
-import { MediaStreamC } from './media-stream.js';
+import { streamProtocolC } from './media-stream.js';
+import { StreamEndpoint } from '../stream-endpoint.js';
 import type { ProviderCRest } from './rest-client.js';
 
 export interface ProviderCOptions {
   readonly calls: ProviderCalls;
-  readonly numbers: StoreProviderNumbers;
+  readonly numbers: ProviderNumbers;
   readonly rest: ProviderCRest;
   readonly urls: PublicUrls;
   readonly logger: Logger;
@@ -39,7 +40,7 @@ export class ProviderC implements ProviderEndpoint, ProviderAdapter {
   readonly type = 'providerC' as const;
   readonly prefix = prefix;
   readonly router = new Router({ prefix });
-  private readonly media: MediaStreamC;
+  private readonly media: StreamEndpoint;
   /** The provider's id of a campaign call before it is answered (to cancel it). */
   private readonly requests = new WeakMap<ProviderCallEntry, string>();
   private readonly rang = new WeakSet<ProviderCallEntry>();
@@ -47,7 +48,7 @@ export class ProviderC implements ProviderEndpoint, ProviderAdapter {
   private readonly targets = new WeakMap<ProviderCallEntry, string>();
 
   constructor(private readonly o: ProviderCOptions) {
-    this.media = new MediaStreamC({ calls: o.calls, logger: o.logger, startTimeoutMs: o.startTimeoutMs });
+    this.media = new StreamEndpoint(streamProtocolC, { prefix, calls: o.calls, logger: o.logger, startTimeoutMs: o.startTimeoutMs });
     this.router.post('/answer', (ctx) => this.inbound(ctx));
     this.router.post('/calls/:token/answer', (ctx) => this.answered(ctx));
     this.router.post('/calls/:token/ring', (ctx) => this.ring(ctx));
@@ -62,9 +63,7 @@ export class ProviderC implements ProviderEndpoint, ProviderAdapter {
   }
 
   upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
-    const m = /^\/providers\/c\/calls\/([A-Za-z0-9_-]{1,64})\/stream$/.exec(new URL(req.url ?? '/', 'http://x').pathname);
-    if (!m) return refuseUpgrade(socket, 404, 'no media stream endpoint here');
-    this.media.upgrade(req, socket, head, m[1] as string);
+    this.media.upgrade(req, socket, head);
   }
 
   close(): void {

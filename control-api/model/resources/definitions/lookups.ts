@@ -52,6 +52,40 @@ export async function findNumberByE164(db: Kysely<Database>, number: string, ten
   };
 }
 
+/** A number as stored, its provider secrets still sealed: for the one part that opens them (cloud provider calls). */
+export interface SealedNumber {
+  readonly id: string;
+  readonly tenantId: string;
+  readonly e164: string;
+  readonly enabled: boolean;
+  /** `nativeStack`, `customSipTrunk`, `providerA` ... */
+  readonly provider: string;
+  readonly recipeId: string;
+  readonly spec: PhoneNumberSpec;
+}
+
+/** Numbers read per call (an edited number applies to the next call, no restart). */
+export interface SealedNumbers {
+  /** Any formatting of the number is accepted; any tenant (inbound calls do not know it yet). */
+  byE164(number: string): Promise<SealedNumber | undefined>;
+  byId(id: string): Promise<SealedNumber | undefined>;
+}
+
+export function sealedNumbers(db: Kysely<Database>): SealedNumbers {
+  const read = async (where: { e164: string } | { id: string }): Promise<SealedNumber | undefined> => {
+    const query = db.selectFrom('phone_numbers').select(['id', 'tenant_id', 'e164', 'enabled', 'recipe_id', 'provider', 'spec']);
+    const row = await ('e164' in where ? query.where('e164', '=', where.e164) : query.where('id', '=', where.id)).executeTakeFirst();
+    return row && { id: row.id, tenantId: row.tenant_id, e164: row.e164, enabled: row.enabled, provider: row.provider, recipeId: row.recipe_id, spec: row.spec as PhoneNumberSpec };
+  };
+  return {
+    byE164: async (number) => {
+      const e164 = normaliseE164(number);
+      return e164 ? read({ e164 }) : undefined;
+    },
+    byId: (id) => read({ id }),
+  };
+}
+
 export interface TrunkRoute {
   readonly id: string;
   readonly tenantId: string;
