@@ -6,7 +6,7 @@ import type { PlatformConfig } from '../../../core/config/schema.js';
 import { authenticate } from '../route-kit/auth.js';
 import type { ManagementDeps } from '../route-kit/management-deps.js';
 import { clientIdParam, type OpenApiBuilder } from '../route-kit/openapi/builder.js';
-import { errorResponses, ok, operation } from '../route-kit/openapi/operations.js';
+import { sharedTags } from '../route-kit/openapi/operations.js';
 import { tenantInScope } from '../route-kit/tenant-scope.js';
 
 /**
@@ -84,13 +84,11 @@ export function mountSipInfoRoute(router: Router, deps: ManagementDeps, info: Si
 
 /** The route's part of `/v1/openapi.json`. */
 export function sipInfoOpenApi(b: OpenApiBuilder): void {
-  const info = b.addZod('SipInfo', sipInfoSchema, 'output');
-  b.tag('SipTrunk', 'Custom SIP trunks and what the customer configures on their side for them.');
-  b.path('/v1/tenants/{clientId}/sip-info', 'get', operation({
+  b.read('/v1/tenants/{clientId}/sip-info', {
     operationId: 'getSipInfo',
     summary: 'The service\'s SIP signalling address, transports and RTP ports, to configure a custom SIP trunk on the customer\'s side',
-    tag: 'SipTrunk',
+    tag: sharedTags.sipTrunk,
     parameters: [clientIdParam],
-    responses: { '200': ok('Where the customer\'s gateway sends calls', info), ...errorResponses(401, 404) },
-  }));
+    response: ['SipInfo', sipInfoSchema, 'Where the customer\'s gateway sends calls'],
+  });
 }

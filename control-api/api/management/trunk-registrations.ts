@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { authenticate } from '../route-kit/auth.js';
 import type { ManagementDeps } from '../route-kit/management-deps.js';
 import { clientIdParam, type OpenApiBuilder } from '../route-kit/openapi/builder.js';
-import { errorResponses, ok, operation } from '../route-kit/openapi/operations.js';
+import { sharedTags } from '../route-kit/openapi/operations.js';
 import { tenantInScope } from '../route-kit/tenant-scope.js';
 
 /**
@@ -56,13 +56,11 @@ export function mountTrunkRegistrationRoute(router: Router, deps: ManagementDeps
 
 /** The route's part of `/v1/openapi.json`. */
 export function trunkRegistrationOpenApi(b: OpenApiBuilder): void {
-  const list = b.addZod('SipTrunkRegistrationList', trunkRegistrationListSchema, 'output');
-  b.tag('SipTrunk', 'Custom SIP trunks and what the customer configures on their side for them.');
-  b.path('/v1/tenants/{clientId}/sip-trunk-registrations', 'get', operation({
+  b.read('/v1/tenants/{clientId}/sip-trunk-registrations', {
     operationId: 'listSipTrunkRegistrations',
     summary: 'How each registering SIP trunk stands with its carrier\'s registrar, per gateway node (state, expiry, last error)',
-    tag: 'SipTrunk',
+    tag: sharedTags.sipTrunk,
     parameters: [clientIdParam],
-    responses: { '200': ok('The registrations of the tenant\'s trunks', list), ...errorResponses(401, 404) },
-  }));
+    response: ['SipTrunkRegistrationList', trunkRegistrationListSchema, 'The registrations of the tenant\'s trunks'],
+  });
 }

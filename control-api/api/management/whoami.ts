@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { authenticate } from '../route-kit/auth.js';
 import type { ManagementDeps } from '../route-kit/management-deps.js';
 import type { OpenApiBuilder } from '../route-kit/openapi/builder.js';
-import { errorResponses, ok, operation } from '../route-kit/openapi/operations.js';
+import { sharedTags } from '../route-kit/openapi/operations.js';
 
 /**
  * Who a token belongs to: the dashboard signs in with a token alone and must learn whether it holds
@@ -36,13 +36,11 @@ export function mountWhoamiRoute(router: Router, deps: ManagementDeps): void {
 
 /** The route's part of `/v1/openapi.json`. */
 export function whoamiOpenApi(b: OpenApiBuilder): void {
-  const schema = b.addZod('Whoami', whoamiSchema, 'output');
-  b.tag('Tenant', 'Tenants (clients) of the platform.');
-  b.path('/v1/whoami', 'get', operation({
+  b.read('/v1/whoami', {
     operationId: 'whoami',
     summary: 'Whom the bearer token belongs to: the operator, or a tenant (with its client ID)',
-    tag: 'Tenant',
+    tag: sharedTags.tenant,
     parameters: [],
-    responses: { '200': ok('The token\'s owner', schema), ...errorResponses(401) },
-  }));
+    response: ['Whoami', whoamiSchema, 'The token\'s owner'],
+  });
 }

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { authenticate } from './auth.js';
 import type { ManagementDeps } from './management-deps.js';
 import { clientIdParam, type OpenApiBuilder } from './openapi/builder.js';
-import { errorResponses, ok, operation } from './openapi/operations.js';
+import { sharedTags } from './openapi/operations.js';
 import { tenantInScope } from './tenant-scope.js';
 
 /**
@@ -30,13 +30,11 @@ export function mountEndpointsRoute(router: Router, deps: ManagementDeps, baseDo
 
 /** The route's part of `/v1/openapi.json`. */
 export function endpointsOpenApi(b: OpenApiBuilder): void {
-  const schema = b.addZod('TenantEndpoints', tenantEndpointsSchema, 'output');
-  b.tag('Tenant', 'Tenants (clients) of the platform.');
-  b.path('/v1/tenants/{clientId}/endpoints', 'get', operation({
+  b.read('/v1/tenants/{clientId}/endpoints', {
     operationId: 'getTenantEndpoints',
     summary: 'The tenant\'s own addresses: its base URL and the SendMessage URL',
-    tag: 'Tenant',
+    tag: sharedTags.tenant,
     parameters: [clientIdParam],
-    responses: { '200': ok('The tenant\'s addresses', schema), ...errorResponses(401, 404) },
-  }));
+    response: ['TenantEndpoints', tenantEndpointsSchema, 'The tenant\'s addresses'],
+  });
 }

@@ -1,6 +1,4 @@
-import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
-import type Router from '@koa/router';
 import type Koa from 'koa';
 import getRawBody from 'raw-body';
 import { AppError } from '../../../core/errors.js';
@@ -82,12 +80,3 @@ export function refuseUpgrade(socket: Duplex, status: 400 | 403 | 404 | 503, mes
   socket.end(`HTTP/1.1 ${status} ${text}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
 }
 
-/** One provider's share of the provider listener: its webhook routes and its media stream upgrades. */
-export interface ProviderEndpoint {
-  /** `/providers/a`: every route and stream path of the provider starts with it. */
-  readonly prefix: string;
-  /** Its webhook routes, mounted with `routes()` and `allowedMethods()`. */
-  readonly router: Router;
-  /** Handles a WebSocket upgrade under the prefix (answers it or refuses it). */
-  upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void;
-}

@@ -20,7 +20,8 @@ import { ProviderC } from './provider-c/provider-c.js';
 import { ProviderCRest } from './provider-c/rest-client.js';
 import type { ProviderAdapter } from './provider-adapter.js';
 import { ProviderCalls, type CallRunner } from './provider-calls.js';
-import { PublicUrls, refuseUpgrade, type ProviderEndpoint } from './provider-http.js';
+import { PublicUrls, refuseUpgrade } from './provider-http.js';
+import type { ProviderEndpoint } from './provider-adapter.js';
 import { ProviderNumbers, type CloudProviderType } from './provider-numbers.js';
 import { countMediaStream, countWebhook, watchProviderCalls } from './provider-metrics.js';
 
@@ -122,7 +123,7 @@ export class ProviderTelephony implements CallTransfer {
     const provider = this.providerOf(path);
     const adapter = provider && this.adapters.get(provider);
     countMediaStream(provider, adapter ? 'accepted' : 'refused');
-    if (adapter) return adapter.upgrade(req, socket, head);
+    if (adapter) return adapter.stream.upgrade(req, socket, head);
     refuseUpgrade(socket, 404, 'no media stream endpoint here');
   };
 
@@ -168,7 +169,7 @@ export class ProviderTelephony implements CallTransfer {
     for (const entry of this.calls.pending()) this.calls.giveUp(entry, 'the platform is shutting down');
     const live = this.calls.live();
     await Promise.race([Promise.allSettled(live.map((call) => call.hangup('shutdown'))), new Promise((r) => setTimeout(r, graceMs).unref())]);
-    for (const adapter of this.adapters.values()) adapter.close();
+    for (const adapter of this.adapters.values()) adapter.stream.close();
     this.unwatch();
   }
 }

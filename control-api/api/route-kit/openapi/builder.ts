@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import { componentSchema, type JsonSchema } from './json-schema.js';
-import { pathParam, ref } from './operations.js';
+import { errorResponses, ok, operation, pathParam, ref } from './operations.js';
 
 /**
  * Collects path items and component schemas. Route modules outside the generic resource routes
@@ -31,6 +31,24 @@ export class OpenApiBuilder {
    */
   tag(name: string, description: string): void {
     if (!this.tags.has(name)) this.tags.set(name, description);
+  }
+
+  /**
+   * A GET that answers one JSON body, the shape of the small read-only routes (whoami, sip-info,
+   * endpoints, trunk registrations): its response schema added as a component, the tag declared
+   * (a kind's own description, declared first, wins), 401 always and 404 when a tenant is named.
+   */
+  read(path: string, o: { operationId: string; summary: string; tag: readonly [name: string, description: string]; response: readonly [component: string, schema: z.ZodType, description: string]; parameters: readonly JsonSchema[] }): void {
+    const [component, schema, description] = o.response;
+    const body = this.addZod(component, schema, 'output');
+    this.tag(...o.tag);
+    this.path(path, 'get', operation({
+      operationId: o.operationId,
+      summary: o.summary,
+      tag: o.tag[0],
+      parameters: [...o.parameters],
+      responses: { '200': ok(description, body), ...errorResponses(...(o.parameters.length > 0 ? [401, 404] : [401])) },
+    }));
   }
 
   path(path: string, method: string, op: JsonSchema): void {

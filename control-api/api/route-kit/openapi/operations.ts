@@ -85,3 +85,9 @@ export const mergePatchBody = (schema: JsonSchema): JsonSchema => ({
   required: true,
   content: { 'application/merge-patch+json': { schema }, 'application/json': { schema } },
 });
+
+/** Tags the small routes add operations under, with the description used when no kind declared it first. */
+export const sharedTags = {
+  tenant: ['Tenant', 'Tenants (clients) of the platform.'],
+  sipTrunk: ['SipTrunk', 'Custom SIP trunks and what the customer configures on their side for them.'],
+} as const satisfies Record<string, readonly [string, string]>;

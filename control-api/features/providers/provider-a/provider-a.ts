@@ -1,13 +1,11 @@
-import type { IncomingMessage } from 'node:http';
-import type { Duplex } from 'node:stream';
 import type { Logger } from '../../../../core/logger.js';
 import type { CallTransferOutcome } from '../../../../core/ports/call-transfer.js';
 import type { OriginateRequest, OriginateResult } from '../../../../core/ports/originator.js';
 import { isRefusal, type ProviderCallEntry, type ProviderCalls } from '../provider-calls.js';
-import { type ProviderEndpoint, type PublicUrls } from '../provider-http.js';
+import { type PublicUrls } from '../provider-http.js';
 import type { ProviderNumber, ProviderNumbers } from '../provider-numbers.js';
 import { ProviderApiError } from '../provider-rest.js';
-import { dialPromise, type ProviderAdapter } from '../provider-adapter.js';
+import { dialPromise, readyToDial, type ProviderAdapter, type ProviderEndpoint } from '../provider-adapter.js';
 import type { StreamCallControl } from '../stream-call.js';
 import { accountA } from './account.js';
 import { streamProtocolA } from './media-stream.js';
@@ -44,13 +42,13 @@ export class ProviderA implements ProviderEndpoint, ProviderAdapter, WebhookHost
   readonly type = 'providerA' as const;
   readonly prefix = prefix;
   readonly router;
-  private readonly media: StreamEndpoint;
+  readonly stream: StreamEndpoint;
   /** Calls whose `ringing` was already reported to the campaign (callbacks may repeat). */
   private readonly rang = new WeakSet<ProviderCallEntry>();
   private readonly reconnects = new WeakMap<ProviderCallEntry, number>();
 
   constructor(private readonly o: ProviderAOptions) {
-    this.media = new StreamEndpoint(streamProtocolA((token) => this.url(token, 'stream', 'ws')), { prefix, calls: o.calls, logger: o.logger, startTimeoutMs: o.startTimeoutMs });
+    this.stream = new StreamEndpoint(streamProtocolA((token) => this.url(token, 'stream', 'ws')), { prefix, calls: o.calls, logger: o.logger, startTimeoutMs: o.startTimeoutMs });
     this.router = providerAWebhooks(this, o);
   }
 
@@ -62,14 +60,6 @@ export class ProviderA implements ProviderEndpoint, ProviderAdapter, WebhookHost
   /** The instructions that (re)connect a call's media stream to us. */
   streamTwiml(entry: ProviderCallEntry): string {
     return connectStreamTwiml({ streamUrl: this.url(entry.token, 'stream', 'ws'), actionUrl: this.url(entry.token, 'stream-ended') });
-  }
-
-  upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
-    this.media.upgrade(req, socket, head);
-  }
-
-  close(): void {
-    this.media.close();
   }
 
   /** Hangs the call up at the provider (`completed`, or `canceled` before an answer). */
@@ -110,16 +100,8 @@ export class ProviderA implements ProviderEndpoint, ProviderAdapter, WebhookHost
       this.o.calls.release(call);
       void this.control(call).hangup().catch((error: unknown) => this.o.logger.warn({ err: String(error), callSid: call.callSid }, 'provider A did not cancel the call'));
     };
-    try {
-      await request.beforeInvite?.();
-    } catch (error) {
-      this.o.calls.release(call);
-      return { outcome: 'failed', reason: `not dialled: ${error instanceof Error ? error.message : String(error)}` };
-    }
-    if (request.signal.aborted) {
-      this.o.calls.release(call);
-      return { outcome: 'failed', reason: 'aborted before an answer' };
-    }
+    const notDialled = await readyToDial(this.o.calls, call, request);
+    if (notDialled) return notDialled;
     request.signal.addEventListener('abort', onAbort, { once: true });
     void result.finally(() => request.signal.removeEventListener('abort', onAbort));
     try {

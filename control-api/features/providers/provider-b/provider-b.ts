@@ -1,5 +1,3 @@
-import type { IncomingMessage } from 'node:http';
-import type { Duplex } from 'node:stream';
 import Router from '@koa/router';
 import type Koa from 'koa';
 import getRawBody from 'raw-body';
@@ -7,9 +5,9 @@ import { AppError } from '../../../../core/errors.js';
 import type { Logger } from '../../../../core/logger.js';
 import type { CallTransferOutcome } from '../../../../core/ports/call-transfer.js';
 import type { OriginateRequest, OriginateResult } from '../../../../core/ports/originator.js';
-import { dialPromise, type ProviderAdapter } from '../provider-adapter.js';
+import { dialPromise, readyToDial, type ProviderAdapter, type ProviderEndpoint } from '../provider-adapter.js';
 import { isRefusal, type ProviderCallEntry, type ProviderCalls } from '../provider-calls.js';
-import { readForm, webhookBodyLimitBytes, type FormPairs, type ProviderEndpoint, type PublicUrls } from '../provider-http.js';
+import { readForm, webhookBodyLimitBytes, type FormPairs, type PublicUrls } from '../provider-http.js';
 import type { ProviderNumber, ProviderNumbers } from '../provider-numbers.js';
 import type { StreamCallControl } from '../stream-call.js';
 import { accountB, validBasicAuthB } from './account.js';
@@ -45,12 +43,12 @@ export class ProviderB implements ProviderEndpoint, ProviderAdapter {
   readonly type = 'providerB' as const;
   readonly prefix = prefix;
   readonly router = new Router({ prefix });
-  private readonly media: StreamEndpoint;
+  readonly stream: StreamEndpoint;
   private readonly transfers: TransfersB;
   private readonly rang = new WeakSet<ProviderCallEntry>();
 
   constructor(private readonly o: ProviderBOptions) {
-    this.media = new StreamEndpoint(streamProtocolB, { prefix, calls: o.calls, logger: o.logger, startTimeoutMs: o.startTimeoutMs });
+    this.stream = new StreamEndpoint(streamProtocolB, { prefix, calls: o.calls, logger: o.logger, startTimeoutMs: o.startTimeoutMs });
     // B's flow moves on at once when a step ends; the stream-start deadline bounds each step.
     this.transfers = new TransfersB({ calls: o.calls, logger: o.logger, flowStepMs: o.startTimeoutMs, ...(o.transferRingSeconds ? { ringSeconds: o.transferRingSeconds } : {}) });
     this.router.get('/voicebot', (ctx) => this.voicebot(ctx));
@@ -60,14 +58,6 @@ export class ProviderB implements ProviderEndpoint, ProviderAdapter {
 
   url(token: string, what: 'status' | 'stream'): string {
     return `${what === 'stream' ? this.o.urls.ws : this.o.urls.http}${prefix}/calls/${token}/${what}`;
-  }
-
-  upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
-    this.media.upgrade(req, socket, head);
-  }
-
-  close(): void {
-    this.media.close();
   }
 
   /**
@@ -165,16 +155,8 @@ export class ProviderB implements ProviderEndpoint, ProviderAdapter {
     const { dial, result } = dialPromise(request);
     const call = this.o.calls.open({ provider: 'providerB', number, direction: 'outbound', ours: number.e164, remote: request.to, callSid: undefined, dial }, () => this.control());
     if (isRefusal(call)) return { outcome: 'failed', reason: call.reason };
-    try {
-      await request.beforeInvite?.();
-    } catch (error) {
-      this.o.calls.release(call);
-      return { outcome: 'failed', reason: `not dialled: ${error instanceof Error ? error.message : String(error)}` };
-    }
-    if (request.signal.aborted) {
-      this.o.calls.release(call);
-      return { outcome: 'failed', reason: 'aborted before an answer' };
-    }
+    const notDialled = await readyToDial(this.o.calls, call, request);
+    if (notDialled) return notDialled;
     // The docs give no way to cancel a ringing call: an abort only stops waiting for it.
     const onAbort = (): void => dial.settle({ outcome: 'failed', reason: 'aborted before an answer' });
     request.signal.addEventListener('abort', onAbort, { once: true });

@@ -1,14 +1,12 @@
-import type { IncomingMessage } from 'node:http';
-import type { Duplex } from 'node:stream';
 import Router from '@koa/router';
 import type Koa from 'koa';
 import { AppError } from '../../../../core/errors.js';
 import type { Logger } from '../../../../core/logger.js';
 import type { CallTransferOutcome } from '../../../../core/ports/call-transfer.js';
 import type { OriginateRequest, OriginateResult } from '../../../../core/ports/originator.js';
-import { dialPromise, type ProviderAdapter } from '../provider-adapter.js';
+import { dialPromise, readyToDial, type ProviderAdapter, type ProviderEndpoint } from '../provider-adapter.js';
 import { isRefusal, type ProviderCallEntry, type ProviderCalls } from '../provider-calls.js';
-import { field, readForm, requireFields, xml, type FormPairs, type ProviderEndpoint, type PublicUrls } from '../provider-http.js';
+import { field, readForm, requireFields, xml, type FormPairs, type PublicUrls } from '../provider-http.js';
 import type { CloudAccount, ProviderNumber, ProviderNumbers } from '../provider-numbers.js';
 import type { StreamCallControl } from '../stream-call.js';
 import { accountC, nonceHeaderC, signatureHeaderC, validSignatureC } from './account.js';
@@ -40,7 +38,7 @@ export class ProviderC implements ProviderEndpoint, ProviderAdapter {
   readonly type = 'providerC' as const;
   readonly prefix = prefix;
   readonly router = new Router({ prefix });
-  private readonly media: StreamEndpoint;
+  readonly stream: StreamEndpoint;
   /** The provider's id of a campaign call before it is answered (to cancel it). */
   private readonly requests = new WeakMap<ProviderCallEntry, string>();
   private readonly rang = new WeakSet<ProviderCallEntry>();
@@ -48,7 +46,7 @@ export class ProviderC implements ProviderEndpoint, ProviderAdapter {
   private readonly targets = new WeakMap<ProviderCallEntry, string>();
 
   constructor(private readonly o: ProviderCOptions) {
-    this.media = new StreamEndpoint(streamProtocolC, { prefix, calls: o.calls, logger: o.logger, startTimeoutMs: o.startTimeoutMs });
+    this.stream = new StreamEndpoint(streamProtocolC, { prefix, calls: o.calls, logger: o.logger, startTimeoutMs: o.startTimeoutMs });
     this.router.post('/answer', (ctx) => this.inbound(ctx));
     this.router.post('/calls/:token/answer', (ctx) => this.answered(ctx));
     this.router.post('/calls/:token/ring', (ctx) => this.ring(ctx));
@@ -60,14 +58,6 @@ export class ProviderC implements ProviderEndpoint, ProviderAdapter {
 
   url(token: string, what: 'answer' | 'ring' | 'hangup' | 'stream' | 'transfer' | 'transfer-answered' | 'transfer-ended'): string {
     return `${what === 'stream' ? this.o.urls.ws : this.o.urls.http}${prefix}/calls/${token}/${what}`;
-  }
-
-  upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
-    this.media.upgrade(req, socket, head);
-  }
-
-  close(): void {
-    this.media.close();
   }
 
   control(entry: ProviderCallEntry): StreamCallControl {
@@ -161,16 +151,8 @@ export class ProviderC implements ProviderEndpoint, ProviderAdapter {
     const { dial, result } = dialPromise(request);
     const call = this.o.calls.open({ provider: 'providerC', number, direction: 'outbound', ours: number.e164, remote: request.to, callSid: undefined, dial }, (entry) => this.control(entry));
     if (isRefusal(call)) return { outcome: 'failed', reason: call.reason };
-    try {
-      await request.beforeInvite?.();
-    } catch (error) {
-      this.o.calls.release(call);
-      return { outcome: 'failed', reason: `not dialled: ${error instanceof Error ? error.message : String(error)}` };
-    }
-    if (request.signal.aborted) {
-      this.o.calls.release(call);
-      return { outcome: 'failed', reason: 'aborted before an answer' };
-    }
+    const notDialled = await readyToDial(this.o.calls, call, request);
+    if (notDialled) return notDialled;
     const onAbort = (): void => {
       if (dial.settled) return;
       dial.settle({ outcome: 'failed', reason: 'aborted before an answer' });

@@ -2,23 +2,15 @@ import { sql } from 'kysely';
 import type { SecretBox } from '../../../platform/crypto/secret-box.js';
 import { businessHoursSchema, type BusinessHoursSpec } from '../../domain/business-hours.js';
 import { defineKind } from './define-kind.js';
-import { namesWhere } from './references.js';
+import { namesWhere, targets } from './references.js';
 
 export function businessHoursDefinition(box: SecretBox) {
-  return defineKind<BusinessHoursSpec>(
-    'business-hours',
-    {
-      kind: 'BusinessHours',
-      noun: 'business-hours profile',
-      table: 'business_hours_profiles',
-      keyColumn: 'name',
-      schema: businessHoursSchema,
-      naturalKey: (spec) => spec.name,
-      async usedBy(db, tenantId, _id, name) {
-        const campaigns = await namesWhere(db, 'campaigns', 'name', tenantId, sql`spec->'workingWindow'->>'profile' = ${name}`);
-        return campaigns.map((c) => `campaign '${c}'`);
-      },
+  return defineKind<BusinessHoursSpec>(targets.businessHours, box, {
+    schema: businessHoursSchema,
+    naturalKey: (spec) => spec.name,
+    async usedBy(db, tenantId, _id, name) {
+      const campaigns = await namesWhere(db, 'campaigns', 'name', tenantId, sql`spec->'workingWindow'->>'profile' = ${name}`);
+      return campaigns.map((c) => `campaign '${c}'`);
     },
-    box,
-  );
+  });
 }

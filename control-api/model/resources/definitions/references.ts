@@ -39,15 +39,27 @@ export async function namesWhere(
   return result.rows.map((r) => r.key);
 }
 
+/** A kind's names: API kind and path, table, natural key column, and the noun messages use. */
+export interface KindIdentity {
+  readonly kind: string;
+  readonly plural: string;
+  readonly table: ResourceTable;
+  readonly keyColumn: string;
+  readonly noun: string;
+}
+
+/** Each kind's identity: what a reference to it names, and where its definition stores it. */
 export const targets = {
-  recipe: { table: 'recipes', keyColumn: 'name', noun: 'recipe' },
-  sipTrunk: { table: 'sip_trunks', keyColumn: 'name', noun: 'SIP trunk' },
-  speechProfile: { table: 'speech_profiles', keyColumn: 'name', noun: 'speech profile' },
-  pronunciationEntry: { table: 'pronunciation_entries', keyColumn: 'word', noun: 'pronunciation entry' },
-  authProfile: { table: 'auth_profiles', keyColumn: 'name', noun: 'auth profile' },
-  businessHours: { table: 'business_hours_profiles', keyColumn: 'name', noun: 'business-hours profile' },
-  phoneNumber: { table: 'phone_numbers', keyColumn: 'e164', noun: 'phone number' },
-} as const satisfies Record<string, { table: ResourceTable; keyColumn: string; noun: string }>;
+  recipe: { kind: 'Recipe', plural: 'recipes', table: 'recipes', keyColumn: 'name', noun: 'recipe' },
+  sipTrunk: { kind: 'SipTrunk', plural: 'sip-trunks', table: 'sip_trunks', keyColumn: 'name', noun: 'SIP trunk' },
+  speechProfile: { kind: 'SpeechProfile', plural: 'speech-profiles', table: 'speech_profiles', keyColumn: 'name', noun: 'speech profile' },
+  pronunciationEntry: { kind: 'PronunciationEntry', plural: 'pronunciation-entries', table: 'pronunciation_entries', keyColumn: 'word', noun: 'pronunciation entry' },
+  authProfile: { kind: 'AuthProfile', plural: 'auth-profiles', table: 'auth_profiles', keyColumn: 'name', noun: 'auth profile' },
+  businessHours: { kind: 'BusinessHours', plural: 'business-hours', table: 'business_hours_profiles', keyColumn: 'name', noun: 'business-hours profile' },
+  phoneNumber: { kind: 'PhoneNumber', plural: 'phone-numbers', table: 'phone_numbers', keyColumn: 'e164', noun: 'phone number' },
+  campaign: { kind: 'Campaign', plural: 'campaigns', table: 'campaigns', keyColumn: 'name', noun: 'campaign' },
+  knowledgeDocument: { kind: 'KnowledgeDocument', plural: 'knowledge-documents', table: 'knowledge_documents', keyColumn: 'name', noun: 'knowledge document' },
+} as const satisfies Record<string, KindIdentity>;
 
 /** `requireRef` for a speech profile: a built-in profile's name is as good as a custom one's. */
 export async function requireSpeechProfile(db: Kysely<Database>, tenantId: string, name: string, path: string): Promise<void> {

@@ -5,7 +5,7 @@ import { builtInSpeechProfileByName } from '../../domain/builtin-speech-profiles
 import { genders, matchesSpeechProfileFilter, speechProfileFilterSchema, speechProfileSchema, ttsProviders, type SpeechProfileSpec } from '../../domain/speech-profile.js';
 import type { ListFilter } from '../resource-definition.js';
 import { defineKind } from './define-kind.js';
-import { namesWhere } from './references.js';
+import { namesWhere, targets } from './references.js';
 import { withBuiltInSpeechProfiles } from './speech-profile-catalogue.js';
 
 // Schema messages already name the parameter ("gender filter must be ..."); short ones do not ("must be one of ...").
@@ -55,25 +55,17 @@ export const speechProfileListFilter: ListFilter<SpeechProfileSpec> = {
 };
 
 export function speechProfileDefinition(box: SecretBox) {
-  const definition = defineKind<SpeechProfileSpec>(
-    'speech-profiles',
-    {
-      kind: 'SpeechProfile',
-      noun: 'speech profile',
-      table: 'speech_profiles',
-      keyColumn: 'name',
-      schema: speechProfileSchema,
-      naturalKey: (spec) => spec.name,
-      async columns(_db, _tenantId, spec) {
-        return { language: spec.language, gender: spec.gender, favourite: spec.favourite };
-      },
-      async usedBy(db, tenantId, _id, name) {
-        const numbers = await namesWhere(db, 'phone_numbers', 'e164', tenantId, sql`spec->>'voice' = ${name}`);
-        const words = await namesWhere(db, 'pronunciation_entries', 'word', tenantId, sql`spec->'speechProfiles' @> jsonb_build_array(${name}::text)`);
-        return [...numbers.map((n) => `phone number ${n}`), ...words.map((w) => `pronunciation entry '${w}'`)];
-      },
+  const definition = defineKind<SpeechProfileSpec>(targets.speechProfile, box, {
+    schema: speechProfileSchema,
+    naturalKey: (spec) => spec.name,
+    async columns(_db, _tenantId, spec) {
+      return { language: spec.language, gender: spec.gender, favourite: spec.favourite };
     },
-    box,
-  );
+    async usedBy(db, tenantId, _id, name) {
+      const numbers = await namesWhere(db, 'phone_numbers', 'e164', tenantId, sql`spec->>'voice' = ${name}`);
+      const words = await namesWhere(db, 'pronunciation_entries', 'word', tenantId, sql`spec->'speechProfiles' @> jsonb_build_array(${name}::text)`);
+      return [...numbers.map((n) => `phone number ${n}`), ...words.map((w) => `pronunciation entry '${w}'`)];
+    },
+  });
   return { ...definition, repository: withBuiltInSpeechProfiles(definition.repository), listFilter: speechProfileListFilter, hasBuiltIns: true };
 }
