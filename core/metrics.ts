@@ -116,26 +116,25 @@ export type Sampler = () => Iterable<Sample> | Promise<Iterable<Sample>>;
  * disappears from the output.
  */
 export function sampledGauge(name: string, help: string, labelNames: readonly string[], sample: Sampler): Gauge<string> {
-  const existing = metricsRegistry.getSingleMetric(`vap_${name}`);
-  if (existing) return existing as Gauge<string>;
-  return new Gauge({
-    name: `vap_${name}`,
-    help,
-    labelNames: [...labelNames],
-    registers: [metricsRegistry],
-    async collect() {
-      const samples = await sample();
-      this.reset();
-      for (const [labels, value] of samples) this.inc({ ...labels }, value);
-    },
-  });
+  return sampled(Gauge, name, help, labelNames, sample);
 }
 
 /** A counter whose running total is read at scrape time from what already counts it (RTP session stats). */
 export function sampledCounter(name: string, help: string, labelNames: readonly string[], sample: Sampler): Counter<string> {
+  return sampled(Counter, name, help, labelNames, sample);
+}
+
+/** A metric whose values are the sampler's at each scrape; registered once (a second call returns the first). */
+function sampled<M extends Gauge<string> | Counter<string>>(
+  Metric: new (config: { name: string; help: string; labelNames: string[]; registers: Registry[]; collect(this: M): Promise<void> }) => M,
+  name: string,
+  help: string,
+  labelNames: readonly string[],
+  sample: Sampler,
+): M {
   const existing = metricsRegistry.getSingleMetric(`vap_${name}`);
-  if (existing) return existing as Counter<string>;
-  return new Counter({
+  if (existing) return existing as M;
+  return new Metric({
     name: `vap_${name}`,
     help,
     labelNames: [...labelNames],

@@ -13,7 +13,7 @@ import type {
 } from '../core/ports/media.js';
 import { TypedEmitter } from '../core/typed-emitter.js';
 import { FRAME_SAMPLES } from './codecs/g711.js';
-import { DtmfReceiver, isDtmfDigit, planDigit, writeTelephoneEvent, type EventPacketPlan } from './dtmf/rfc4733.js';
+import { DtmfReceiver, isDtmfDigit, writeTelephoneEvent } from './dtmf/rfc4733.js';
 import { AdaptiveDelay } from './rtp/adaptive-delay.js';
 import { JitterBuffer } from './rtp/jitter-buffer.js';
 import type { PacingScheduler, Tickable } from './rtp/pacing-scheduler.js';
@@ -21,15 +21,10 @@ import type { RtpPortLease } from './rtp/port-pool.js';
 import { parseRtpPacket, RTP_HEADER_BYTES, writeRtpHeader } from './rtp/rtp-packet.js';
 import { SourceSelector } from './rtp/source-selector.js';
 import { SymmetricRtpLatch, type LatchOptions } from './rtp/symmetric-latch.js';
-import {
-  acceptAnswer,
-  createOffer,
-  createReoffer,
-  negotiate,
-  type MediaCapabilities,
-  type NegotiatedAudio,
-} from './sdp/offer-answer.js';
+import type { MediaCapabilities, NegotiatedAudio } from './sdp/offer-answer.js';
 import type { Direction } from './sdp/sdp.js';
+import { DtmfSender } from './session/dtmf-sender.js';
+import { LocalSdp } from './session/local-sdp.js';
 import { SessionRecording } from './session/session-recording.js';
 import { CodecPath, widen } from './session/codec-path.js';
 import { FrameQueue } from './session/frame-queue.js';
@@ -61,14 +56,6 @@ const FRAME_MS = 20;
 
 const sends = (audio: NegotiatedAudio): boolean => audio.direction === 'sendrecv' || audio.direction === 'sendonly';
 
-interface DtmfJob {
-  readonly plan: EventPacketPlan[];
-  index: number;
-  timestamp: number;
-  readonly resolve: () => void;
-  readonly reject: (error: unknown) => void;
-}
-
 /** One call's RTP endpoint; see docs/media.md for the data flow. */
 export class MediaSession extends TypedEmitter<MediaSessionEvents> implements CallMediaSession, Tickable {
   readonly id = randomUUID();
@@ -98,14 +85,10 @@ export class MediaSession extends TypedEmitter<MediaSessionEvents> implements Ca
   /** The negotiated codec, both directions, with a wideband call's rate changes. */
   private codecs: CodecPath | undefined;
   private latch: SymmetricRtpLatch | undefined;
-  private sdp = '';
-  private sdpVersion = 1;
-  private offeredDirection: Direction = 'sendrecv';
-  private readonly sdpSessionId = String(randomBytes(4).readUInt32BE(0));
+  private readonly sdp: LocalSdp;
   private lastRtpAt = performance.now();
   private timeoutReported = false;
-  private dtmfJobs: DtmfJob[] = [];
-  private dtmfGapTicks = 0;
+  private readonly dtmfOut = new DtmfSender();
   private closed = false;
   private lastErrorLogAt = -Infinity;
 
@@ -116,6 +99,7 @@ export class MediaSession extends TypedEmitter<MediaSessionEvents> implements Ca
     private readonly logger: Logger = silentLogger,
   ) {
     super();
+    this.sdp = new LocalSdp(config.capabilities, lease.port);
     this.inputQueue = new FrameQueue(config.inputQueueFrames ?? 50);
     this.jitter = new JitterBuffer({ depth: config.jitterDepth });
     // The configured depth is the wait for a missing packet until the line's jitter is measured.
@@ -132,7 +116,7 @@ export class MediaSession extends TypedEmitter<MediaSessionEvents> implements Ca
   }
 
   get localSdp(): string {
-    return this.sdp;
+    return this.sdp.text;
   }
 
   get negotiated(): NegotiatedAudio | undefined {
@@ -173,22 +157,12 @@ export class MediaSession extends TypedEmitter<MediaSessionEvents> implements Ca
 
   /** Outbound call: our offer (apply the answer with `applyAnswer`). */
   makeOffer(): string {
-    this.offeredDirection = 'sendrecv';
-    this.sdp = createOffer(this.config.capabilities, this.port, { sessionId: this.sdpSessionId, sessionVersion: this.sdpVersion });
-    return this.sdp;
+    return this.sdp.offer();
   }
 
   update(offerSdp: string): SdpResult {
-    // RFC 3264 sec. 8: our o= version moves only when our SDP actually changes (a session
-    // refresh re-INVITE with the same offer gets the same answer back).
-    let result = negotiate(offerSdp, this.config.capabilities, this.port, { sessionId: this.sdpSessionId, sessionVersion: this.sdpVersion });
+    const result = this.sdp.answer(offerSdp, this.audio !== undefined);
     if (!result.ok) return result;
-    if (this.audio && result.sdp !== this.sdp) {
-      this.sdpVersion++;
-      result = negotiate(offerSdp, this.config.capabilities, this.port, { sessionId: this.sdpSessionId, sessionVersion: this.sdpVersion });
-      if (!result.ok) return result;
-    }
-    this.sdp = result.sdp;
     this.apply(result.audio);
     return { ok: true, sdp: result.sdp };
   }
@@ -199,18 +173,14 @@ export class MediaSession extends TypedEmitter<MediaSessionEvents> implements Ca
    */
   reoffer(direction: Direction): string {
     if (!this.audio) throw failedPrecondition('no negotiated media to re-offer');
-    this.sdpVersion++;
-    const origin = { sessionId: this.sdpSessionId, sessionVersion: this.sdpVersion };
-    this.sdp = createReoffer(this.sdp, this.audio, this.config.capabilities, this.port, origin, direction);
-    this.offeredDirection = direction;
-    return this.sdp;
+    return this.sdp.reoffer(this.audio, direction);
   }
 
   applyAnswer(answerSdp: string): SdpResult {
-    const result = acceptAnswer(answerSdp, this.config.capabilities, this.offeredDirection, this.audio?.mediaIndex ?? 0);
+    const result = this.sdp.acceptAnswer(answerSdp, this.audio?.mediaIndex ?? 0);
     if (!result.ok) return result;
     this.apply(result.audio);
-    return { ok: true, sdp: this.sdp };
+    return { ok: true, sdp: this.sdp.text };
   }
 
   async playWav(path: string, signal?: AbortSignal): Promise<PlaybackOutcome> {
@@ -228,13 +198,7 @@ export class MediaSession extends TypedEmitter<MediaSessionEvents> implements Ca
     if (chars.length === 0 || !chars.every(isDtmfDigit)) {
       return Promise.reject(invalidArgument('DTMF digits must be 0-9, *, #, A-D', [{ path: 'digits', message: digits }]));
     }
-    const jobs = chars.map(
-      (digit) =>
-        new Promise<void>((resolve, reject) => {
-          this.dtmfJobs.push({ plan: planDigit(digit, options.durationMs ?? 100), index: 0, timestamp: -1, resolve, reject });
-        }),
-    );
-    return Promise.all(jobs).then(() => undefined);
+    return this.dtmfOut.send(chars, options.durationMs ?? 100);
   }
 
   startRecording(path: string): Promise<void> {
@@ -252,7 +216,7 @@ export class MediaSession extends TypedEmitter<MediaSessionEvents> implements Ca
     this.scheduler.delete(this);
     this.output.abort();
     this.inputQueue.end();
-    this.rejectDtmf(new AppError('canceled', 'media session closed'));
+    this.dtmfOut.rejectAll(new AppError('canceled', 'media session closed'));
     await this.stopRecording();
     await this.lease.release();
     this.emit('closed');
@@ -261,7 +225,7 @@ export class MediaSession extends TypedEmitter<MediaSessionEvents> implements Ca
   private apply(audio: NegotiatedAudio): void {
     const previous = this.audio;
     this.audio = audio;
-    if (!sends(audio)) this.rejectDtmf(failedPrecondition(`media direction became ${audio.direction}`));
+    if (!sends(audio)) this.dtmfOut.rejectAll(failedPrecondition(`media direction became ${audio.direction}`));
     if (audio.codec !== previous?.codec) {
       this.codecs = new CodecPath(audio.codec);
       this.player = new Playout(this.jitter, this.delay, this.config.jitterDepth * 20, this.codecs.rx.frameSamples);
@@ -357,7 +321,7 @@ export class MediaSession extends TypedEmitter<MediaSessionEvents> implements Ca
     const codec = this.codecs;
     const latch = this.latch;
     if (!audio || !codec || !latch || this.closed || !sends(audio)) return;
-    if (this.lead > 0 || !this.idle || this.dtmfJobs.length > 0 || this.dtmfGapTicks > 0) return;
+    if (this.lead > 0 || !this.idle || this.dtmfOut.busy) return;
     // Right before the tick there is nothing to gain, and two packets would leave back to back;
     // a tick already overdue (busy event loop) may still be far off, so then send now.
     const untilTick = this.scheduler.nextDueAt - performance.now();
@@ -378,22 +342,13 @@ export class MediaSession extends TypedEmitter<MediaSessionEvents> implements Ca
     // RFC 3550 sec. 5.1: the timestamp follows the sampling clock (160 per 20 ms tick), from a random base.
     const slot = tick + this.lead;
     const timestamp = (this.timestampBase + (slot - this.startTick) * FRAME_SAMPLES) >>> 0;
-    const job = this.dtmfGapTicks > 0 ? undefined : this.dtmfJobs[0];
-    if (this.dtmfGapTicks > 0) this.dtmfGapTicks--;
-    if (job && audio.telephoneEventPayloadType !== undefined) {
-      const step = job.plan[job.index];
-      if (step) {
-        // RFC 4733 sec. 2.5.1.2: every packet of the event carries the event's start timestamp.
-        if (job.timestamp < 0) job.timestamp = timestamp;
+    const event = this.dtmfOut.take(timestamp, audio.telephoneEventPayloadType !== undefined);
+    if (event && audio.telephoneEventPayloadType !== undefined) {
+      if (event.step) {
         const packet = Buffer.allocUnsafe(RTP_HEADER_BYTES + 4);
-        writeRtpHeader(packet, audio.telephoneEventPayloadType, step.marker, this.nextSeq(), job.timestamp, this.ssrc);
-        writeTelephoneEvent(packet, RTP_HEADER_BYTES, step.event);
+        writeRtpHeader(packet, audio.telephoneEventPayloadType, event.step.marker, this.nextSeq(), event.timestamp, this.ssrc);
+        writeTelephoneEvent(packet, RTP_HEADER_BYTES, event.step.event);
         this.transmit(packet, latch);
-      }
-      if (++job.index >= job.plan.length) {
-        this.dtmfJobs.shift();
-        this.dtmfGapTicks = 2;
-        job.resolve();
       }
       this.idle = false;
       return;
@@ -431,11 +386,6 @@ export class MediaSession extends TypedEmitter<MediaSessionEvents> implements Ca
   }
 
 
-  private rejectDtmf(error: AppError): void {
-    const jobs = this.dtmfJobs;
-    this.dtmfJobs = [];
-    for (const job of jobs) job.reject(error);
-  }
 
   /** Send errors (ENOBUFS, EPERM) arrive here per packet: count all, log at most every 10 s. */
   private onSocketError(error: Error): void {

@@ -50,16 +50,7 @@ export function serverTransactionKey(req: SipRequest): string | undefined {
  * Route set, and CSeq number with method ACK.
  */
 export function createNonSuccessAck(invite: SipRequest, res: SipResponse): SipRequest {
-  const h = new Headers();
-  const topVia = invite.headers.getAll('via')[0];
-  if (topVia !== undefined) h.append('Via', splitList(topVia)[0] ?? topVia);
-  h.append('Max-Forwards', '70');
-  for (const route of invite.headers.getAll('route')) h.append('Route', route);
-  h.append('From', invite.headers.get('from') ?? '');
-  h.append('To', res.headers.get('to') ?? '');
-  h.append('Call-ID', invite.callId);
-  h.append('CSeq', `${invite.cseq.seq} ACK`);
-  return new SipRequest('ACK', invite.uri, h);
+  return sameTransactionRequest('ACK', invite, res.headers.get('to') ?? '');
 }
 
 /**
@@ -67,16 +58,21 @@ export function createNonSuccessAck(invite: SipRequest, res: SipResponse): SipRe
  * CSeq number and top Via (so the same branch) as the INVITE, and its Route set.
  */
 export function createCancel(invite: SipRequest): SipRequest {
+  return sameTransactionRequest('CANCEL', invite, invite.headers.get('to') ?? '');
+}
+
+/** A request that shares the INVITE's top Via (its branch), Request-URI, route set, From, Call-ID and CSeq number. */
+function sameTransactionRequest(method: 'ACK' | 'CANCEL', invite: SipRequest, to: string): SipRequest {
   const h = new Headers();
   const topVia = invite.headers.getAll('via')[0];
   if (topVia !== undefined) h.append('Via', splitList(topVia)[0] ?? topVia);
   h.append('Max-Forwards', '70');
   for (const route of invite.headers.getAll('route')) h.append('Route', route);
   h.append('From', invite.headers.get('from') ?? '');
-  h.append('To', invite.headers.get('to') ?? '');
+  h.append('To', to);
   h.append('Call-ID', invite.callId);
-  h.append('CSeq', `${invite.cseq.seq} CANCEL`);
-  return new SipRequest('CANCEL', invite.uri, h);
+  h.append('CSeq', `${invite.cseq.seq} ${method}`);
+  return new SipRequest(method, invite.uri, h);
 }
 
 /**
