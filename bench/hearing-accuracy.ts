@@ -44,7 +44,7 @@ import { validRecipeSchema } from '../control-api/model/recipes/recipe-graph.js'
 import type { Recipe } from '../control-api/model/recipes/recipe-schema.js';
 import type { ScenarioFile } from '../control-api/features/recipes/simulator/scenario-schema.js';
 import { expectationFor } from '../control-api/features/recipes/blocks/listen-expectation.js';
-import type { Heard } from '../control-api/features/recipes/runtime/conversation.js';
+import type { Heard } from '../core/ports/conversation.js';
 import type { KnowledgeSearch } from '../control-api/features/recipes/runtime/services.js';
 import { knowledgeTags, vocabularySize } from '../control-api/features/recipes/blocks/knowledge-turn.js';
 import { loadScenarioFile } from '../control-api/features/recipes/simulator/simulation.js';
@@ -56,7 +56,7 @@ import { PocketsphinxStt } from '../media/speech/pocketsphinx-stt.js';
 import { G722Decoder, G722Encoder } from '../media/codecs/g722.js';
 import { Downsampler } from '../media/codecs/half-band.js';
 import { defaultBlocks } from '../control-api/features/recipes/blocks/index.js';
-import { CallEndedError } from '../control-api/features/recipes/runtime/conversation.js';
+import { CallEndedError } from '../core/ports/conversation.js';
 import { fakeContext } from '../test/fakes/fake-block-context.js';
 import { loadCorpus, render, render16k, type HearingCase, type Rendering } from './hearing-corpus.js';
 

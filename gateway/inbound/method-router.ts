@@ -7,6 +7,17 @@ import { SipError } from '../sip/ua/sip-error.js';
 export type Next = () => Promise<void>;
 export type Step<C> = (ctx: C, next: Next) => Promise<void>;
 
+/** Runs `steps` in order, each with the next as its continuation: a sub-chain used as one step. */
+export function chain<C>(steps: ReadonlyArray<Step<C>>): Step<C> {
+  return async (ctx) => {
+    const run = async (i: number): Promise<void> => {
+      const step = steps[i];
+      if (step) await step(ctx, () => run(i + 1));
+    };
+    await run(0);
+  };
+}
+
 /**
  * Per-method middleware: each step either answers (throwing SipError with the precise status,
  * or responding itself) or calls `next`. A request no step answered gets 500, a thrown

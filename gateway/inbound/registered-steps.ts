@@ -3,7 +3,7 @@ import type { ServerRequest } from '../sip/ua/server-request.js';
 import { SipError } from '../sip/ua/sip-error.js';
 import { dialledUser, normaliseE164 } from './e164.js';
 import { state } from './invite-state.js';
-import type { Step } from './method-router.js';
+import { chain, type Step } from './method-router.js';
 
 /**
  * Calls to a registered Contact (RFC 3261 sec. 10, 16.5: the registrar's proxy retargets an
@@ -15,17 +15,6 @@ import type { Step } from './method-router.js';
 export interface RegisteredContacts {
   /** The trunk that registered a Contact with this user part, if any. */
   trunkForContact(user: string): DirectoryTrunk | undefined;
-}
-
-/** Runs `steps` in order, each with the next as its continuation. */
-function chain(steps: ReadonlyArray<Step<ServerRequest>>): Step<ServerRequest> {
-  return async (sreq) => {
-    const run = async (i: number): Promise<void> => {
-      const step = steps[i];
-      if (step) await step(sreq, () => run(i + 1));
-    };
-    await run(0);
-  };
 }
 
 const contactUser = (sreq: ServerRequest): string | undefined => {

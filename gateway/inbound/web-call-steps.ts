@@ -5,7 +5,7 @@ import type { ServerRequest } from '../sip/ua/server-request.js';
 import { SipError } from '../sip/ua/sip-error.js';
 import { callerUser } from './e164.js';
 import { state } from './invite-state.js';
-import type { Step } from './method-router.js';
+import { chain, type Step } from './method-router.js';
 
 /**
  * Web calls (docs/sip-stack.md, Web calls): a browser's INVITE over SIP/WebSocket (RFC 7118) carries
@@ -23,17 +23,6 @@ export interface WebCallDeps {
   readonly media: MediaPort;
   readonly logger: Logger;
   readonly retryAfterSeconds: number;
-}
-
-/** Runs `steps` in order, each with the next as its continuation. */
-function chain(steps: ReadonlyArray<Step<ServerRequest>>): Step<ServerRequest> {
-  return async (sreq) => {
-    const run = async (i: number): Promise<void> => {
-      const step = steps[i];
-      if (step) await step(sreq, () => run(i + 1));
-    };
-    await run(0);
-  };
 }
 
 /** An INVITE with a call token takes the web chain; any other takes the phone chain. */

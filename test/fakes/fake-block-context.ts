@@ -5,7 +5,7 @@ import { OfflineEngine } from '../../control-api/platform/llm/offline-engine.js'
 import { globalSettingsSchema, type GlobalSettings } from '../../control-api/model/recipes/recipe-schema.js';
 import type { BlockContext } from '../../control-api/features/recipes/runtime/block.js';
 import { builtinVariables, localTime, type CallContext } from '../../control-api/features/recipes/runtime/call-context.js';
-import { CallEndedError, type Heard, type ListenExpectation, type TransferResult } from '../../control-api/features/recipes/runtime/conversation.js';
+import { CallEndedError, type Heard, type ListenExpectation, type TransferResult } from '../../core/ports/conversation.js';
 import type { TurnNote } from '../../control-api/features/recipes/runtime/run-events.js';
 import type { HttpRequest, HttpResponse } from '../../control-api/platform/net/outbound-http.js';
 import type { RuntimeServices } from '../../control-api/features/recipes/runtime/services.js';

@@ -13,7 +13,7 @@ import { recipeSchema } from '../../control-api/model/recipes/recipe-schema.js';
 import { RecipeRun } from '../../control-api/features/recipes/runtime/recipe-run.js';
 import type { RuntimeServices } from '../../control-api/features/recipes/runtime/services.js';
 import { TextConversation, scriptedTurns } from '../../control-api/features/recipes/runtime/text-conversation.js';
-import type { SayOptions, SayResult } from '../../control-api/features/recipes/runtime/conversation.js';
+import type { SayOptions, SayResult } from '../../core/ports/conversation.js';
 import { verifySignature } from '../../control-api/platform/webhooks/signing.js';
 import { FakeChatCompletionsServer, type WireChatRequest } from '../fakes/fake-chat-completions.js';
 import { operatorToken, startManagementApp, type ManagementHarness } from '../helpers/management-app.js';

@@ -8,7 +8,7 @@ import type { CallMediaSession } from '../../core/ports/media.js';
 import { OfflineEngine } from '../../control-api/platform/llm/offline-engine.js';
 import { defaultBlocks } from '../../control-api/features/recipes/blocks/index.js';
 import { recipeSchema, type RecipeInput } from '../../control-api/model/recipes/recipe-schema.js';
-import type { Conversation } from '../../control-api/features/recipes/runtime/conversation.js';
+import type { Conversation } from '../../core/ports/conversation.js';
 import { RecipeRun } from '../../control-api/features/recipes/runtime/recipe-run.js';
 import type { MediaService } from '../../media/media-service.js';
 import { EspeakTts } from '../../media/speech/espeak-tts.js';

@@ -171,22 +171,24 @@ export function callsOpenApi(b: OpenApiBuilder): void {
 export function masterReportOpenApi(b: OpenApiBuilder): void {
   b.tag('Report', 'The Master Report: one CSV row per call, one `analysis.<parameter>` column per insight parameter.');
   const flag = (name: string, description: string): JsonSchema => query(name, description, { type: 'boolean', default: false });
+  const reportParams = [clientIdParam, ...filterParams, flag('bom', 'start with a UTF-8 byte order mark (Excel)'), flag('formulaGuard', 'prefix cells that a spreadsheet would run as formulas')];
+  const csvReport: JsonSchema = {
+    description: 'CSV with a header row (`Content-Disposition: attachment`)',
+    headers: { 'Content-Disposition': { required: true, schema: { type: 'string' } } },
+    content: { 'text/csv': { schema: { type: 'string' } } },
+  };
   b.path('/v1/tenants/{clientId}/reports/master.csv', 'get', operation({
     operationId: 'downloadMasterReport', summary: 'The Master Report as CSV (streamed), for the same filters as the call list', tag: 'Report',
-    parameters: [clientIdParam, ...filterParams, flag('bom', 'start with a UTF-8 byte order mark (Excel)'), flag('formulaGuard', 'prefix cells that a spreadsheet would run as formulas')],
+    parameters: reportParams,
     responses: {
-      '200': {
-        description: 'CSV with a header row (`Content-Disposition: attachment`)',
-        headers: { 'Content-Disposition': { required: true, schema: { type: 'string' } } },
-        content: { 'text/csv': { schema: { type: 'string' } } },
-      },
+      '200': csvReport,
       ...errorResponses(400, 401, 404),
     },
   }));
   b.path('/v1/tenants/{clientId}/reports/master.csv/links', 'post', operation({
     operationId: 'createMasterReportLink', summary: 'A signed link to download the Master Report without a header, valid for a minute', tag: 'Report',
     description: 'Takes the query of `downloadMasterReport` and checks it now (a bad filter is a 400 here). The browser downloads `url` natively: the CSV streams to a file.',
-    parameters: [clientIdParam, ...filterParams, flag('bom', 'start with a UTF-8 byte order mark (Excel)'), flag('formulaGuard', 'prefix cells that a spreadsheet would run as formulas')],
+    parameters: reportParams,
     responses: {
       '201': ok('The link', {
         type: 'object',
@@ -206,11 +208,7 @@ export function masterReportOpenApi(b: OpenApiBuilder): void {
     operationId: 'downloadMasterReportByLink', summary: 'The Master Report through a signed link (no Authorization header)', tag: 'Report',
     parameters: [pathParam('token', 'the token of a link from `createMasterReportLink`')],
     responses: {
-      '200': {
-        description: 'CSV with a header row (`Content-Disposition: attachment`)',
-        headers: { 'Content-Disposition': { required: true, schema: { type: 'string' } } },
-        content: { 'text/csv': { schema: { type: 'string' } } },
-      },
+      '200': csvReport,
       ...errorResponses(400, 401, 404),
     },
     }),

@@ -5,7 +5,7 @@ import { isRefusal, type ProviderCallEntry, type ProviderCalls } from '../provid
 import { type PublicUrls } from '../provider-http.js';
 import type { ProviderNumber, ProviderNumbers } from '../provider-numbers.js';
 import { ProviderApiError } from '../provider-rest.js';
-import { dialPromise, readyToDial, type ProviderAdapter, type ProviderEndpoint } from '../provider-adapter.js';
+import { dialPromise, dialRefused, guardRing, readyToDial, transferSettled, type ProviderAdapter, type ProviderEndpoint } from '../provider-adapter.js';
 import type { StreamCallControl } from '../stream-call.js';
 import { accountA } from './account.js';
 import { streamProtocolA } from './media-stream.js';
@@ -116,22 +116,11 @@ export class ProviderA implements ProviderEndpoint, ProviderAdapter, WebhookHost
       // Aborted while the request was under way: the call exists now, so cancel it.
       if (dial.settled && !call.answered) void this.control(call).hangup().catch(() => undefined);
     } catch (error) {
-      this.o.calls.release(call);
       // A REST refusal has no SIP status; the provider's HTTP status and code are in the reason.
-      const retryable = error instanceof ProviderApiError && error.retryable;
-      this.o.logger.warn({ err: error instanceof Error ? error.message : String(error), number: number.e164, retryable }, 'provider A did not place the call');
-      dial.settle({ outcome: 'failed', reason: error instanceof Error ? error.message : String(error), cause: error });
+      dialRefused(this.o.calls, call, dial, this.o.logger, error, { retryable: error instanceof ProviderApiError && error.retryable });
       return result;
     }
-    // The provider's own ring timeout ends the call with `no-answer`; this guard covers a lost callback.
-    const guard = setTimeout(() => {
-      if (dial.settled || call.answered) return;
-      this.o.logger.warn({ callSid: call.callSid }, 'provider A reported no outcome after the ring time: cancelling the call');
-      dial.settle({ outcome: 'no-answer', reason: 'no status from the provider within the ring time' });
-      this.o.calls.release(call);
-      void this.control(call).hangup().catch(() => undefined);
-    }, request.ringTimeoutMs + 15_000);
-    void result.finally(() => clearTimeout(guard));
+    guardRing(this.o.calls, call, dial, request, result, this.o.logger, () => void this.control(call).hangup().catch(() => undefined));
     return result;
   }
 
@@ -170,17 +159,6 @@ export class ProviderA implements ProviderEndpoint, ProviderAdapter, WebhookHost
       call.endTransfer(false);
       return { ok: false, reason: `provider A refused the transfer: ${error instanceof Error ? error.message : String(error)}`, cause: error };
     }
-    let timer: NodeJS.Timeout | undefined;
-    const unconfirmed = new Promise<{ ok: boolean; reason: string; unconfirmed: true }>((resolve) => {
-      timer = setTimeout(() => resolve({ ok: false, reason: 'the provider never reported how the transfer went', unconfirmed: true }), (ringSeconds + 30) * 1000);
-    });
-    const aborted = new Promise<{ ok: boolean; reason: string }>((resolve) => signal.addEventListener('abort', () => resolve({ ok: false, reason: 'the call ended during the transfer' }), { once: true }));
-    const result = await Promise.race([outcome, unconfirmed, aborted]);
-    clearTimeout(timer);
-    entry.transfer = undefined;
-    call.endTransfer(result.ok);
-    if (result.ok) return { ok: true, method: 'provider' };
-    if ('unconfirmed' in result) void call.hangup('transfer-unconfirmed');
-    return { ok: false, reason: result.reason, ...('unconfirmed' in result ? { unconfirmed: true } : {}) };
+    return transferSettled(entry, call, outcome, signal, (ringSeconds + 30) * 1000);
   }
 }

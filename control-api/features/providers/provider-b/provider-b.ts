@@ -5,7 +5,7 @@ import { AppError } from '../../../../core/errors.js';
 import type { Logger } from '../../../../core/logger.js';
 import type { CallTransferOutcome } from '../../../../core/ports/call-transfer.js';
 import type { OriginateRequest, OriginateResult } from '../../../../core/ports/originator.js';
-import { dialPromise, readyToDial, type ProviderAdapter, type ProviderEndpoint } from '../provider-adapter.js';
+import { dialPromise, dialRefused, guardRing, readyToDial, type ProviderAdapter, type ProviderEndpoint } from '../provider-adapter.js';
 import { isRefusal, type ProviderCallEntry, type ProviderCalls } from '../provider-calls.js';
 import { readForm, webhookBodyLimitBytes, type FormPairs, type PublicUrls } from '../provider-http.js';
 import type { ProviderNumber, ProviderNumbers } from '../provider-numbers.js';
@@ -164,17 +164,10 @@ export class ProviderB implements ProviderEndpoint, ProviderAdapter {
     try {
       call.callSid ??= (await this.o.rest.connect(account, { to: request.to, from: number.e164, statusCallback: this.url(call.token, 'status'), timeoutSeconds: Math.round(request.ringTimeoutMs / 1000), customField: call.token })).sid;
     } catch (error) {
-      this.o.calls.release(call);
-      this.o.logger.warn({ err: error instanceof Error ? error.message : String(error), number: number.e164 }, 'provider B did not place the call');
-      dial.settle({ outcome: 'failed', reason: error instanceof Error ? error.message : String(error), cause: error });
+      dialRefused(this.o.calls, call, dial, this.o.logger, error);
       return result;
     }
-    const guard = setTimeout(() => {
-      if (dial.settled || call.answered) return;
-      dial.settle({ outcome: 'no-answer', reason: 'no status from the provider within the ring time' });
-      this.o.calls.release(call);
-    }, request.ringTimeoutMs + 15_000);
-    void result.finally(() => clearTimeout(guard));
+    guardRing(this.o.calls, call, dial, request, result, this.o.logger);
     return result;
   }
 

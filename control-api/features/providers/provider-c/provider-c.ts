@@ -4,7 +4,7 @@ import { AppError } from '../../../../core/errors.js';
 import type { Logger } from '../../../../core/logger.js';
 import type { CallTransferOutcome } from '../../../../core/ports/call-transfer.js';
 import type { OriginateRequest, OriginateResult } from '../../../../core/ports/originator.js';
-import { dialPromise, readyToDial, type ProviderAdapter, type ProviderEndpoint } from '../provider-adapter.js';
+import { dialPromise, dialRefused, guardRing, readyToDial, transferSettled, type ProviderAdapter, type ProviderEndpoint } from '../provider-adapter.js';
 import { isRefusal, type ProviderCallEntry, type ProviderCalls } from '../provider-calls.js';
 import { field, readForm, requireFields, xml, type FormPairs, type PublicUrls } from '../provider-http.js';
 import type { CloudAccount, ProviderNumber, ProviderNumbers } from '../provider-numbers.js';
@@ -167,18 +167,10 @@ export class ProviderC implements ProviderEndpoint, ProviderAdapter {
       // Aborted while the request was under way: the call exists now, so cancel it.
       if (dial.settled && !call.answered) void this.control(call).hangup().catch(() => undefined);
     } catch (error) {
-      this.o.calls.release(call);
-      this.o.logger.warn({ err: error instanceof Error ? error.message : String(error), number: number.e164 }, 'provider C did not place the call');
-      dial.settle({ outcome: 'failed', reason: error instanceof Error ? error.message : String(error), cause: error });
+      dialRefused(this.o.calls, call, dial, this.o.logger, error);
       return result;
     }
-    const guard = setTimeout(() => {
-      if (dial.settled || call.answered) return;
-      dial.settle({ outcome: 'no-answer', reason: 'no status from the provider within the ring time' });
-      void this.control(call).hangup().catch(() => undefined);
-      this.o.calls.release(call);
-    }, request.ringTimeoutMs + 15_000);
-    void result.finally(() => clearTimeout(guard));
+    guardRing(this.o.calls, call, dial, request, result, this.o.logger, () => void this.control(call).hangup().catch(() => undefined));
     return result;
   }
 
@@ -202,16 +194,7 @@ export class ProviderC implements ProviderEndpoint, ProviderAdapter {
       call.endTransfer(false);
       return { ok: false, reason: `provider C refused the transfer: ${error instanceof Error ? error.message : String(error)}`, cause: error };
     }
-    let timer: NodeJS.Timeout | undefined;
-    const unconfirmed = new Promise<{ ok: boolean; reason: string; unconfirmed: true }>((resolve) => (timer = setTimeout(() => resolve({ ok: false, reason: 'the provider never reported how the transfer went', unconfirmed: true }), 60_000)));
-    const aborted = new Promise<{ ok: boolean; reason: string }>((resolve) => signal.addEventListener('abort', () => resolve({ ok: false, reason: 'the call ended during the transfer' }), { once: true }));
-    const result = await Promise.race([outcome, unconfirmed, aborted]);
-    clearTimeout(timer);
-    entry.transfer = undefined;
-    call.endTransfer(result.ok);
-    if (result.ok) return { ok: true, method: 'provider' };
-    if ('unconfirmed' in result) void call.hangup('transfer-unconfirmed');
-    return { ok: false, reason: result.reason, ...('unconfirmed' in result ? { unconfirmed: true } : {}) };
+    return transferSettled(entry, call, outcome, signal, 60_000);
   }
 
   /** The call, moved by our transfer request, asks for its instructions: dial the target. */

@@ -1,6 +1,6 @@
 import { closeSettingsSchema, type CloseSettings } from '../../../model/recipes/recipe-schema.js';
 import type { BlockContext, BlockModule } from '../runtime/block.js';
-import type { Heard } from '../runtime/conversation.js';
+import type { Heard } from '../../../../core/ports/conversation.js';
 
 /** A goodbye of the caller's own said over the agent's: the call may end. */
 const courtesy = /^(?:(?:ok(?:ay)?|thanks?|thank you|bye|good ?bye|bye bye|yes|yeah|sure|you too|same to you|take care|all ?right|haan|ji|dhanyavaad|shukriya|cheers|have a nice day)[\s,.!]*)+$/i;

@@ -1,6 +1,6 @@
 import { codeSettingsSchema, type CodeSettings } from '../../../model/recipes/recipe-schema.js';
 import type { BlockModule } from '../runtime/block.js';
-import { CallEndedError } from '../runtime/conversation.js';
+import { CallEndedError } from '../../../../core/ports/conversation.js';
 
 /**
  * Code: runs `main(context, variables, plugins)` in the QuickJS sandbox. Variables the code

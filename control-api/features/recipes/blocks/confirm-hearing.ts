@@ -1,6 +1,6 @@
 import { extractBoolean } from '../../../platform/llm/extract.js';
 import type { BlockContext, BlockSayOptions } from '../runtime/block.js';
-import type { Heard } from '../runtime/conversation.js';
+import type { Heard } from '../../../../core/ports/conversation.js';
 import { isPlainAnswer } from './hearing-doubt.js';
 
 /**

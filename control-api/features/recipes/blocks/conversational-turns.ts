@@ -3,7 +3,7 @@ import { tokens } from '../../../platform/llm/extract.js';
 import type { ChatMessage } from '../../../platform/llm/chat-provider.js';
 import type { SmartAiSettings } from '../../../model/recipes/recipe-schema.js';
 import type { BlockContext, BlockSayOptions } from '../runtime/block.js';
-import type { Heard } from '../runtime/conversation.js';
+import type { Heard } from '../../../../core/ports/conversation.js';
 import { TextStream } from '../runtime/text-stream.js';
 import { confirmHearing } from './confirm-hearing.js';
 import { amountInPieces, closeReadings } from './hearing-doubt.js';

@@ -2,7 +2,7 @@ import type { TurnResult } from '../../../platform/llm/agent-engine.js';
 import { extractBoolean, extractValue, months, normalize, numberWords, tokens, weekdays } from '../../../platform/llm/extract.js';
 import { intentMatch, intentOf, intentOfValues, matchIntent } from '../../../platform/llm/offline-engine.js';
 import type { Intent, SmartAiSettings } from '../../../model/recipes/recipe-schema.js';
-import type { Alternative, Heard } from '../runtime/conversation.js';
+import type { Alternative, Heard } from '../../../../core/ports/conversation.js';
 import { unsurePhrases } from './listen-expectation.js';
 
 /** A competing reading this close to the best one makes the hearing doubtful: in confidence (cloud recognisers)... */

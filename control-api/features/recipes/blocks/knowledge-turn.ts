@@ -1,7 +1,7 @@
 import { tokens } from '../../../platform/llm/extract.js';
 import type { GlobalSettings, SmartAiSettings } from '../../../model/recipes/recipe-schema.js';
 import type { BlockContext } from '../runtime/block.js';
-import type { Heard } from '../runtime/conversation.js';
+import type { Heard } from '../../../../core/ports/conversation.js';
 
 /**
  * AnswerFlow for a listening block: which library it answers from, the words its questions may be

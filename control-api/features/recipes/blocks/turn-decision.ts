@@ -2,7 +2,7 @@ import type { TurnResult, VariableValue } from '../../../platform/llm/agent-engi
 import { extractBoolean } from '../../../platform/llm/extract.js';
 import { intentMatch, intentOfValues, intentWordsSaid } from '../../../platform/llm/offline-engine.js';
 import type { Intent, SmartAiSettings } from '../../../model/recipes/recipe-schema.js';
-import type { Heard } from '../runtime/conversation.js';
+import type { Heard } from '../../../../core/ports/conversation.js';
 import { amountTouchesDate, dateDisagreesWithWeekday, dateFarAhead, decisionOf, digitsFromSpeech, isPlainAnswer, meaningDisagrees, offlineValues, polarOnly, rivalReading } from './hearing-doubt.js';
 
 /**

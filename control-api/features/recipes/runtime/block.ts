@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import type { ChatMessage } from '../../../platform/llm/chat-provider.js';
 import type { GlobalSettings } from '../../../model/recipes/recipe-schema.js';
 import type { CallContext } from './call-context.js';
-import type { Heard, ListenExpectation, SayOptions, SayResult, TransferResult } from './conversation.js';
+import type { Heard, ListenExpectation, SayOptions, SayResult, TransferResult } from '../../../../core/ports/conversation.js';
 import type { TurnNote } from './run-events.js';
 import type { RuntimeServices } from './services.js';
 

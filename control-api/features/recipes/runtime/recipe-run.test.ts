@@ -7,7 +7,7 @@ import { recipeSchema, type RecipeInput } from '../../../model/recipes/recipe-sc
 import type { BlockModule } from './block.js';
 import type { BlockRegistry } from './recipe-run.js';
 import { RecipeRun } from './recipe-run.js';
-import type { SayOptions } from './conversation.js';
+import type { SayOptions } from '../../../../core/ports/conversation.js';
 import { scriptedTurns, TextConversation, type CallerTurn } from './text-conversation.js';
 import type { RuntimeServices } from './services.js';
 

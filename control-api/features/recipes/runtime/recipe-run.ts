@@ -4,7 +4,7 @@ import { exitsOf } from '../../../model/recipes/recipe-graph.js';
 import type { Block, BlockOf, BlockType, Recipe } from '../../../model/recipes/recipe-schema.js';
 import type { BlockContext, BlockModule, BlockOutcome, BlockSayOptions } from './block.js';
 import { builtinVariables, localTime, type CallContext } from './call-context.js';
-import { CallEndedError, type Conversation, type Heard, type SayOptions } from './conversation.js';
+import { CallEndedError, type Conversation, type Heard, type SayOptions } from '../../../../core/ports/conversation.js';
 import type { RunEnd, RunEvents, RunStep, TranscriptEntry } from './run-events.js';
 import type { RuntimeServices } from './services.js';
 import { render, renderDeep, resolve, type TemplateScope } from './templating.js';

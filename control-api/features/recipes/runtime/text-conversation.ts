@@ -1,4 +1,4 @@
-import { CallEndedError, type Conversation, type Heard, type ListenOptions, type SayOptions, type SayResult, type TransferResult } from './conversation.js';
+import { CallEndedError, type Conversation, type Heard, type ListenOptions, type SayOptions, type SayResult, type TransferResult } from '../../../../core/ports/conversation.js';
 
 /**
  * The text channel: the agent's lines go to `onSay`, the caller's turns come from `nextTurn`

@@ -11,7 +11,7 @@ import type { Recipe } from '../../../model/recipes/recipe-schema.js';
 import type { CallContext } from '../runtime/call-context.js';
 import { RecipeRun, type RunResult } from '../runtime/recipe-run.js';
 import type { CodeRunner, KnowledgeSearch } from '../runtime/services.js';
-import type { Conversation } from '../runtime/conversation.js';
+import type { Conversation } from '../../../../core/ports/conversation.js';
 import { scriptedTurns, TextConversation, type CallerTurn } from '../runtime/text-conversation.js';
 import { scenarioFileSchema, type CallerTurnInput, type Expectation, type Scenario, type ScenarioFile } from './scenario-schema.js';
 import { MockHttp, RecordingWebhooks, type SentWebhook } from './simulation-services.js';
