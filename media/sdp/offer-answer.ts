@@ -93,6 +93,25 @@ function localAddressFor(remote: string | undefined, local: MediaCapabilities): 
 const reachable = (m: SdpMedia, local: MediaCapabilities): m is SdpMedia & { address: string } => localAddressFor(m.address, local) !== undefined;
 const families = (local: MediaCapabilities): string => (local.address6 || isIPv6(local.address) ? (isIPv4(local.address) ? 'IPv4 or IPv6' : 'IPv6') : 'IPv4');
 
+const telephoneEventOf = (m: SdpMedia, local: MediaCapabilities): SdpFormat | undefined =>
+  local.telephoneEventPayloadType === false ? undefined : m.formats.find(isTelephoneEvent);
+
+/** The audio both sides agreed on: the peer's address, the codec, RFC 4733 events, and our direction given theirs and `ours`. */
+function negotiatedAudio(m: SdpMedia & { readonly address: string }, mediaIndex: number, codec: { law: CodecName; format: SdpFormat }, local: MediaCapabilities, ours: Direction): NegotiatedAudio {
+  const remoteDirection = effectiveRemoteDirection(m);
+  return {
+    mediaIndex,
+    remoteAddress: m.address,
+    remotePort: m.port,
+    codec: codec.law,
+    payloadType: codec.format.payloadType,
+    telephoneEventPayloadType: telephoneEventOf(m, local)?.payloadType,
+    ptime: local.ptime,
+    direction: answerDirection(remoteDirection, ours),
+    remoteHold: remoteDirection === 'sendonly' || remoteDirection === 'inactive',
+  };
+}
+
 function pickCodec(offered: readonly SdpFormat[], local: MediaCapabilities): { law: CodecName; format: SdpFormat } | undefined {
   if (local.preferLocalCodecOrder) {
     for (const law of local.codecs) {
@@ -184,21 +203,10 @@ export function negotiate(
     sawAudio = true;
     const codec = pickCodec(m.formats, local);
     if (!codec) return rejected;
-    const te = local.telephoneEventPayloadType === false ? undefined : m.formats.find(isTelephoneEvent);
-    const remoteDirection = effectiveRemoteDirection(m);
-    const direction = answerDirection(remoteDirection, localDirection);
     answerAddress = localAddressFor(m.address, local) ?? local.address;
-    accepted = {
-      mediaIndex: m.index,
-      remoteAddress: m.address,
-      remotePort: m.port,
-      codec: codec.law,
-      payloadType: codec.format.payloadType,
-      telephoneEventPayloadType: te?.payloadType,
-      ptime: local.ptime,
-      direction,
-      remoteHold: remoteDirection === 'sendonly' || remoteDirection === 'inactive',
-    };
+    accepted = negotiatedAudio(m, m.index, codec, local, localDirection);
+    const { direction } = accepted;
+    const te = telephoneEventOf(m, local);
     // RFC 4733 sec. 7.1.1: answer with the events we can receive; we handle 0-16 (DTMF + flash).
     const events = te?.fmtp?.trim() === '0-15' ? '0-15' : '0-16';
     return audioDescription(
@@ -257,23 +265,7 @@ export function acceptAnswer(
   if (!reachable(m, local)) return failure('no_audio_stream', `answer audio stream has no ${families(local)} connection address`);
   const codec = pickCodec(m.formats, { ...local, preferLocalCodecOrder: false });
   if (!codec) return failure('no_common_codec', 'answer selected no codec we offered');
-  const te = local.telephoneEventPayloadType === false ? undefined : m.formats.find(isTelephoneEvent);
-  const remoteDirection = effectiveRemoteDirection(m);
-  return {
-    ok: true,
-    sdp: answer,
-    audio: {
-      mediaIndex,
-      remoteAddress: m.address,
-      remotePort: m.port,
-      codec: codec.law,
-      payloadType: codec.format.payloadType,
-      telephoneEventPayloadType: te?.payloadType,
-      ptime: local.ptime,
-      direction: answerDirection(remoteDirection, offeredDirection),
-      remoteHold: remoteDirection === 'sendonly' || remoteDirection === 'inactive',
-    },
-  };
+  return { ok: true, sdp: answer, audio: negotiatedAudio(m, mediaIndex, codec, local, offeredDirection) };
 }
 
 /**

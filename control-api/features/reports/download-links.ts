@@ -1,4 +1,4 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { derivedKey, hasField, signToken, verifyToken, type TokenCheck, type TokenFormat } from '../../platform/crypto/signed-token.js';
 
 /**
  * Short-lived signed download links for the Master Report: the dashboard asks for one with its
@@ -15,34 +15,18 @@ export interface DownloadClaims {
   readonly expiresAt: number;
 }
 
-const prefix = 'rdl1';
+const format: TokenFormat<DownloadClaims> = {
+  prefix: 'rdl1',
+  maxLength: 4096,
+  isClaims: (v): v is DownloadClaims => hasField(v, 'expiresAt', 'number') && hasField(v, 'tenantId', 'string') && hasField(v, 'query', 'string'),
+};
 
 /** The signing key: a label-specific derivation, so this key signs nothing else. */
-export const downloadLinkKey = (secretKey: Buffer): Buffer => createHmac('sha256', secretKey).update('vap report download link v1').digest();
+export const downloadLinkKey = (secretKey: Buffer): Buffer => derivedKey(secretKey, 'vap report download link v1');
 
-const sign = (key: Buffer, payload: string): string => createHmac('sha256', key).update(`${prefix}.${payload}`).digest('base64url');
+export const issueDownloadToken = (key: Buffer, claims: DownloadClaims): string => signToken(format, key, claims);
 
-export function issueDownloadToken(key: Buffer, claims: DownloadClaims): string {
-  const payload = Buffer.from(JSON.stringify(claims), 'utf8').toString('base64url');
-  return `${prefix}.${payload}.${sign(key, payload)}`;
-}
-
-export type DownloadCheck = { readonly ok: true; readonly claims: DownloadClaims } | { readonly ok: false; readonly why: 'malformed' | 'signature' | 'expired' };
+export type DownloadCheck = TokenCheck<DownloadClaims>;
 
 /** Verifies the signature in constant time, then the expiry against `now` (epoch ms). */
-export function verifyDownloadToken(key: Buffer, token: string, now: number): DownloadCheck {
-  const parts = token.split('.');
-  if (parts.length !== 3 || parts[0] !== prefix || !parts[1] || !parts[2] || token.length > 4096) return { ok: false, why: 'malformed' };
-  const expected = Buffer.from(sign(key, parts[1]), 'utf8');
-  const given = Buffer.from(parts[2], 'utf8');
-  if (expected.length !== given.length || !timingSafeEqual(expected, given)) return { ok: false, why: 'signature' };
-  let claims: DownloadClaims;
-  try {
-    claims = JSON.parse(Buffer.from(parts[1], 'base64url').toString('utf8')) as DownloadClaims;
-  } catch {
-    return { ok: false, why: 'malformed' };
-  }
-  if (typeof claims.expiresAt !== 'number' || typeof claims.tenantId !== 'string' || typeof claims.query !== 'string') return { ok: false, why: 'malformed' };
-  if (claims.expiresAt <= now) return { ok: false, why: 'expired' };
-  return { ok: true, claims };
-}
+export const verifyDownloadToken = (key: Buffer, token: string, now: number): DownloadCheck => verifyToken(format, key, token, now);

@@ -1,4 +1,5 @@
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
+import { derivedKey, hasField, signToken, verifyToken, type TokenCheck, type TokenFormat } from './signed-token.js';
 
 /**
  * Web call tokens: what a browser presents in its INVITE (`X-Call-Token`) to run one tenant's
@@ -19,35 +20,21 @@ export interface CallTokenClaims {
   readonly id: string;
 }
 
-const prefix = 'wct1';
+const format: TokenFormat<CallTokenClaims> = {
+  prefix: 'wct1',
+  maxLength: 2048,
+  isClaims: (v): v is CallTokenClaims => hasField(v, 'expiresAt', 'number') && hasField(v, 'tenantId', 'string') && hasField(v, 'id', 'string'),
+};
 
 /** The signing key: a label-specific derivation, so this key signs nothing else. */
-export const callTokenKey = (secretKey: Buffer): Buffer => createHmac('sha256', secretKey).update('vap web-call token v1').digest();
-
-const sign = (key: Buffer, payload: string): string => createHmac('sha256', key).update(`${prefix}.${payload}`).digest('base64url');
+export const callTokenKey = (secretKey: Buffer): Buffer => derivedKey(secretKey, 'vap web-call token v1');
 
 export function issueCallToken(key: Buffer, claims: Omit<CallTokenClaims, 'id'>): { token: string; claims: CallTokenClaims } {
   const full: CallTokenClaims = { ...claims, id: randomBytes(12).toString('base64url') };
-  const payload = Buffer.from(JSON.stringify(full), 'utf8').toString('base64url');
-  return { token: `${prefix}.${payload}.${sign(key, payload)}`, claims: full };
+  return { token: signToken(format, key, full), claims: full };
 }
 
-export type CallTokenCheck = { readonly ok: true; readonly claims: CallTokenClaims } | { readonly ok: false; readonly why: 'malformed' | 'signature' | 'expired' };
+export type CallTokenCheck = TokenCheck<CallTokenClaims>;
 
 /** Verifies the signature in constant time, then the expiry against `now` (epoch ms). */
-export function verifyCallToken(key: Buffer, token: string, now: number): CallTokenCheck {
-  const parts = token.split('.');
-  if (parts.length !== 3 || parts[0] !== prefix || !parts[1] || !parts[2] || token.length > 2048) return { ok: false, why: 'malformed' };
-  const expected = Buffer.from(sign(key, parts[1]), 'utf8');
-  const given = Buffer.from(parts[2], 'utf8');
-  if (expected.length !== given.length || !timingSafeEqual(expected, given)) return { ok: false, why: 'signature' };
-  let claims: CallTokenClaims;
-  try {
-    claims = JSON.parse(Buffer.from(parts[1], 'base64url').toString('utf8')) as CallTokenClaims;
-  } catch {
-    return { ok: false, why: 'malformed' };
-  }
-  if (typeof claims.expiresAt !== 'number' || typeof claims.tenantId !== 'string' || typeof claims.id !== 'string') return { ok: false, why: 'malformed' };
-  if (claims.expiresAt <= now) return { ok: false, why: 'expired' };
-  return { ok: true, claims };
-}
+export const verifyCallToken = (key: Buffer, token: string, now: number): CallTokenCheck => verifyToken(format, key, token, now);

@@ -1,3 +1,4 @@
+import type { Headers } from './headers.js';
 /**
  * Raw copies of the header fields RFC 3261 sec. 8.2.6.2 needs to answer a request, kept even when
  * the request itself is malformed, so a 400 (or 505) can still be sent back along the top Via.
@@ -60,4 +61,17 @@ export class SipParseError extends Error {
   get canRespond(): boolean {
     return this.basis !== undefined && this.basis.vias.length > 0;
   }
+}
+
+/** What a response to this request copies from it (RFC 3261 sec. 8.2.6.2), read from its headers. */
+export function basisOf(method: string, h: Headers): ResponseBasis {
+  return {
+    method,
+    vias: h.getAll('via'),
+    from: h.get('from'),
+    to: h.get('to'),
+    callId: h.get('call-id'),
+    cseq: h.get('cseq'),
+    timestamp: h.get('timestamp'),
+  };
 }

@@ -1,5 +1,5 @@
 import { hasWhitespaceOrControl, isToken, isWsp, parseDigits, trimWsp } from './chars.js';
-import { SipParseError, type ResponseBasis } from './errors.js';
+import { SipParseError, basisOf } from './errors.js';
 import { Headers, canonicalName } from './headers.js';
 import { EMPTY_BODY, SipRequest, SipResponse, parseCSeq, type SipMessage } from './message.js';
 import { parseNameAddr } from './name-addr.js';
@@ -116,18 +116,6 @@ export function parseHead(text: string): ParsedHead {
   }
   if (name) headers.append(name, value);
   return { start, headers, problem };
-}
-
-function basisOf(method: string, h: Headers): ResponseBasis {
-  return {
-    method,
-    vias: h.getAll('via'),
-    from: h.get('from'),
-    to: h.get('to'),
-    callId: h.get('call-id'),
-    cseq: h.get('cseq'),
-    timestamp: h.get('timestamp'),
-  };
 }
 
 function requireSingle(h: Headers, key: string): string {

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { ResponseBasis, SipParseError } from './errors.js';
+import { basisOf, type ResponseBasis, type SipParseError } from './errors.js';
 import { Headers } from './headers.js';
 import { EMPTY_BODY, SipResponse, type SipRequest } from './message.js';
 
@@ -68,17 +68,7 @@ function build(
 
 /** A response to a well-formed request (RFC 3261 sec. 8.2.6). */
 export function createResponse(req: SipRequest, status: number, reason?: string, opts: ResponseOptions = {}): SipResponse {
-  const h = req.headers;
-  const basis: ResponseBasis = {
-    method: req.method,
-    vias: h.getAll('via'),
-    from: h.get('from'),
-    to: h.get('to'),
-    callId: h.get('call-id'),
-    cseq: h.get('cseq'),
-    timestamp: h.get('timestamp'),
-  };
-  return build(basis, status, reason, opts, req.to.tag !== undefined);
+  return build(basisOf(req.method, req.headers), status, reason, opts, req.to.tag !== undefined);
 }
 
 /**
