@@ -1,8 +1,8 @@
-import type { Clock, TimerHandle } from '../../core/clock.js';
+import type { Clock } from '../../core/clock.js';
 import type { Logger } from '../../core/logger.js';
-import { TypedEmitter } from '../../core/typed-emitter.js';
-import type { ActiveCall, ActiveCallEvents, InboundCallInfo } from '../../core/ports/call-handler.js';
-import type { CallMediaSession, MediaDtmfEvent } from '../../core/ports/media.js';
+import { CallLifecycle } from '../../core/call-lifecycle.js';
+import type { ActiveCall, InboundCallInfo } from '../../core/ports/call-handler.js';
+import type { CallMediaSession } from '../../core/ports/media.js';
 import type { CallCompletion } from '../../core/ports/originator.js';
 import type { Dialog } from '../sip/dialog/dialog.js';
 import { SipError } from '../sip/ua/sip-error.js';
@@ -25,12 +25,9 @@ export type CallState = 'active' | 'ending' | 'ended';
  * One call: its SIP leg (a dialog), its media session and an AbortSignal that every timer and
  * task of the call hangs off, so a hang-up from either side cancels everything at once.
  */
-export class Call extends TypedEmitter<ActiveCallEvents> implements ActiveCall {
+export class Call extends CallLifecycle implements ActiveCall {
   readonly ended: Promise<CallCompletion>;
-  private readonly aborter = new AbortController();
   private resolveEnded!: (c: CallCompletion) => void;
-  private readonly timers = new Set<TimerHandle>();
-  private silenceTimer: TimerHandle | undefined;
   private endReason: string | undefined;
   state: CallState = 'active';
   /** The call's logger: every line carries the call id (the call record's id too) and the SIP Call-ID. */
@@ -43,10 +40,10 @@ export class Call extends TypedEmitter<ActiveCallEvents> implements ActiveCall {
     readonly leg: Dialog,
     readonly media: CallMediaSession,
     private readonly limits: CallLimits,
-    private readonly clock: Clock,
+    clock: Clock,
     logger: Logger,
   ) {
-    super();
+    super(clock, limits);
     this.log = logger.child({ callId: info.id, sipCallId: info.sipCallId });
     leg.callLogger = this.log;
     this.ended = new Promise((resolve) => (this.resolveEnded = resolve));
@@ -55,42 +52,14 @@ export class Call extends TypedEmitter<ActiveCallEvents> implements ActiveCall {
     leg.on('destroy', ({ reason }) => void this.finish(this.endReason ?? reason));
     leg.on('info', ({ contentType, body }) => this.infoDtmf(contentType, body));
     if (limits.lateOffer) leg.once('confirmed', ({ sdp }) => void this.lateAnswer(sdp));
-    const onDtmf = (e: MediaDtmfEvent): void => void this.emit('dtmf', { ...e, via: 'rtp' });
-    const onTimeout = (e: { silentMs: number }): void => {
-      this.log.info({ silentMs: e.silentMs }, 'no RTP from the caller: ending the call');
+    this.startLifecycle(media, 'rtp', (silentMs) => {
+      this.log.info({ silentMs }, 'no RTP from the caller: ending the call');
       void this.hangup('media-timeout');
-    };
-    media.on('dtmf', onDtmf);
-    media.on('timeout', onTimeout);
-    this.signal.addEventListener('abort', () => {
-      media.off('dtmf', onDtmf);
-      media.off('timeout', onTimeout);
     });
-    this.after(limits.maxDurationMs, () => void this.hangup('max-duration'));
-    this.noteCallerSpeech();
   }
 
-  get signal(): AbortSignal {
-    return this.aborter.signal;
-  }
-
-  /** A timer that dies with the call. */
-  after(ms: number, fire: () => void): TimerHandle {
-    const handle = this.clock.setTimeout(() => {
-      this.timers.delete(handle);
-      if (!this.signal.aborted) fire();
-    }, ms);
-    this.timers.add(handle);
-    return handle;
-  }
-
-  noteCallerSpeech(): void {
-    if (this.limits.silenceMs <= 0 || this.signal.aborted) return;
-    if (this.silenceTimer) {
-      this.clock.clearTimeout(this.silenceTimer);
-      this.timers.delete(this.silenceTimer);
-    }
-    this.silenceTimer = this.after(this.limits.silenceMs, () => void this.hangup('caller-silence'));
+  protected limitReached(reason: 'max-duration' | 'caller-silence'): void {
+    void this.hangup(reason);
   }
 
   /** RFC 3264 sec. 8: a re-offer goes to the media session; a refusal becomes 488 (or 400). */
@@ -130,9 +99,7 @@ export class Call extends TypedEmitter<ActiveCallEvents> implements ActiveCall {
   private async finish(reason: string): Promise<void> {
     if (this.state === 'ended') return;
     this.state = 'ended';
-    for (const t of this.timers) this.clock.clearTimeout(t);
-    this.timers.clear();
-    this.aborter.abort(new Error(`call ended: ${reason}`));
+    this.endLifecycle(reason);
     try {
       await this.media.close();
     } catch (error) {

@@ -1,9 +1,8 @@
 import type { Clock, TimerHandle } from '../../../core/clock.js';
 import type { Logger } from '../../../core/logger.js';
-import type { ActiveCall, ActiveCallEvents, InboundCallInfo } from '../../../core/ports/call-handler.js';
-import type { MediaDtmfEvent } from '../../../core/ports/media.js';
+import type { ActiveCall, InboundCallInfo } from '../../../core/ports/call-handler.js';
 import type { CallCompletion } from '../../../core/ports/originator.js';
-import { TypedEmitter } from '../../../core/typed-emitter.js';
+import { CallLifecycle } from '../../../core/call-lifecycle.js';
 import type { StreamMediaSession, StreamTransport } from '../../../media/stream/stream-media-session.js';
 
 /** What the provider's REST API does for a call the platform holds through a media stream. */
@@ -38,12 +37,9 @@ export type StreamCallState = 'active' | 'reconnecting' | 'transferring' | 'endi
  * a new stream to the same call) or leave for a transfer; only the provider saying the call is
  * over, our hang-up, a limit, or a broken stream ends it.
  */
-export class StreamCall extends TypedEmitter<ActiveCallEvents> implements ActiveCall {
+export class StreamCall extends CallLifecycle implements ActiveCall {
   readonly ended: Promise<CallCompletion>;
-  private readonly aborter = new AbortController();
   private resolveEnded!: (c: CallCompletion) => void;
-  private readonly timers = new Set<TimerHandle>();
-  private silenceTimer: TimerHandle | undefined;
   private graceTimer: TimerHandle | undefined;
   private stream: AttachedStream | undefined;
   private endReason: string | undefined;
@@ -54,44 +50,15 @@ export class StreamCall extends TypedEmitter<ActiveCallEvents> implements Active
     readonly media: StreamMediaSession,
     private readonly limits: StreamCallLimits,
     private readonly control: StreamCallControl,
-    private readonly clock: Clock,
+    clock: Clock,
     private readonly logger: Logger,
   ) {
-    super();
+    super(clock, limits);
     this.ended = new Promise((resolve) => (this.resolveEnded = resolve));
-    const onDtmf = (e: MediaDtmfEvent): void => void this.emit('dtmf', { ...e, via: 'stream' });
-    const onTimeout = (e: { silentMs: number }): void => {
-      this.logger.info({ callId: info.id, silentMs: e.silentMs }, 'no caller audio on the media stream: ending the call');
+    this.startLifecycle(media, 'stream', (silentMs) => {
+      this.logger.info({ callId: info.id, silentMs }, 'no caller audio on the media stream: ending the call');
       void this.hangup('media-timeout');
-    };
-    media.on('dtmf', onDtmf);
-    media.on('timeout', onTimeout);
-    this.signal.addEventListener('abort', () => {
-      media.off('dtmf', onDtmf);
-      media.off('timeout', onTimeout);
     });
-    this.after(limits.maxDurationMs, () => this.limitReached('max-duration'));
-    this.noteCallerSpeech();
-  }
-
-  get signal(): AbortSignal {
-    return this.aborter.signal;
-  }
-
-  /** A timer that dies with the call. */
-  after(ms: number, fire: () => void): TimerHandle {
-    const handle = this.clock.setTimeout(() => {
-      this.timers.delete(handle);
-      if (!this.signal.aborted) fire();
-    }, ms);
-    this.timers.add(handle);
-    return handle;
-  }
-
-  noteCallerSpeech(): void {
-    if (this.limits.silenceMs <= 0 || this.signal.aborted) return;
-    if (this.silenceTimer) this.cancel(this.silenceTimer);
-    this.silenceTimer = this.after(this.limits.silenceMs, () => this.limitReached('caller-silence'));
   }
 
   /**
@@ -99,7 +66,7 @@ export class StreamCall extends TypedEmitter<ActiveCallEvents> implements Active
    * number settings): while the caller is with a transfer target they wait, and apply again if
    * the caller comes back (endTransfer).
    */
-  private limitReached(reason: 'max-duration' | 'caller-silence'): void {
+  protected limitReached(reason: 'max-duration' | 'caller-silence'): void {
     if (this.state === 'transferring') return;
     void this.hangup(reason);
   }
@@ -213,21 +180,13 @@ export class StreamCall extends TypedEmitter<ActiveCallEvents> implements Active
     this.media.detach();
   }
 
-  /** Cancels a timer set with `after`. */
-  cancel(handle: TimerHandle): void {
-    this.clock.clearTimeout(handle);
-    this.timers.delete(handle);
-  }
-
   private async finish(reason: string): Promise<void> {
     if (this.state === 'ended') return;
     this.state = 'ended';
     const why = this.endReason ?? reason;
-    for (const t of this.timers) this.clock.clearTimeout(t);
-    this.timers.clear();
+    this.endLifecycle(why);
     this.stream?.close(1000, why);
     this.stream = undefined;
-    this.aborter.abort(new Error(`call ended: ${why}`));
     try {
       await this.media.close();
     } catch (error) {
