@@ -125,6 +125,19 @@ export const dtmfKey = z.string().regex(/^[0-9*#A-Da-d]$/, { error: 'dtmf.digit 
 type KnownFrames = Record<string, z.ZodType<{ event: string }>>;
 
 /**
+ * A provider's frame parser from its table: each event's schema, and how a valid frame of it reads
+ * in the shared vocabulary. Events outside the table are `unknown`, invalid ones `malformed`.
+ */
+export function frameParser<K extends KnownFrames>(known: K, meaning: { readonly [E in keyof K]: (frame: z.infer<K[E]>) => StreamFrame }): (text: string) => StreamFrame {
+  return (text) => {
+    const read = parseKnownFrame(text, known);
+    if (read.kind !== 'parsed') return read;
+    const event: keyof K = read.frame.event;
+    return meaning[event](read.frame);
+  };
+}
+
+/**
  * The common first steps of reading a frame: JSON, an object with an `event` string, an event the
  * protocol defines, and that event's schema. Returns the parsed frame for the provider to map, or
  * the `unknown` / `malformed` frame.

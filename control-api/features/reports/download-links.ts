@@ -1,4 +1,4 @@
-import { derivedKey, hasField, signToken, verifyToken, type TokenCheck, type TokenFormat } from '../../platform/crypto/signed-token.js';
+import { derivedKey, signToken, tokenFormat, verifyToken, type TokenCheck } from '../../platform/crypto/signed-token.js';
 
 /**
  * Short-lived signed download links for the Master Report: the dashboard asks for one with its
@@ -15,11 +15,7 @@ export interface DownloadClaims {
   readonly expiresAt: number;
 }
 
-const format: TokenFormat<DownloadClaims> = {
-  prefix: 'rdl1',
-  maxLength: 4096,
-  isClaims: (v): v is DownloadClaims => hasField(v, 'expiresAt', 'number') && hasField(v, 'tenantId', 'string') && hasField(v, 'query', 'string'),
-};
+const format = tokenFormat<DownloadClaims>('rdl1', 4096, { tenantId: 'string', query: 'string' });
 
 /** The signing key: a label-specific derivation, so this key signs nothing else. */
 export const downloadLinkKey = (secretKey: Buffer): Buffer => derivedKey(secretKey, 'vap report download link v1');

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { derivedKey, hasField, signToken, verifyToken, type TokenCheck, type TokenFormat } from './signed-token.js';
+import { derivedKey, signToken, tokenFormat, verifyToken, type TokenCheck } from './signed-token.js';
 
 /**
  * Web call tokens: what a browser presents in its INVITE (`X-Call-Token`) to run one tenant's
@@ -20,11 +20,7 @@ export interface CallTokenClaims {
   readonly id: string;
 }
 
-const format: TokenFormat<CallTokenClaims> = {
-  prefix: 'wct1',
-  maxLength: 2048,
-  isClaims: (v): v is CallTokenClaims => hasField(v, 'expiresAt', 'number') && hasField(v, 'tenantId', 'string') && hasField(v, 'id', 'string'),
-};
+const format = tokenFormat<CallTokenClaims>('wct1', 2048, { tenantId: 'string', id: 'string' });
 
 /** The signing key: a label-specific derivation, so this key signs nothing else. */
 export const callTokenKey = (secretKey: Buffer): Buffer => derivedKey(secretKey, 'vap web-call token v1');

@@ -43,6 +43,15 @@ export function verifyToken<Claims>(format: TokenFormat<Claims>, key: Buffer, to
   return { ok: true, claims };
 }
 
-/** An object whose `key` holds a value of `type` (for the claims guards). */
-export const hasField = (value: unknown, key: string, type: 'string' | 'number'): boolean =>
-  typeof value === 'object' && value !== null && typeof Reflect.get(value, key) === type;
+/**
+ * A token format whose claims must carry these fields with these types (`expiresAt` always, a
+ * number): a signed token of another shape is malformed.
+ */
+export function tokenFormat<Claims extends { readonly expiresAt: number }>(prefix: string, maxLength: number, fields: Readonly<Record<string, 'string' | 'number'>>): TokenFormat<Claims> {
+  const wanted = Object.entries({ ...fields, expiresAt: 'number' });
+  return {
+    prefix,
+    maxLength,
+    isClaims: (value): value is Claims => typeof value === 'object' && value !== null && wanted.every(([key, type]) => typeof Reflect.get(value, key) === type),
+  };
+}

@@ -13,13 +13,18 @@ function Shell({ id, label, issue, hint, children }: FieldShell & { id: string; 
       <label htmlFor={id}>{label}</label>
       {children}
       {hint ? <small id={`${id}-hint`}>{hint}</small> : null}
-      {issue ? (
-        <small className="issue" id={`${id}-issue`}>
-          {issue}
-        </small>
-      ) : null}
+      <FieldIssue id={id} issue={issue} />
     </div>
   );
+}
+
+/** The API's message under a field, referenced by the field's aria-describedby (`<id>-issue`). */
+export function FieldIssue({ id, issue }: { id: string; issue: string | undefined }) {
+  return issue ? (
+    <small className="issue" id={`${id}-issue`}>
+      {issue}
+    </small>
+  ) : null;
 }
 
 const describedBy = (id: string, issue: string | undefined, hint: ReactNode): string | undefined =>

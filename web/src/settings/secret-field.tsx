@@ -1,4 +1,5 @@
 import { useId } from 'react';
+import { FieldIssue } from '../components/field';
 
 /** What to do with a stored secret on save: keep it, replace it with a typed value, or clear it. */
 export type SecretEdit = { readonly action: 'keep' } | { readonly action: 'replace'; readonly value: string } | { readonly action: 'clear' };
@@ -60,11 +61,7 @@ export function SecretField({ label, isSet, edit, onEdit, issue, clearable = tru
           </>
         ) : null}
       </small>
-      {issue ? (
-        <small className="issue" id={`${id}-issue`}>
-          {issue}
-        </small>
-      ) : null}
+      <FieldIssue id={id} issue={issue} />
     </div>
   );
 }

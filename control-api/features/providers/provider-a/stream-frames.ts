@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { base64Payload, dtmfKey, parseKnownFrame, type StreamFrame } from '../stream-protocol.js';
+import { base64Payload, dtmfKey, frameParser } from '../stream-protocol.js';
 
 /**
  * Provider A's media stream messages (public "Media Streams - WebSocket Messages" reference):
@@ -48,27 +48,14 @@ const stop = z.object({
 const known = { connected, start, media, dtmf, mark, stop } as const;
 
 /** Parses one text frame; a frame the protocol does not allow comes back `malformed` with the reason. */
-export function parseFrameA(text: string): StreamFrame {
-  const read = parseKnownFrame(text, known);
-  if (read.kind !== 'parsed') return read;
-  const f = read.frame;
-  switch (f.event) {
-    case 'connected':
-      return { kind: 'connected' };
-    case 'start': {
-      const { accountSid, callSid, mediaFormat } = f.start;
-      return { kind: 'start', streamId: f.streamSid, callId: callSid, accountId: accountSid, format: mediaFormat };
-    }
-    case 'media':
-      return { kind: 'media', streamId: f.streamSid, payload: f.media.payload };
-    case 'dtmf':
-      return { kind: 'dtmf', streamId: f.streamSid, digit: f.dtmf.digit.toUpperCase() };
-    case 'mark':
-      return { kind: 'mark', streamId: f.streamSid, name: f.mark.name };
-    case 'stop':
-      return { kind: 'stop', streamId: f.streamSid };
-  }
-}
+export const parseFrameA = frameParser(known, {
+  connected: () => ({ kind: 'connected' }),
+  start: (f) => ({ kind: 'start', streamId: f.streamSid, callId: f.start.callSid, accountId: f.start.accountSid, format: f.start.mediaFormat }),
+  media: (f) => ({ kind: 'media', streamId: f.streamSid, payload: f.media.payload }),
+  dtmf: (f) => ({ kind: 'dtmf', streamId: f.streamSid, digit: f.dtmf.digit.toUpperCase() }),
+  mark: (f) => ({ kind: 'mark', streamId: f.streamSid, name: f.mark.name }),
+  stop: (f) => ({ kind: 'stop', streamId: f.streamSid }),
+});
 
 export const mediaFrameA = (streamSid: string, payload: Buffer): string => JSON.stringify({ event: 'media', streamSid, media: { payload: payload.toString('base64') } });
 export const markFrameA = (streamSid: string, name: string): string => JSON.stringify({ event: 'mark', streamSid, mark: { name } });

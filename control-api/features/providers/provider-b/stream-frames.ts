@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { base64Payload, dtmfKey, parseKnownFrame, type StreamFrame } from '../stream-protocol.js';
+import { base64Payload, dtmfKey, frameParser } from '../stream-protocol.js';
 
 /**
  * Provider B's bidirectional stream messages (its public "WebSocket protocol" page for the
@@ -33,27 +33,20 @@ const known = {
   stop: z.object({ event: z.literal('stop'), stream_sid: str.min(1) }),
 } as const;
 
-export function parseFrameB(text: string): StreamFrame {
-  const read = parseKnownFrame(text, known);
-  if (read.kind !== 'parsed') return read;
-  const f = read.frame;
-  switch (f.event) {
-    case 'connected':
-      return { kind: 'connected' };
-    case 'start': {
-      const { account_sid, call_sid, media_format } = f.start;
-      return { kind: 'start', streamId: f.stream_sid, callId: call_sid, accountId: account_sid, format: { encoding: media_format.encoding, sampleRate: media_format.sample_rate, bitsPerSample: media_format.bit_rate } };
-    }
-    case 'media':
-      return { kind: 'media', streamId: f.stream_sid, payload: f.media.payload };
-    case 'dtmf':
-      return { kind: 'dtmf', streamId: f.stream_sid, digit: f.dtmf.digit.toUpperCase(), durationMs: Number.isFinite(f.dtmf.duration) ? f.dtmf.duration : 0 };
-    case 'mark':
-      return { kind: 'mark', streamId: f.stream_sid, name: f.mark.name };
-    case 'stop':
-      return { kind: 'stop', streamId: f.stream_sid };
-  }
-}
+export const parseFrameB = frameParser(known, {
+  connected: () => ({ kind: 'connected' }),
+  start: ({ stream_sid, start }) => ({
+    kind: 'start',
+    streamId: stream_sid,
+    callId: start.call_sid,
+    accountId: start.account_sid,
+    format: { encoding: start.media_format.encoding, sampleRate: start.media_format.sample_rate, bitsPerSample: start.media_format.bit_rate },
+  }),
+  media: (f) => ({ kind: 'media', streamId: f.stream_sid, payload: f.media.payload }),
+  dtmf: (f) => ({ kind: 'dtmf', streamId: f.stream_sid, digit: f.dtmf.digit.toUpperCase(), durationMs: Number.isFinite(f.dtmf.duration) ? f.dtmf.duration : 0 }),
+  mark: (f) => ({ kind: 'mark', streamId: f.stream_sid, name: f.mark.name }),
+  stop: (f) => ({ kind: 'stop', streamId: f.stream_sid }),
+});
 
 export const mediaFrameB = (streamSid: string, pcm: Buffer): string => JSON.stringify({ event: 'media', stream_sid: streamSid, media: { payload: pcm.toString('base64') } });
 export const markFrameB = (streamSid: string, name: string): string => JSON.stringify({ event: 'mark', stream_sid: streamSid, mark: { name } });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { base64Payload, dtmfKey, parseKnownFrame, type StreamFrame } from '../stream-protocol.js';
+import { base64Payload, dtmfKey, frameParser } from '../stream-protocol.js';
 
 /**
  * Provider C's bidirectional stream (the `<Stream bidirectional="true">` element's WebSocket, as the
@@ -22,25 +22,13 @@ const known = {
   clearedAudio: z.object({ event: z.literal('clearedAudio'), streamId: str.min(1) }),
 } as const;
 
-export function parseFrameC(text: string): StreamFrame {
-  const read = parseKnownFrame(text, known);
-  if (read.kind !== 'parsed') return read;
-  const f = read.frame;
-  switch (f.event) {
-    case 'start': {
-      const { callId, streamId, mediaFormat } = f.start;
-      return { kind: 'start', streamId, callId, format: mediaFormat };
-    }
-    case 'media':
-      return { kind: 'media', streamId: f.streamId, payload: f.media.payload };
-    case 'dtmf':
-      return { kind: 'dtmf', streamId: f.streamId, digit: f.dtmf.digit.toUpperCase() };
-    case 'playedStream':
-      return { kind: 'mark', streamId: f.streamId, name: f.name };
-    case 'clearedAudio':
-      return { kind: 'cleared', streamId: f.streamId };
-  }
-}
+export const parseFrameC = frameParser(known, {
+  start: ({ start }) => ({ kind: 'start', streamId: start.streamId, callId: start.callId, format: start.mediaFormat }),
+  media: (f) => ({ kind: 'media', streamId: f.streamId, payload: f.media.payload }),
+  dtmf: (f) => ({ kind: 'dtmf', streamId: f.streamId, digit: f.dtmf.digit.toUpperCase() }),
+  playedStream: (f) => ({ kind: 'mark', streamId: f.streamId, name: f.name }),
+  clearedAudio: (f) => ({ kind: 'cleared', streamId: f.streamId }),
+});
 
 export const playAudioC = (payload: Buffer): string => JSON.stringify({ event: 'playAudio', media: { contentType: 'audio/x-mulaw', sampleRate: 8000, payload: payload.toString('base64') } });
 export const checkpointC = (streamId: string, name: string): string => JSON.stringify({ event: 'checkpoint', streamId, name });
