@@ -79,7 +79,7 @@ export const stepTurnSchema = z.object({
     .describe(
       'reprompt: asked again; nudge: spoke again after the caller stayed silent; answered: a question answered from the knowledge library; confirm: checked its meaning before acting ("Just to check: ...?"); confirmed / denied: the caller\'s answer to it; saidOver: the caller spoke over the closing line and the run went back to the last listening block',
     ),
-  reason: z.enum(['noMatch', 'lowConfidence', 'notUnderstood', 'amountInPieces', 'silence']).optional().describe('why the block reprompted or nudged, or why a confirmation counts as denied'),
+  reason: z.enum(['noMatch', 'lowConfidence', 'notUnderstood', 'amountInPieces', 'missingValues', 'silence']).optional().describe('why the block reprompted or nudged, or why a confirmation counts as denied'),
   heard: z.string().optional().describe('what the caller said (also in the transcript)'),
   confidence: z.number().optional().describe("the recogniser's confidence in what it heard, 0..1"),
 });

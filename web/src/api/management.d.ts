@@ -3186,7 +3186,7 @@ export interface components {
                      * @description why the block reprompted or nudged, or why a confirmation counts as denied
                      * @enum {string}
                      */
-                    reason?: "noMatch" | "lowConfidence" | "notUnderstood" | "amountInPieces" | "silence";
+                    reason?: "noMatch" | "lowConfidence" | "notUnderstood" | "amountInPieces" | "missingValues" | "silence";
                     /** @description what the caller said (also in the transcript) */
                     heard?: string;
                     /** @description the recogniser's confidence in what it heard, 0..1 */

@@ -10,7 +10,7 @@ import { amountInPieces, closeReadings } from './hearing-doubt.js';
 import { anythingElse, isQuestion, knowledgeVocabulary, retrieve } from './knowledge-turn.js';
 import { expectationFor } from './listen-expectation.js';
 import { confirmationQuestion, mentionsKeypad, spellOut, valueQuestion } from './meaning-words.js';
-import { decide, doubtOf, intentStands, mayBeDoubted, type Awaiting } from './turn-decision.js';
+import { decide, doubtOf, intentStands, mayBeDoubted, missingCaptures, type Awaiting } from './turn-decision.js';
 
 /**
  * What SmartAI and Ask share: instructions from the prompt plus the recipe's persona and
@@ -242,6 +242,19 @@ export async function conversationLoop(ctx: BlockContext, settings: SmartAiSetti
         }
         continue;
       }
+    }
+    // Some of what the intent stores was said, some not: ask for the rest before acting on it.
+    const missing = missingCaptures(decision);
+    if (missing.length > 0) {
+      ctx.note({ kind: 'reprompt', reason: 'missingValues', ...heardNote });
+      if (spent()) return { exit: 'fallback' };
+      const asked = settings.variables.filter((v) => missing.includes(v.name));
+      const question = valueQuestion(asked, false);
+      const withHint = hint && asked.some((v) => v.type === 'digits') && !mentionsKeypad(question) ? ` ${hint}` : '';
+      awaiting = { ...(decision.intent ? { intent: decision.intent } : {}), names: missing, known: decision.values, question: `${question}${withHint}` };
+      exchange.push({ role: 'user', content: userText });
+      await speak(awaiting.question);
+      continue;
     }
     for (const [name, value] of Object.entries(decision.values)) ctx.setVariable(name, value);
     exchange.push({ role: 'user', content: userText });

@@ -139,12 +139,12 @@ export function keypadHint(variables: readonly ExtractedVariable[], dtmf: DtmfSe
 export const mentionsKeypad = (text: string): boolean => /\b(key|keypad|press|dial|type)\b/i.test(text);
 
 /**
- * The question for one or more values alone, after the caller said no to their reading back:
- * the variable's own `question`, else a request for it again ("Could you tell me the amount you
- * promise to pay and the date you promise to pay on again?").
+ * The question for one or more values alone: after the caller said no to their reading back
+ * (`again`), or for what an intent still lacks. The variable's own `question`, else a request for
+ * them ("Could you tell me the amount you promise to pay and the date you promise to pay on again?").
  */
-export function valueQuestion(variables: readonly ExtractedVariable[]): string {
+export function valueQuestion(variables: readonly ExtractedVariable[], again = true): string {
   const own = variables.length === 1 ? variables[0]?.question?.trim() : undefined;
   if (own) return own;
-  return `Could you tell me ${variables.map(variableNoun).join(' and ')} again?`;
+  return `Could you tell me ${variables.map(variableNoun).join(' and ')}${again ? ' again' : ''}?`;
 }

@@ -164,6 +164,29 @@ describe('decisions that never act on a doubt', () => {
     assert.deepEqual(apart.notes, []);
   });
 
+  it('a promise with part of it said asks for the rest before it is acted on, and keeps what was said', async () => {
+    const withQuestions = smartAiSettingsSchema.parse({
+      ...loan,
+      variables: loan.variables.map((v) => ({ ...v, question: v.name === 'promise_amount' ? 'How much can you pay?' : 'On which day can you pay?' })),
+    });
+    // "i will pay want and on monday": the date said, the amount not.
+    const ctx = fakeContext({ turns: [heard('i promise to pay on monday', 0.95, 'intent:promise_to_pay'), heard('three thousand', 0.95, '')] });
+    assert.deepEqual(await smartAiBlock.run(ctx, withQuestions, ctx.signal), { exit: 'promise_to_pay' });
+    assert.equal(ctx.said[1]?.text, 'How much can you pay?');
+    assert.deepEqual(ctx.variables(), { promise_amount: 3000, promise_date: '2026-11-23' });
+    assert.deepEqual(ctx.notes.map((n) => [n.kind, n.reason]), [['reprompt', 'missingValues']]);
+    // Nothing stored while it waits: the caller hangs up after the question and the record holds no date.
+    const left = fakeContext({ turns: [heard('i promise to pay on monday', 0.95, 'intent:promise_to_pay'), silence, silence, silence] });
+    assert.deepEqual(await smartAiBlock.run(left, withQuestions, left.signal), { exit: 'fallback' });
+    assert.deepEqual(left.variables(), {});
+    // Without a question of its own, the block names what it lacks; none of the values said: the intent as the recipe made it.
+    const bare = fakeContext({ turns: [heard('i promise to pay three thousand', 0.95, 'intent:promise_to_pay'), heard('on the fifth of december', 0.95, '')] });
+    assert.deepEqual(await smartAiBlock.run(bare, loan, bare.signal), { exit: 'promise_to_pay' });
+    assert.equal(bare.said[1]?.text, 'Could you tell me the date you promise to pay on?');
+    const none = fakeContext({ turns: [heard('i promise to pay', 0.95, 'intent:promise_to_pay')] });
+    assert.deepEqual(await smartAiBlock.run(none, loan, none.signal), { exit: 'promise_to_pay' });
+  });
+
   it('a model reply is not streamed on a turn that may be checked: a promise inferred from an amount and a date', async () => {
     const engine: AgentEngine = {
       name: 'streaming-model',
@@ -326,11 +349,16 @@ describe('a reading that contradicts itself is checked, not acted on', () => {
   });
 
   it('a date more than 60 days ahead (a month misheard) is read back first; after a no only the date is asked for', async () => {
-    const far = fakeContext({ turns: [heard('i promise to pay five thousand on the tenth august', 0.9, 'intent:promise_to_pay'), heard('no', 1, 'no'), heard('the tenth of december', 0.9, ''), heard('yes', 1, 'yes')] });
+    const far = fakeContext({ turns: [heard('i promise to pay five thousand on the tenth august', 0.9, 'intent:promise_to_pay'), heard('no', 1, 'no'), heard('the tenth of december', 0.9, ''), heard('five thousand', 0.9, ''), heard('yes', 1, 'yes')] });
     assert.deepEqual(await smartAiBlock.run(far, loan, far.signal), { exit: 'promise_to_pay' });
     assert.equal(far.notes[0]?.kind, 'confirm');
     assert.match(far.said[1]?.text ?? '', /^Just to check: you will pay 5000 on Tuesday 10 August\?$/);
+    // The answer gave the date alone: the amount (denied with it) is asked for before the promise is
+    // taken, and the same amount said again is read back with the new date first.
+    assert.equal(far.said[3]?.text, 'Could you tell me the amount you promise to pay?');
+    assert.equal(far.said[4]?.text, 'Just to check: you will pay 5000 on Thursday 10 December?');
     assert.equal(far.vars.get('promise_date'), '2026-12-10');
+    assert.equal(far.vars.get('promise_amount'), 5000);
     // Within 60 days, said with the intent's own words: acted on at once.
     const near = fakeContext({ turns: [heard('i promise to pay five thousand on the tenth of january', 0.9, 'intent:promise_to_pay')] });
     assert.deepEqual(await smartAiBlock.run(near, loan, near.signal), { exit: 'promise_to_pay' });

@@ -21,12 +21,18 @@ export interface Decision {
   readonly values: Readonly<Record<string, VariableValue>>;
   /** The values answer the block's question for them after a denied reading back (`Awaiting`). */
   readonly answersAwaited?: boolean;
+  /** Values said in an earlier turn for the same intent (`Awaiting.known`): judged when they were said. */
+  readonly carried?: readonly string[];
 }
 
-/** After a "no" to a reading back of values: the intent still meant, and the values asked for again. */
+/**
+ * Values the block asked for alone: after a "no" to their reading back (the intent still meant),
+ * or what the intent still lacked (`known`: what the caller had already said for it).
+ */
 export interface Awaiting {
   readonly intent?: Intent;
   readonly names: readonly string[];
+  readonly known?: Readonly<Record<string, VariableValue>>;
 }
 
 /** The values an exit through `intent` keeps: its captures, else every value the turn stated. */
@@ -49,10 +55,31 @@ export function decide(
 ): Decision | undefined {
   const answering = awaiting?.intent && awaiting.names.some((name) => name in result.values) && (!result.intent || result.intent === awaiting.intent.name);
   const intent = answering ? awaiting?.intent : settings.intents.find((i) => i.name === result.intent);
-  if (intent) return { intent, values: valuesFor(intent, result.values), ...(answering ? { answersAwaited: true } : {}) };
+  if (intent) {
+    const values = valuesFor(intent, result.values);
+    const carried = answering ? Object.entries(awaiting?.known ?? {}).filter(([name]) => !(name in values)) : [];
+    return {
+      intent,
+      values: { ...Object.fromEntries(carried), ...values },
+      ...(answering ? { answersAwaited: true } : {}),
+      ...(carried.length > 0 ? { carried: carried.map(([name]) => name) } : {}),
+    };
+  }
   if (!isDone) return undefined;
   const values = { ...Object.fromEntries(kept), ...result.values };
   return isDone(new Set(Object.keys(values))) ? { values } : undefined;
+}
+
+/**
+ * What an intent that stores values still lacks when the caller said some of them ("I will pay on
+ * Monday": the amount): the block asks for it before it acts, so a promise is never recorded
+ * without its amount. An intent heard with none of its values is left as the recipe made it.
+ */
+export function missingCaptures(decision: Decision): string[] {
+  const intent = decision.intent;
+  if (!intent || intent.action === false || !intent.captures) return [];
+  const stated = intent.captures.filter((name) => name in decision.values);
+  return stated.length > 0 ? intent.captures.filter((name) => !(name in decision.values)) : [];
 }
 
 export type DoubtReason = 'lowConfidence' | 'rival' | 'unsupported' | 'polarOnly' | 'valuesRunTogether' | 'valuesConflict' | 'farDate' | 'digitsSpoken' | 'inferred' | 'repeatsDenied' | 'lonelyKeyword' | 'singleDigitAmount';
@@ -93,14 +120,17 @@ export function intentStands(heard: Heard, decision: Decision, settings: SmartAi
  * an intent's amount of one digit.
  * Keypad entries are never doubtful.
  */
-export function doubtOf(heard: Heard, decision: Decision, settings: SmartAiSettings, today: string, denied: DeniedReadings = []): DoubtReason | undefined {
+export function doubtOf(heard: Heard, whole: Decision, settings: SmartAiSettings, today: string, denied: DeniedReadings = []): DoubtReason | undefined {
   if (heard.kind !== 'utterance') return undefined;
+  // What this turn said is judged; values carried from an earlier turn were judged then.
+  const decision = whole.carried ? { ...whole, values: Object.fromEntries(Object.entries(whole.values).filter(([name]) => !whole.carried?.includes(name))) } : whole;
   // What the caller just said no to, heard again: the same mishearing is the likelier story.
   if (repeatsDenial(decision.values, denied)) return 'repeatsDenied';
   if (heard.confidence !== undefined && heard.confidence < settings.confirmBelowConfidence) return 'lowConfidence';
   const acts = decision.intent?.action !== false;
   if (rivalReading(heard, settings, today, acts ? Object.keys(decision.values) : []) !== undefined) return 'rival';
-  if (meaningDisagrees(heard, decisionOf({ ...(decision.intent ? { intent: decision.intent.name } : {}), values: decision.values }), settings, today)) return 'unsupported';
+  // An answer to the block's question for a value ("How much can you pay?") names no intent: the intent was said before.
+  if (!decision.answersAwaited && meaningDisagrees(heard, decisionOf({ ...(decision.intent ? { intent: decision.intent.name } : {}), values: decision.values }), settings, today)) return 'unsupported';
   if (polarOnly(heard, decision.intent)) return 'polarOnly';
   if (acts && decision.intent && lonelyKeyword(heard, decision.intent, settings, decision.values)) return 'lonelyKeyword';
   // Values alone do not say what the caller wants done: an intent that changes something, taken

@@ -27,7 +27,7 @@ export interface TranscriptEntry {
 export interface TurnNote {
   readonly blockId: string;
   readonly kind: 'reprompt' | 'nudge' | 'answered' | 'confirm' | 'confirmed' | 'denied' | 'saidOver';
-  readonly reason?: 'noMatch' | 'lowConfidence' | 'notUnderstood' | 'amountInPieces' | 'silence';
+  readonly reason?: 'noMatch' | 'lowConfidence' | 'notUnderstood' | 'amountInPieces' | 'missingValues' | 'silence';
   readonly heard?: string;
   readonly confidence?: number;
 }
