@@ -23,7 +23,10 @@ export const blockTypes: ReadonlyArray<readonly [BlockType, string]> = [
 export const typeLabel = (type: string): string => blockTypes.find(([t]) => t === type)?.[1] ?? type;
 
 const names = (list: unknown): string[] =>
-  Array.isArray(list) ? list.flatMap((x) => (typeof x === 'object' && x !== null && typeof (x as { name?: unknown }).name === 'string' ? [(x as { name: string }).name] : [])) : [];
+  Array.isArray(list) ? list.flatMap((x: unknown) => {
+    const name: unknown = typeof x === 'object' && x !== null ? Reflect.get(x, 'name') : undefined;
+    return typeof name === 'string' ? [name] : [];
+  }) : [];
 
 /**
  * The exits a block leaves by, in the builder's order. Mirrors exitsOf() of
@@ -79,7 +82,7 @@ export function defaultSettings(type: BlockType): Settings {
   }
 }
 
-export const settingsOf = (block: Block): Settings => (block.settings ?? {}) as Settings;
+export const settingsOf = (block: Block): Settings => block.settings ?? {};
 
 /** A new block of `type` with the settings the API accepts. */
 export const newBlock = (id: string, type: BlockType): Block => ({ id, type, settings: defaultSettings(type) }) as Block;
