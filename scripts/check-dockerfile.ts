@@ -174,7 +174,10 @@ function stageNpmCache(runDir: string, index: number): string {
   const copy = path.join(runDir, `npm-cache-${index}`);
   const hostCache = spawnSync('npm', ['config', 'get', 'cache'], { encoding: 'utf8' }).stdout.trim();
   if (!existsSync(path.join(hostCache, '_cacache'))) fail(`--offline: no npm cache at ${hostCache} (run npm ci first)`);
-  cpSync(path.join(hostCache, '_cacache'), path.join(copy, '_cacache'), { recursive: true });
+  // Not _cacache/tmp: npm's files in flight, which another npm on this machine (a test's npm ci
+  // running beside this one) creates and removes while we copy (ENOENT mid-copy).
+  const inFlight = path.join(hostCache, '_cacache', 'tmp');
+  cpSync(path.join(hostCache, '_cacache'), path.join(copy, '_cacache'), { recursive: true, filter: (src) => src !== inFlight && !src.startsWith(`${inFlight}${path.sep}`) });
   return copy;
 }
 
