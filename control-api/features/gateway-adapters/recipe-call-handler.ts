@@ -49,11 +49,39 @@ export class RecipeCallHandler implements CallHandler {
     const { info } = call;
     const log = this.o.logger.child({ callId: info.id, sipCallId: info.sipCallId, tenantId: info.tenantId });
     const answeredAt = new Date(info.startedAt);
-    const ours = outbound ? info.caller : info.dialled;
-    const remote = outbound ? info.dialled : info.caller;
-    let recordId: string | undefined;
+    const recordId = await this.recordStart(call, outbound, answeredAt, log);
+    call.on('dtmf', (e) => log.debug({ digit: e.digit, via: e.via }, 'DTMF received'));
+    const state: CallState = { sttLost: false, stopRecipe: new AbortController(), transfers: [], early };
+    const { recordingRef, failure } = await this.run(call, outbound, recordId, log, state);
+    const end = await settled(call, END_SETTLE_MS);
+    if (!recordId) return;
+    const { run, result, voicemail, speechEnd, answeringMachine, transfers } = state;
     try {
-      recordId = await this.o.recorder.startCall({
+      const ended = callEndOf({
+        answeredAt,
+        endedAt: new Date(end?.endedAt ?? Date.now()),
+        end,
+        ...(run ? { run } : {}),
+        ...(result ? { result } : {}),
+        ...(speechEnd ? { speechEnd } : {}),
+        ...(voicemail ? { voicemail } : {}),
+        ...(answeringMachine ? { answeringMachine } : {}),
+        failed: failure !== undefined,
+        ...(recordingRef ? { recordingRef } : {}),
+        transfers,
+      });
+      await this.o.recorder.completeCall(recordId, ended);
+    } catch (error) {
+      log.warn({ err: errorMessage(error) }, 'could not record the call end');
+    }
+  }
+
+  /** The call's record, opened as it is answered; undefined when the store refused it (the call goes on). */
+  private async recordStart(call: ActiveCall, outbound: OriginateRequest | undefined, answeredAt: Date, log: Logger): Promise<string | undefined> {
+    const { info } = call;
+    const ours = outbound ? info.caller : info.dialled;
+    try {
+      return await this.o.recorder.startCall({
         // One id from SIP to record to logs: the record takes the gateway's call id (a uuid).
         ...(isUuid(info.id) ? { id: info.id } : {}),
         sipCallId: info.sipCallId,
@@ -63,21 +91,25 @@ export class RecipeCallHandler implements CallHandler {
         startedAt: answeredAt,
         // A web call to a recipe has no number: its record names none.
         ...(info.numberId ? { phoneNumberId: info.numberId, phoneNumber: ours } : {}),
-        remoteNumber: remote,
+        remoteNumber: outbound ? info.dialled : info.caller,
         recipeId: info.recipeId,
         language: info.language,
         ...(outbound ? campaignColumns(outbound) : {}),
       });
     } catch (error) {
       log.warn({ err: errorMessage(error) }, 'could not record the call start');
+      return undefined;
     }
-    call.on('dtmf', (e) => log.debug({ digit: e.digit, via: e.via }, 'DTMF received'));
+  }
 
-    const state: CallState = { sttLost: false, stopRecipe: new AbortController(), transfers: [], early };
+  /** Loads the call's setup, records it, runs its recipe (or says its language is not supported) and hangs up. */
+  private async run(call: ActiveCall, outbound: OriginateRequest | undefined, recordId: string | undefined, log: Logger, state: CallState): Promise<{ recordingRef?: string; failure?: string }> {
+    const { info } = call;
+    const ours = outbound ? info.caller : info.dialled;
     let recordingRef: string | undefined;
     let failure: string | undefined;
     try {
-      const setup = await loadCallSetup(this.o.db, call.info, ours, this.o.speech);
+      const setup = await loadCallSetup(this.o.db, info, ours, this.o.speech);
       if (!setup) throw new Error(`recipe ${info.recipeId} of number ${ours} was not found`);
       recordingRef = await startCallRecording(call, this.o.recordingsDir, recordId, log);
       const speech = callSpeech({
@@ -103,38 +135,13 @@ export class RecipeCallHandler implements CallHandler {
       failure = errorMessage(error);
       log.error({ err: failure }, 'recipe call failed: ending the call');
     } finally {
-      early.stop();
+      state.early.stop();
       if (recordingRef) await finishCallRecording(call, recordingRef, this.o.keepRecording, log);
       const why = failure ? 'handler-error' : state.speechEnd ? state.speechEnd.reason.replace('_', '-') : 'recipe-ended';
       if (!call.signal.aborted) await call.hangup(why).catch(() => undefined);
     }
-    const end = await settled(call, END_SETTLE_MS);
-    if (!recordId) return;
-    const endedAt = new Date(end?.endedAt ?? Date.now());
-    const { run, result, voicemail, speechEnd, answeringMachine, transfers } = state;
-    try {
-      await this.o.recorder.completeCall(
-        recordId,
-        callEndOf({
-          answeredAt,
-          endedAt,
-          end,
-          ...(run ? { run } : {}),
-          ...(result ? { result } : {}),
-          ...(speechEnd ? { speechEnd } : {}),
-          ...(voicemail ? { voicemail } : {}),
-          ...(answeringMachine ? { answeringMachine } : {}),
-          failed: failure !== undefined,
-          ...(recordingRef ? { recordingRef } : {}),
-          transfers,
-        }),
-      );
-    } catch (error) {
-      log.warn({ err: errorMessage(error) }, 'could not record the call end');
-    }
+    return { ...(recordingRef ? { recordingRef } : {}), ...(failure !== undefined ? { failure } : {}) };
   }
-
-
 }
 
 /** The campaign ids are uuid columns: an id of another shape is left out rather than failing the record. */
