@@ -24,6 +24,7 @@ import { SymmetricRtpLatch, type LatchOptions } from './rtp/symmetric-latch.js';
 import type { MediaCapabilities, NegotiatedAudio } from './sdp/offer-answer.js';
 import type { Direction } from './sdp/sdp.js';
 import { DtmfSender } from './session/dtmf-sender.js';
+import { closeSessionParts } from './session/session-close.js';
 import { LocalSdp } from './session/local-sdp.js';
 import { SessionRecording } from './session/session-recording.js';
 import { CodecPath, widen } from './session/codec-path.js';
@@ -213,11 +214,8 @@ export class MediaSession extends TypedEmitter<MediaSessionEvents> implements Ca
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    this.scheduler.delete(this);
-    this.output.abort();
-    this.inputQueue.end();
     this.dtmfOut.rejectAll(new AppError('canceled', 'media session closed'));
-    await this.stopRecording();
+    await closeSessionParts({ scheduler: this.scheduler, session: this, output: this.output, input: this.inputQueue, recording: this.recording });
     await this.lease.release();
     this.emit('closed');
   }

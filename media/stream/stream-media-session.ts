@@ -6,6 +6,7 @@ import type { AudioFrame, CallMediaSession, MediaSessionEvents, PlaybackOutcome,
 import { TypedEmitter } from '../../core/typed-emitter.js';
 import { FRAME_MS, FRAME_SAMPLES } from '../codecs/g711.js';
 import type { PacingScheduler, Tickable } from '../rtp/pacing-scheduler.js';
+import { closeSessionParts } from '../session/session-close.js';
 import { SessionRecording } from '../session/session-recording.js';
 import { FrameQueue } from '../session/frame-queue.js';
 import { readWav } from '../wav/wav.js';
@@ -185,11 +186,8 @@ export class StreamMediaSession extends TypedEmitter<MediaSessionEvents> impleme
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    this.scheduler.delete(this);
     this.transport = undefined;
-    this.output.abort();
-    this.inputQueue.end();
-    await this.stopRecording();
+    await closeSessionParts({ scheduler: this.scheduler, session: this, output: this.output, input: this.inputQueue, recording: this.recording });
     this.emit('closed');
   }
 
