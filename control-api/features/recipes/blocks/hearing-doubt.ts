@@ -234,9 +234,9 @@ function digitRuns(text: string): number {
 
 /**
  * An amount and a date a grammar heard with nothing between them ("two thousand nine fifth of
- * december" for "two thousand on the fifth of December"): where the amount ends and the day
- * begins cannot be told (2009 on the 5th, or 2000 on the 9th?), so the values are read back
- * before they are stored. Only for hearings of a grammar recogniser, like `amountInPieces`.
+ * december" for "two thousand on the fifth of December", "one thousand five monday" for "one
+ * thousand by Monday"): where the amount ends and the date begins cannot be told (2009 on the 5th,
+ * or 2000 on the 9th?), so the values are read back before they are stored. Only for hearings of a grammar recogniser, like `amountInPieces`.
  */
 export function amountTouchesDate(heard: Heard, values: TurnResult['values'], settings: SmartAiSettings): boolean {
   if (heard.kind !== 'utterance' || heard.meaning === undefined) return false;
@@ -244,6 +244,9 @@ export function amountTouchesDate(heard: Heard, values: TurnResult['values'], se
   if (!stated('number') || !stated('date')) return false;
   const words = tokens(heard.text);
   return words.some((w, i) => {
+    // A number word right before a weekday: a "by" or "on" taken for one ("one thousand five
+    // monday" for "one thousand by Monday", an amount of 1005).
+    if (weekdays.includes(w)) return words[i - 1] !== undefined && words[i - 1] !== 'and' && isNumberToken(words[i - 1]!);
     if (!months.includes(w)) return false;
     const day = words[i - 1] === 'of' ? i - 2 : i - 1;
     if (!isDayWord(words[day]) && !isOrdinal(words[day])) return false;

@@ -158,6 +158,11 @@ describe('decisions that never act on a doubt', () => {
     await smartAiBlock.run(runTogether, loan, runTogether.signal);
     assert.equal(runTogether.said[1]?.text, 'Just to check: you will pay 2009 on Saturday 5 December?');
     assert.deepEqual(runTogether.variables(), {});
+    // "one thousand by Monday" heard "one thousand five monday": the amount runs into the weekday (1005?), read back.
+    const byDay = fakeContext({ turns: [heard('i will pay one thousand five monday', 1, 'intent:promise_to_pay'), heard('no', 1, 'no'), silence, silence] });
+    await smartAiBlock.run(byDay, loan, byDay.signal);
+    assert.equal(byDay.said[1]?.text, 'Just to check: you will pay 1005 on Monday 23 November?');
+    assert.deepEqual(byDay.variables(), {});
     // "one thousand five hundred want fifth december": a word between them, acted on.
     const apart = fakeContext({ turns: [heard('i promise to pay one thousand five hundred want fifth december', 0.95, 'intent:promise_to_pay')] });
     assert.deepEqual(await smartAiBlock.run(apart, loan, apart.signal), { exit: 'promise_to_pay' });
