@@ -12,7 +12,7 @@ export type EditedSpec = Spec;
 /** A response's spec as plain JSON (fields the API left out stay out). */
 function jsonOf(value: unknown): Json | undefined {
   if (value === null || typeof value === 'boolean' || typeof value === 'number' || typeof value === 'string') return value;
-  if (Array.isArray(value)) return value.flatMap((v) => jsonOf(v) ?? []);
+  if (Array.isArray(value)) return value.map(jsonOf).filter((v): v is Json => v !== undefined);
   if (typeof value !== 'object') return undefined;
   const out: Spec = {};
   for (const [key, v] of Object.entries(value)) {

@@ -9,7 +9,7 @@ import { confirmHearing } from './confirm-hearing.js';
 import { amountInPieces, closeReadings } from './hearing-doubt.js';
 import { anythingElse, isQuestion, knowledgeVocabulary, retrieve } from './knowledge-turn.js';
 import { expectationFor } from './listen-expectation.js';
-import { confirmationQuestion, mentionsKeypad, spellOut, valueQuestion } from './meaning-words.js';
+import { confirmationQuestion, isBlank, mentionsKeypad, spellOut, valueQuestion } from './meaning-words.js';
 import { decide, doubtOf, intentStands, mayBeDoubted, missingCaptures, type Awaiting } from './turn-decision.js';
 
 /**
@@ -243,17 +243,19 @@ export async function conversationLoop(ctx: BlockContext, settings: SmartAiSetti
         continue;
       }
     }
-    // Some of what the intent stores was said, some not: ask for the rest before acting on it.
-    const missing = missingCaptures(decision);
-    if (missing.length > 0) {
+    // Some of what the intent stores was said, some not: ask for the rest before acting on it,
+    // while the retry limit leaves a turn for the answer (else it is acted on as said).
+    const missing = missingCaptures(decision, (name) => !isBlank(ctx.lookup(name)));
+    if (missing.length > 0 && turns + 1 < settings.retryLimit) {
       ctx.note({ kind: 'reprompt', reason: 'missingValues', ...heardNote });
-      if (spent()) return { exit: 'fallback' };
+      turns++;
       const asked = settings.variables.filter((v) => missing.includes(v.name));
       const question = valueQuestion(asked, false);
       const withHint = hint && asked.some((v) => v.type === 'digits') && !mentionsKeypad(question) ? ` ${hint}` : '';
       awaiting = { ...(decision.intent ? { intent: decision.intent } : {}), names: missing, known: decision.values, question: `${question}${withHint}` };
       exchange.push({ role: 'user', content: userText });
       await speak(awaiting.question);
+      exchange.push({ role: 'assistant', content: awaiting.question });
       continue;
     }
     for (const [name, value] of Object.entries(decision.values)) ctx.setVariable(name, value);

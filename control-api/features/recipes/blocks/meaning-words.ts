@@ -104,7 +104,8 @@ export function confirmationQuestion(
   return `Just to check: ${said}?`;
 }
 
-const isBlank = (value: unknown): boolean => value === undefined || value === null || value === '';
+/** No value: unset, null or empty text. */
+export const isBlank = (value: unknown): boolean => value === undefined || value === null || value === '';
 
 /** Words that only introduce the value after them ("pay {{promise_amount}} on {{promise_date}}"). */
 const valuePrepositions = 'on|at|by|for|to|of|in|from|before|until|around|about';

@@ -190,6 +190,14 @@ describe('decisions that never act on a doubt', () => {
     assert.equal(bare.said[1]?.text, 'Could you tell me the date you promise to pay on?');
     const none = fakeContext({ turns: [heard('i promise to pay', 0.95, 'intent:promise_to_pay')] });
     assert.deepEqual(await smartAiBlock.run(none, loan, none.signal), { exit: 'promise_to_pay' });
+    // A value the run already holds (a campaign's variable) is no missing piece.
+    const held = fakeContext({ turns: [heard('i promise to pay on monday', 0.95, 'intent:promise_to_pay')], variables: { promise_amount: 3000 } });
+    assert.deepEqual(await smartAiBlock.run(held, withQuestions, held.signal), { exit: 'promise_to_pay' });
+    assert.equal(held.vars.get('promise_date'), '2026-11-23');
+    // No turn left for the answer (retry limit 1): acted on as said, never a fallback for a decided intent.
+    const last = fakeContext({ turns: [heard('i promise to pay on monday', 0.95, 'intent:promise_to_pay')] });
+    assert.deepEqual(await smartAiBlock.run(last, { ...withQuestions, retryLimit: 1 }, last.signal), { exit: 'promise_to_pay' });
+    assert.equal(last.vars.get('promise_date'), '2026-11-23');
   });
 
   it('a model reply is not streamed on a turn that may be checked: a promise inferred from an amount and a date', async () => {

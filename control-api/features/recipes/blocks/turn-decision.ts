@@ -73,13 +73,15 @@ export function decide(
 /**
  * What an intent that stores values still lacks when the caller said some of them ("I will pay on
  * Monday": the amount): the block asks for it before it acts, so a promise is never recorded
- * without its amount. An intent heard with none of its values is left as the recipe made it.
+ * without its amount. An intent heard with none of its values, or whose other values the run
+ * already holds, is left as the recipe made it.
  */
-export function missingCaptures(decision: Decision): string[] {
+export function missingCaptures(decision: Decision, known: (name: string) => boolean): string[] {
   const intent = decision.intent;
   if (!intent || intent.action === false || !intent.captures) return [];
   const stated = intent.captures.filter((name) => name in decision.values);
-  return stated.length > 0 ? intent.captures.filter((name) => !(name in decision.values)) : [];
+  // A value the run already holds (a campaign's variable, an earlier block's) is no missing piece.
+  return stated.length > 0 ? intent.captures.filter((name) => !(name in decision.values) && !known(name)) : [];
 }
 
 export type DoubtReason = 'lowConfidence' | 'rival' | 'unsupported' | 'polarOnly' | 'valuesRunTogether' | 'valuesConflict' | 'farDate' | 'digitsSpoken' | 'inferred' | 'repeatsDenied' | 'lonelyKeyword' | 'singleDigitAmount';
@@ -130,7 +132,7 @@ export function doubtOf(heard: Heard, whole: Decision, settings: SmartAiSettings
   const acts = decision.intent?.action !== false;
   if (rivalReading(heard, settings, today, acts ? Object.keys(decision.values) : []) !== undefined) return 'rival';
   // An answer to the block's question for a value ("How much can you pay?") names no intent: the intent was said before.
-  if (!decision.answersAwaited && meaningDisagrees(heard, decisionOf({ ...(decision.intent ? { intent: decision.intent.name } : {}), values: decision.values }), settings, today)) return 'unsupported';
+  if (!(decision.answersAwaited && heard.meaning === '') && meaningDisagrees(heard, decisionOf({ ...(decision.intent ? { intent: decision.intent.name } : {}), values: decision.values }), settings, today)) return 'unsupported';
   if (polarOnly(heard, decision.intent)) return 'polarOnly';
   if (acts && decision.intent && lonelyKeyword(heard, decision.intent, settings, decision.values)) return 'lonelyKeyword';
   // Values alone do not say what the caller wants done: an intent that changes something, taken
