@@ -34,24 +34,27 @@ const POLICY = 1008;
  */
 export class StreamEndpoint {
   private readonly wss: WebSocketServer;
+  /** `<prefix>/calls/<token>/stream`. */
+  private readonly streamPath: RegExp;
 
   constructor(
     private readonly protocol: StreamProtocol,
     private readonly o: StreamEndpointOptions,
   ) {
     this.wss = new WebSocketServer({ noServer: true, maxPayload: protocol.maxPayload });
+    this.streamPath = new RegExp(`^${o.prefix}/calls/([A-Za-z0-9_-]{1,64})/stream$`);
   }
 
   /** A WebSocket upgrade on the provider listener under this provider's prefix. */
   upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
-    const path = new URL(req.url ?? '/', 'http://x').pathname;
-    const token = path.startsWith(`${this.o.prefix}/calls/`) ? /^([A-Za-z0-9_-]{1,64})\/stream$/.exec(path.slice(this.o.prefix.length + 7))?.[1] : undefined;
+    const token = this.streamPath.exec(new URL(req.url ?? '/', 'http://x').pathname)?.[1];
     if (token === undefined) return refuseUpgrade(socket, 404, 'no media stream endpoint here');
     const entry = this.o.calls.get(token);
+    if (!entry || entry.provider !== this.protocol.provider) return refuseUpgrade(socket, 404, 'no call waits for a media stream here');
     const verdict = this.protocol.admit(entry, req);
-    if (!entry || !verdict.ok) {
-      if (!verdict.ok && verdict.logged) this.o.logger.warn({ provider: this.protocol.provider, callSid: entry?.callSid }, verdict.logged);
-      return verdict.ok ? refuseUpgrade(socket, 404, 'no call waits for a media stream here') : refuseUpgrade(socket, verdict.status, verdict.reason);
+    if (!verdict.ok) {
+      this.o.logger.warn({ provider: this.protocol.provider, callSid: entry.callSid }, `media stream handshake refused: ${verdict.reason}`);
+      return refuseUpgrade(socket, 403, verdict.reason);
     }
     this.wss.handleUpgrade(req, socket, head, (ws) => this.serve(ws, entry, verdict.accountId, req.socket.remoteAddress ?? ''));
   }

@@ -80,10 +80,12 @@ export interface OutboundFrames {
   clear(streamId: string): string;
 }
 
+/** The provider's own check of a stream handshake for one of its calls (a signature, Basic auth). */
 export type HandshakeVerdict =
   /** The stream may open; `accountId` is the account its `start` must name (when the provider names one). */
   | { readonly ok: true; readonly accountId?: string }
-  | { readonly ok: false; readonly status: 403 | 404; readonly reason: string; readonly logged?: string };
+  /** Refused 403, with the reason (answered and logged). */
+  | { readonly ok: false; readonly reason: string };
 
 /** One provider's media stream: how a handshake is judged, frames read and written, audio coded. */
 export interface StreamProtocol {
@@ -96,7 +98,8 @@ export interface StreamProtocol {
   readonly closeIsStop: boolean;
   /** The stream id field's name in this provider's frames, for error messages. */
   readonly streamIdField: string;
-  admit(entry: ProviderCallEntry | undefined, req: IncomingMessage): HandshakeVerdict;
+  /** Called for a live call of this provider only (the endpoint answers 404 otherwise). */
+  admit(entry: ProviderCallEntry, req: IncomingMessage): HandshakeVerdict;
   parse(text: string): StreamFrame;
   readonly outbound: OutboundFrames;
 }

@@ -19,10 +19,9 @@ export function streamProtocolA(streamUrl: (token: string) => string): StreamPro
     streamIdField: 'streamSid',
     admit(entry, req) {
       const account = accountA(entry);
-      if (!entry || !account) return { ok: false, status: 404, reason: 'no call waits for a media stream here' };
       const signature = req.headers[signatureHeaderA];
-      if (!validSignatureA(account.authToken, Array.isArray(signature) ? signature[0] : signature, streamUrl(entry.token))) {
-        return { ok: false, status: 403, reason: 'the request signature does not match', logged: 'media stream handshake refused: signature does not match' };
+      if (!account || !validSignatureA(account.authToken, Array.isArray(signature) ? signature[0] : signature, streamUrl(entry.token))) {
+        return { ok: false, reason: 'the request signature does not match' };
       }
       return { ok: true, accountId: account.accountSid };
     },

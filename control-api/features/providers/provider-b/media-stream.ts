@@ -17,10 +17,7 @@ export const streamProtocolB: StreamProtocol = {
   streamIdField: 'stream_sid',
   admit(entry, req) {
     const account = accountB(entry);
-    if (!entry || !account) return { ok: false, status: 404, reason: 'no call waits for a media stream here' };
-    if (!validBasicAuthB(account, req.headers.authorization)) {
-      return { ok: false, status: 403, reason: 'the API key and token do not match', logged: 'media stream handshake refused: wrong or missing basic auth' };
-    }
+    if (!account || !validBasicAuthB(account, req.headers.authorization)) return { ok: false, reason: 'the API key and token do not match' };
     return { ok: true, accountId: account.accountSid };
   },
   parse: parseFrameB,
