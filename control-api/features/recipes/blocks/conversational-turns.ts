@@ -1,7 +1,7 @@
 import type { TemplatedReplies, TurnRequest, TurnResult, VariableSpec, VariableValue } from '../../../platform/llm/agent-engine.js';
 import { tokens } from '../../../platform/llm/extract.js';
 import type { ChatMessage } from '../../../platform/llm/chat-provider.js';
-import type { SmartAiSettings } from '../../../model/recipes/recipe-schema.js';
+import type { Intent, SmartAiSettings } from '../../../model/recipes/recipe-schema.js';
 import type { BlockContext, BlockSayOptions } from '../runtime/block.js';
 import type { Heard } from '../../../../core/ports/conversation.js';
 import { TextStream } from '../runtime/text-stream.js';
@@ -141,6 +141,13 @@ export async function conversationLoop(ctx: BlockContext, settings: SmartAiSetti
   const spent = (): boolean => ++turns >= settings.retryLimit;
   /** What the block asks when it asks again: the value it waits for, else its reprompt or last question. */
   const askAgain = (): string => awaiting?.question ?? replies.reprompt ?? lastPrompt;
+  /** Waiting for `names` alone: the question for them (`again` after a denied reading back), with the keypad hint for digits. */
+  const awaitValues = (decision: { readonly intent?: Intent | undefined }, names: readonly string[], again: boolean): Awaiting & { readonly question: string } => {
+    const asked = settings.variables.filter((v) => names.includes(v.name));
+    const question = valueQuestion(asked, again);
+    const withHint = hint && asked.some((v) => v.type === 'digits') && !mentionsKeypad(question) ? ` ${hint}` : '';
+    return { ...(decision.intent ? { intent: decision.intent } : {}), names: asked.map((v) => v.name), question: `${question}${withHint}` };
+  };
   for (;;) {
     const heard = carried ?? (await ctx.listen(listenOptions));
     carried = undefined;
@@ -231,10 +238,7 @@ export async function conversationLoop(ctx: BlockContext, settings: SmartAiSetti
         if (answer === 'no' && Object.keys(decision.values).length > 0) denied.push(decision.values);
         if (answer !== 'no') carried = answer;
         else if (Object.keys(decision.values).length > 0 && (!decision.intent || decision.answersAwaited || intentStands(rival?.heard ?? heard, decision, settings, doubt))) {
-          const asked = settings.variables.filter((v) => v.name in decision.values);
-          const again = valueQuestion(asked);
-          const withHint = hint && asked.some((v) => v.type === 'digits') && !mentionsKeypad(again) ? ` ${hint}` : '';
-          awaiting = { ...(decision.intent ? { intent: decision.intent } : {}), names: asked.map((v) => v.name), question: `${again}${withHint}` };
+          awaiting = awaitValues(decision, Object.keys(decision.values), true);
           await speak(`Sorry about that. ${awaiting.question}`);
         } else {
           awaiting = undefined;
@@ -249,10 +253,7 @@ export async function conversationLoop(ctx: BlockContext, settings: SmartAiSetti
     if (missing.length > 0 && turns + 1 < settings.retryLimit) {
       ctx.note({ kind: 'reprompt', reason: 'missingValues', ...heardNote });
       turns++;
-      const asked = settings.variables.filter((v) => missing.includes(v.name));
-      const question = valueQuestion(asked, false);
-      const withHint = hint && asked.some((v) => v.type === 'digits') && !mentionsKeypad(question) ? ` ${hint}` : '';
-      awaiting = { ...(decision.intent ? { intent: decision.intent } : {}), names: missing, known: decision.values, question: `${question}${withHint}` };
+      awaiting = { ...awaitValues(decision, missing, false), known: decision.values };
       exchange.push({ role: 'user', content: userText });
       await speak(awaiting.question);
       exchange.push({ role: 'assistant', content: awaiting.question });
