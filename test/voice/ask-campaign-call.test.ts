@@ -161,7 +161,7 @@ describe('Ask on an outbound campaign call: the question is spoken before an ans
     const all = shown(lines);
     // A hearing below confirmBelowConfidence is confirmed before it is acted on (the offline
     // recogniser hears "at home tomorrow" as fillers, so this answer sits near that threshold):
-    // one "Just to check: you said yes?" answered yes is part of taking the answer, never a second question.
+    // a "Just to check: you said yes?" answered yes is part of taking the answer, never a second question.
     const check = 'Just to check: you said yes?';
     // The looped callee may say its answer again over the closing line, which the run then takes
     // as the Ask's answer once more (words over a closing line go back to the block that asked):
@@ -178,20 +178,24 @@ describe('Ask on an outbound campaign call: the question is spoken before an ans
     }
     const agent = lines.filter((l) => l.speaker === 'agent');
     const said = agent.map((l) => l.text);
-    const confirmation = said.length === 4 && said[2] === check;
-    assert.deepEqual(said, ['Hello Asha, this is Acme Couriers calling about your parcel.', question, ...(confirmation ? [check] : []), closing], all);
+    // Each check answered with a doubtful yes is asked again (never acted on a doubt): the
+    // recogniser's reading of the looped answer varies with load, so one or two checks may come.
+    const checks = said.slice(2, -1);
+    assert.ok(checks.length <= 2 && checks.every((text) => text === check), `only checks may come between the question and the close:\n${all}`);
+    assert.deepEqual(said, ['Hello Asha, this is Acme Couriers calling about your parcel.', question, ...checks, closing], all);
     const [greeting, asked] = agent.map((l) => lines.indexOf(l)) as [number, number];
     const bye = lines.indexOf(agent.at(-1)!);
     assert.ok(greeting < asked && asked < bye, all);
     assert.equal(lines[asked]?.blockId, 'home', all);
     // The answer: the caller lines the Ask acted on, after its question and before the close.
     const answers = lines.filter((l, i) => l.speaker === 'caller' && !l.ignored && i > asked && i < bye);
-    assert.equal(answers.length, confirmation ? 2 : 1, all);
+    assert.equal(answers.length, checks.length + 1, all);
     for (const line of answers) {
       assert.equal(line.blockId, 'home', all);
       assert.match(line.text, /\b(yes|yeah|yep)\b/, all);
     }
-    if (confirmation) assert.ok(lines.indexOf(answers[0]!) < lines.indexOf(agent[2]!) && lines.indexOf(agent[2]!) < lines.indexOf(answers[1]!), all);
+    // Answer, check, answer, ...: every check follows an answer and is answered.
+    checks.forEach((_, k) => assert.ok(lines.indexOf(answers[k]!) < lines.indexOf(agent[2 + k]!) && lines.indexOf(agent[2 + k]!) < lines.indexOf(answers[k + 1]!), all));
     // Nothing the callee said before the question reached the flow.
     for (const line of lines.slice(0, asked)) if (line.speaker === 'caller') assert.ok(line.ignored, `caller words before the question were not marked ignored:\n${all}`);
     assert.equal(row.end_reason, 'closed');
