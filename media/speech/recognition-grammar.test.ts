@@ -70,14 +70,16 @@ describe('offline recognition grammar and its confidence', () => {
     assert.doesNotMatch(buildRecognitionGrammar(input, known), /<keyword>/);
   });
 
-  it('where a digit string is expected, the carriers that sound like digits ("want", "to") are left out: they were the digits misread', () => {
-    const digits = { phrases: input.phrases, values: ['digits' as const], words: [] };
-    const grammar = buildRecognitionGrammar(digits, known);
-    assert.match(grammar, /<carrier> = [^;]*\bit\b/);
-    assert.doesNotMatch(grammar, /<carrier> = [^;]*\b(want|to)\b/);
+  it('where a digit string is expected, the frame is the question and a few words that sound like no digit ("want", "to", "it", "am" were the digits misread)', () => {
+    const digits = { phrases: input.phrases, values: ['digits' as const], words: [], frameWords: ['could', 'you', 'tell', 'me', 'the', 'order', 'number', 'to', 'it'] };
+    const dictionary = new Set([...known, 'my', 'is', 'the', 'order', 'number', 'tell', 'could', 'you', 'me', 'that', 'am', 'can', 'i', 'will']);
+    const grammar = buildRecognitionGrammar(digits, dictionary);
+    const carriers = /<carrier> = ([^;]*);/.exec(grammar)?.[1] ?? '';
+    for (const word of ['my', 'is', 'the', 'order', 'number', 'tell']) assert.match(carriers, new RegExp(`\\b${word}\\b`), word);
+    assert.doesNotMatch(carriers, /\b(want|to|it|that|am|can|i|will)\b/);
     assert.match(grammar, /<digits> = /);
     // Scored the same way: "want two" is no frame around a digit string there.
-    const heard = scoreHypothesis(units(['want', 0.3], ['two', 0.3]), digits, known);
+    const heard = scoreHypothesis(units(['want', 0.3], ['two', 0.3]), digits, dictionary);
     assert.ok(heard.confidence < 0.6, String(heard.confidence));
   });
 
