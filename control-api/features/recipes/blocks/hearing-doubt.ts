@@ -270,19 +270,33 @@ function strayAnd(text: string): boolean {
 }
 
 /**
- * A date stored beside a weekday the caller did not mean by it: "september fifteenth monday" (the
- * 15th of September is no Monday) has a month or a day misheard, so the date is read back first.
+ * A date stored beside words that name another day: "september fifteenth monday" (the 15th of
+ * September is no Monday) has a month or a day misheard, and "saturday tomorrow" or "today
+ * tomorrow" (both heard for "Saturday, if you are open") names two days, of which the extractor
+ * takes one. Either way the date is read back first. A weekday or a relative day alone makes the
+ * date and cannot disagree with it; "tomorrow, Wednesday" on a Tuesday agrees.
  */
-export function dateDisagreesWithWeekday(heard: Heard, values: TurnResult['values'], settings: SmartAiSettings): boolean {
+export function dateDisagreesWithWords(heard: Heard, values: TurnResult['values'], settings: SmartAiSettings, today: string): boolean {
   if (heard.kind !== 'utterance') return false;
   const words = tokens(heard.text);
   const named = weekdays.filter((d) => words.includes(d));
-  if (named.length === 0 || !words.some((w) => months.includes(w))) return false;
+  const afterTomorrow = ` ${normalize(heard.text)} `.includes(' day after tomorrow ');
+  const relative = [...(words.includes('today') ? [0] : []), ...(words.includes('tomorrow') ? [afterTomorrow ? 2 : 1] : [])];
+  const month = words.some((w) => months.includes(w));
+  if (named.length + relative.length + (month ? 1 : 0) < 2 || named.length + relative.length === 0) return false;
   return settings.variables.some((v) => {
     const value = values[v.name];
     if (v.type !== 'date' || typeof value !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(value)) return false;
-    return !named.includes(weekdays[new Date(`${value}T12:00:00Z`).getUTCDay()]!);
+    const weekday = weekdays[new Date(`${value}T12:00:00Z`).getUTCDay()]!;
+    return named.some((d) => d !== weekday) || relative.some((days) => daysAfter(today, days) !== value);
   });
+}
+
+/** The ISO date `days` after `today` (an ISO date). */
+function daysAfter(today: string, days: number): string {
+  const date = new Date(`${today}T12:00:00Z`);
+  date.setUTCDate(date.getUTCDate() + days);
+  return date.toISOString().slice(0, 10);
 }
 
 /** Runs of number words in a text, leaving out the day beside a month name ("five december"). */

@@ -420,4 +420,39 @@ describe('a reading that contradicts itself is checked, not acted on', () => {
     assert.deepEqual(await smartAiBlock.run(whole, loan, whole.signal), { exit: 'promise_to_pay' });
     assert.equal(whole.vars.get('promise_amount'), 2050);
   });
+
+  it('two days named ("saturday tomorrow", "today tomorrow") are read back before the date is stored; "tomorrow sunday" agrees', async () => {
+    const date = askSettingsSchema.parse({ prompt: 'Opening: Which day would suit you?', variables: [{ name: 'new_date', type: 'date', description: 'the new date', question: 'Which day would suit you?' }] });
+    // Today is Saturday 21 November 2026: tomorrow is Sunday the 22nd.
+    for (const text of ['saturday tomorrow and', 'today tomorrow']) {
+      const ctx = fakeContext({ turns: [heard(text, 0.81, ''), silence, silence, silence] });
+      assert.deepEqual(await askBlock.run(ctx, date, ctx.signal), { exit: 'fallback' }, text);
+      assert.match(ctx.said[1]?.text ?? '', /^Just to check: /, text);
+      assert.equal(ctx.vars.get('new_date'), undefined, text);
+    }
+    const agrees = fakeContext({ turns: [heard('tomorrow sunday', 0.9, '')] });
+    assert.deepEqual(await askBlock.run(agrees, date, agrees.signal), { exit: 'next' });
+    assert.equal(agrees.vars.get('new_date'), '2026-11-22');
+  });
+
+  it('a value heard with a hedge ("not sure am today that we" for "I\'m not sure, any day next week") is no answer stored at once', async () => {
+    const date = askSettingsSchema.parse({ prompt: 'Opening: Which day would suit you?', variables: [{ name: 'new_date', type: 'date', description: 'the new date', question: 'Which day would suit you?' }] });
+    const ctx = fakeContext({ turns: [heard('not sure am today that we', 0.86, 'unsure'), heard('no', 1, 'no'), silence, silence] });
+    assert.deepEqual(await askBlock.run(ctx, date, ctx.signal), { exit: 'fallback' });
+    assert.match(ctx.said[1]?.text ?? '', /^Just to check: /);
+    assert.equal(ctx.vars.get('new_date'), undefined);
+  });
+
+  it('an intent\'s word heard alone over much unexplained speech is checked, informational exits too: "Where is my refund" heard "goodbye" at 0.61', async () => {
+    const desk = smartAiSettingsSchema.parse({
+      prompt: 'Help the caller.\nOpening: How can I help?\nReprompt: Sorry, how can I help?',
+      intents: [{ name: 'goodbye', description: 'caller is done', examples: ['goodbye', 'bye'], captures: [], action: false, confirmation: 'that is all for today' }],
+    });
+    const lone = fakeContext({ turns: [heard('goodbye', 0.61, 'intent:goodbye', [{ text: 'my', confidence: 0.2, scoreGap: 4.7 }]), heard('no', 1, 'no'), silence, silence] });
+    assert.deepEqual(await smartAiBlock.run(lone, desk, lone.signal), { exit: 'fallback' });
+    assert.equal(lone.said[1]?.text, 'Just to check: that is all for today?');
+    // A bare "bye" that is the whole of the speech is the answer.
+    const bye = fakeContext({ turns: [heard('bye', 1, 'intent:goodbye', [{ text: 'my', confidence: 0.2, scoreGap: 9 }])] });
+    assert.deepEqual(await smartAiBlock.run(bye, desk, bye.signal), { exit: 'goodbye' });
+  });
 });

@@ -3,7 +3,7 @@ import { extractBoolean } from '../../../platform/llm/extract.js';
 import { intentMatch, intentOfValues, intentWordsSaid } from '../../../platform/llm/offline-engine.js';
 import type { Intent, SmartAiSettings } from '../../../model/recipes/recipe-schema.js';
 import type { Heard } from '../../../../core/ports/conversation.js';
-import { amountTouchesDate, dateDisagreesWithWeekday, dateFarAhead, decisionOf, digitsFromSpeech, isPlainAnswer, meaningDisagrees, offlineValues, polarOnly, rivalReading } from './hearing-doubt.js';
+import { amountTouchesDate, dateDisagreesWithWords, dateFarAhead, decisionOf, digitsFromSpeech, isPlainAnswer, meaningDisagrees, offlineValues, polarOnly, rivalReading } from './hearing-doubt.js';
 
 /**
  * What a caller turn decides, and whether the block may act on it at once.
@@ -117,8 +117,9 @@ export function intentStands(heard: Heard, decision: Decision, settings: SmartAi
  * Why the block must not act on `decision` at once, if it must not: a confidence below
  * `confirmBelowConfidence`; a close competing reading that goes elsewhere or, for what changes
  * something, states other values; a meaning the grammar heard that does not support it; an
- * intent reached through a bare yes/no among other words; an amount run into a date's day; a date
- * beside a weekday it is not; a date more than 60 days ahead; a digit string heard from speech; an intent inferred from values alone; a reading the caller denied when it was read back, heard again;
+ * intent reached through a bare yes/no among other words; an intent's word heard alone over
+ * speech it does not explain; values heard with a hedge; an amount run into a date's day; a date
+ * beside a weekday it is not or another day named; a date more than 60 days ahead; a digit string heard from speech; an intent inferred from values alone; a reading the caller denied when it was read back, heard again;
  * an intent's amount of one digit.
  * Keypad entries are never doubtful.
  */
@@ -133,15 +134,19 @@ export function doubtOf(heard: Heard, whole: Decision, settings: SmartAiSettings
   if (rivalReading(heard, settings, today, acts ? Object.keys(decision.values) : []) !== undefined) return 'rival';
   // An answer to the block's question for a value ("How much can you pay?") names no intent: the intent was said before.
   if (!(decision.answersAwaited && heard.meaning === '') && meaningDisagrees(heard, decisionOf({ ...(decision.intent ? { intent: decision.intent.name } : {}), values: decision.values }), settings, today)) return 'unsupported';
+  // Values heard with a hedge ("I'm not sure, any day next week" heard "not sure am today that
+  // we"): the grammar heard no answer, whatever value the rest of the speech was bent into.
+  if (!decision.intent && Object.keys(decision.values).length > 0 && heard.meaning === 'unsure') return 'unsupported';
   if (polarOnly(heard, decision.intent)) return 'polarOnly';
   if (acts && decision.intent && lonelyKeyword(heard, decision.intent, settings, decision.values)) return 'lonelyKeyword';
+  if (decision.intent && loneWord(heard, decision.intent, settings)) return 'lonelyKeyword';
   // Values alone do not say what the caller wants done: an intent that changes something, taken
   // from its captured values with none of its words said ("monday" is no "reschedule"), is checked
   // (not when they answer "Which day would suit you?" asked for that intent).
   if (acts && decision.intent && !decision.answersAwaited && intentMatch(settings.intents, heard.text)?.name !== decision.intent.name && intentOfValues(settings.intents, decision.values) === decision.intent.name) return 'inferred';
   if (amountTouchesDate(heard, decision.values, settings)) return 'valuesRunTogether';
-  // What was said contradicts itself: a weekday the stored date is not.
-  if (dateDisagreesWithWeekday(heard, decision.values, settings)) return 'valuesConflict';
+  // What was said contradicts itself: a weekday the stored date is not, two days named.
+  if (dateDisagreesWithWords(heard, decision.values, settings, today)) return 'valuesConflict';
   // A date months away: more likely a misheard month than what the caller said.
   if (dateFarAhead(heard, decision.values, settings, today)) return 'farDate';
   // A spoken order or account number: read back digit by digit, whatever the confidence.
@@ -180,6 +185,21 @@ export function mayBeDoubted(heard: Heard, settings: SmartAiSettings, today: str
   if (dateFarAhead(heard, statedValues, settings, today) || digitsFromSpeech(heard, statedValues, settings)) return true;
   const stated = Object.keys(statedValues);
   return settings.intents.some((i) => i.action !== false && (i.captures ?? []).some((name) => stated.includes(name)));
+}
+
+/** The share of the speech one word must cover to be taken as the whole answer (bench/hearing-accuracy.ts: bare "bye"s are heard at 1.0). */
+const LONE_WORD_CONFIDENCE = 0.8;
+
+/**
+ * An intent's word heard alone, with much of the speech around it left unexplained: a bare "bye"
+ * is an answer, but "Where is my refund" heard "goodbye" at 0.61 ended a caller's call with their
+ * question unanswered. So for any exit, informational ones too (a wrong branch is wrong whatever
+ * it changes), such a reading is checked first. Grammar recognisers only.
+ */
+function loneWord(heard: Extract<Heard, { kind: 'utterance' }>, intent: Intent, settings: SmartAiSettings): boolean {
+  if (!heard.alternatives?.some((a) => a.scoreGap !== undefined) || heard.meaning === 'yes' || heard.meaning === 'no') return false;
+  if (heard.text.trim().split(/\s+/).length !== 1 || (heard.confidence ?? 1) >= LONE_WORD_CONFIDENCE) return false;
+  return intentMatch(settings.intents, heard.text)?.name === intent.name;
 }
 
 /**
