@@ -138,8 +138,7 @@ export function doubtOf(heard: Heard, whole: Decision, settings: SmartAiSettings
   // we"): the grammar heard no answer, whatever value the rest of the speech was bent into.
   if (!decision.intent && Object.keys(decision.values).length > 0 && heard.meaning === 'unsure') return 'unsupported';
   if (polarOnly(heard, decision.intent)) return 'polarOnly';
-  if (acts && decision.intent && lonelyKeyword(heard, decision.intent, settings, decision.values)) return 'lonelyKeyword';
-  if (decision.intent && loneWord(heard, decision.intent, settings)) return 'lonelyKeyword';
+  if (decision.intent && lonelyKeyword(heard, decision.intent, settings, decision.values, acts)) return 'lonelyKeyword';
   // Values alone do not say what the caller wants done: an intent that changes something, taken
   // from its captured values with none of its words said ("monday" is no "reschedule"), is checked
   // (not when they answer "Which day would suit you?" asked for that intent).
@@ -191,29 +190,21 @@ export function mayBeDoubted(heard: Heard, settings: SmartAiSettings, today: str
 const LONE_WORD_CONFIDENCE = 0.8;
 
 /**
- * An intent's word heard alone, with much of the speech around it left unexplained: a bare "bye"
- * is an answer, but "Where is my refund" heard "goodbye" at 0.61 ended a caller's call with their
- * question unanswered. So for any exit, informational ones too (a wrong branch is wrong whatever
- * it changes), such a reading is checked first. Grammar recognisers only.
+ * An intent named by one of its words alone: the recogniser, listening for the block's words,
+ * puts one in wherever the audio fits it. Among words that name nothing, for an intent that
+ * changes something (`acts`): "Play some music" came out "come human" at 0.65 and took the
+ * transfer. As the whole reading, over much speech it leaves unexplained, for any exit,
+ * informational ones too (a wrong branch is wrong whatever it changes): "Where is my refund"
+ * heard "goodbye" at 0.61 ended a call with its question unanswered; a bare "bye" is heard at 1.0.
  */
-function loneWord(heard: Extract<Heard, { kind: 'utterance' }>, intent: Intent, settings: SmartAiSettings): boolean {
-  if (!heard.alternatives?.some((a) => a.scoreGap !== undefined) || heard.meaning === 'yes' || heard.meaning === 'no') return false;
-  if (heard.text.trim().split(/\s+/).length !== 1 || (heard.confidence ?? 1) >= LONE_WORD_CONFIDENCE) return false;
-  return intentMatch(settings.intents, heard.text)?.name === intent.name;
-}
-
-/**
- * An intent that changes something, named by one of its words alone among words that name
- * nothing: the recogniser, listening for the block's words, puts one in wherever the audio fits
- * it ("Play some music" came out "come human" at 0.65 and took the transfer).
- */
-function lonelyKeyword(heard: Extract<Heard, { kind: 'utterance' }>, intent: Intent, settings: SmartAiSettings, values: Readonly<Record<string, VariableValue>>): boolean {
+function lonelyKeyword(heard: Extract<Heard, { kind: 'utterance' }>, intent: Intent, settings: SmartAiSettings, values: Readonly<Record<string, VariableValue>>, acts: boolean): boolean {
   // Only a grammar recogniser (likelihoods per 10 ms) fills the block's words in where audio fits them.
   if (!heard.alternatives?.some((a) => a.scoreGap !== undefined)) return false;
   if (heard.meaning === 'yes' || heard.meaning === 'no') return false;
   const match = intentMatch(settings.intents, heard.text);
   if (match?.name !== intent.name || match.by === 'polarity') return false;
-  if (intentWordsSaid(intent, heard.text) >= 2 || heard.text.trim().split(/\s+/).length < 2) return false;
+  if (heard.text.trim().split(/\s+/).length < 2) return (heard.confidence ?? 1) < LONE_WORD_CONFIDENCE;
+  if (!acts || intentWordsSaid(intent, heard.text) >= 2) return false;
   // The other words state what the intent captures ("reschedule to tomorrow"): they name something.
   return !(intent.captures ?? []).some((name) => name in values);
 }
