@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { createSocket, type Socket } from 'node:dgram';
+import { createSocket, Socket } from 'node:dgram';
 import { once } from 'node:events';
 import { performance } from 'node:perf_hooks';
 import type { AudioFrame } from '../core/ports/media.js';
@@ -65,21 +65,31 @@ describe('MediaSession latency (real UDP)', () => {
       assert.ok(answer.ok);
       const session = answer.session as MediaSession;
       await waitFor(() => peer.packets.length >= 3); // idle silence is flowing
-      // Several attempts: a loaded machine may run the tick late, which the assertion must not mistake.
-      let early: number | undefined;
-      for (let attempt = 0; attempt < 5 && early === undefined; attempt++) {
-        await justAfterTick(service);
-        const due = service.scheduler.nextDueAt;
-        const before = peer.packets.length;
-        const queuedAt = performance.now();
-        if (due - queuedAt < 10) continue;
+      // Which tick had run when each packet to the peer was handed to the kernel: measured at the
+      // send itself, so a loaded machine that delivers it late to the peer cannot blur it.
+      const sent: Array<{ loud: boolean; ticks: number }> = [];
+      const socketSend = Socket.prototype.send;
+      const peerPort = peer.socket.address().port;
+      Socket.prototype.send = function (this: Socket, ...args: Parameters<Socket['send']>) {
+        const [msg, port] = args as unknown as [Buffer, number];
+        const payload = Buffer.isBuffer(msg) ? parseRtpPacket(msg)?.payload : undefined;
+        if (port === peerPort && payload) sent.push({ loud: payload[0] !== pcmu.silenceByte, ticks: service.scheduler.stats.ticks });
+        return socketSend.apply(this, args);
+      } as Socket['send'];
+      let ticksAtQueue: number;
+      try {
+        // Not right before a tick (there the session waits for it on purpose).
+        do await justAfterTick(service);
+        while (service.scheduler.nextDueAt - performance.now() < 5);
+        ticksAtQueue = service.scheduler.stats.ticks;
         const playing = session.output.play([new Int16Array(800).fill(4000)]);
-        await waitFor(() => peer.packets.slice(before).some((p) => p.payload[0] !== pcmu.silenceByte));
-        const first = peer.packets.slice(before).find((p) => p.payload[0] !== pcmu.silenceByte);
-        if (first && first.at < due) early = first.at - queuedAt;
+        await waitFor(() => peer.packets.some((p) => p.payload[0] !== pcmu.silenceByte));
         await playing;
+      } finally {
+        Socket.prototype.send = socketSend;
       }
-      assert.ok(early !== undefined && early < 10, `first reply packet ${early?.toFixed(1)} ms after queueing, not before the tick`);
+      const first = sent.find((x) => x.loud);
+      assert.equal(first?.ticks, ticksAtQueue, `the first reply packet left after ${(first?.ticks ?? NaN) - ticksAtQueue} more ticks, not before the next one`);
       await sleep(100);
       session.output.clear();
       await session.close();

@@ -172,6 +172,23 @@ async function runSippOnce(options: SippOptions): Promise<SippResult> {
   };
 }
 
+/**
+ * UDP datagrams this machine's kernel lost since boot, from /proc/net/snmp: dropped for a full
+ * receive buffer (RcvbufErrors) or sent to a port nobody listens on any more (NoPorts: an answer
+ * that came after SIPp had exited). Counts every process's losses, so a difference over a test is
+ * an upper bound on its own; undefined off Linux.
+ */
+export function udpKernelLosses(): number | undefined {
+  try {
+    const [names, values] = readFileSync('/proc/net/snmp', 'latin1').split('\n').filter((l) => l.startsWith('Udp:'));
+    const field = (name: string): number => Number(values?.split(/\s+/)[names?.split(/\s+/).indexOf(name) ?? -1]);
+    const lost = field('RcvbufErrors') + field('NoPorts');
+    return Number.isFinite(lost) ? lost : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** The last row of SIPp's `-trace_counts` CSV (cumulative counters), by column name. */
 function readCounts(dir: string): Record<string, number> | undefined {
   const file = readdirSync(dir).find((f) => f.endsWith('_counts.csv'));

@@ -14,11 +14,11 @@ export interface SipsakProbe {
 /**
  * sipsak (Debian `sipsak`, the OPTIONS monitor carriers and Nagios checks use) probing a SIP
  * server every `everyMs`: `count` independent runs started from one shell, so this process forks
- * once, each from `localIp` (sipsak's `--local-ip`), each bounded by 5 s.
+ * once, each from `localIp` (sipsak's `--local-ip`), each bounded by `boundSeconds` (5 s).
  */
-export async function sipsakProbes(options: { readonly port: number; readonly localIp: string; readonly count: number; readonly everyMs: number }): Promise<SipsakProbe[]> {
+export async function sipsakProbes(options: { readonly port: number; readonly localIp: string; readonly count: number; readonly everyMs: number; readonly boundSeconds?: number }): Promise<SipsakProbe[]> {
   const work = mkdtempSync(path.join(tmpdir(), 'sipsak-'));
-  const one = `timeout 5 sipsak -vv -s sip:monitor@127.0.0.1 -r ${options.port} --local-ip ${options.localIp}`;
+  const one = `timeout ${options.boundSeconds ?? 5} sipsak -vv -s sip:monitor@127.0.0.1 -r ${options.port} --local-ip ${options.localIp}`;
   const script = `for i in $(seq 1 ${options.count}); do (${one} > "$W/p$i.txt" 2>&1; echo "exit=$?" >> "$W/p$i.txt") & sleep ${options.everyMs / 1000}; done; wait`;
   const child = spawn('bash', ['-c', script], { env: { ...process.env, W: work }, stdio: 'ignore' });
   await new Promise((resolve) => child.once('exit', resolve));

@@ -50,7 +50,10 @@ describe('plants survive a restart', function () {
   }
 });
 
-describe('plant store when the database fails', () => {
+describe('plant store when the database fails', function () {
+  // An in-memory PGlite starts and migrates in about 4 s idle; 20 s were not enough in a CI run
+  // with the cores shared by six files.
+  this.timeout(60_000);
   it('answers 500 with an Error body and no internal detail', async () => {
     const store = await openMigrated({ pgliteDir: 'memory://' });
     const client = await PlantClient.start(store, [TOKEN]);

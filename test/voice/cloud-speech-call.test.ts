@@ -149,7 +149,7 @@ describe("cloud speech on phone calls: the tenant's settings pick the providers"
     const wav = path.join(dir, `${name}.wav`);
     await run('sox', [path.join(dir, `${name}-pcm.wav`), '-r', '8000', '-c', '1', '-e', 'u-law', wav]);
     const template = await readFile(path.join(scenarioDir, 'uac-invite-expect-200-gateway-bye.xml'), 'utf8');
-    const scenario = template.replace('rtp_stream="caller.wav,1,0"', `rtp_stream="${wav},1,0"`).replace('<recv request="BYE" timeout="15000"/>', '<recv request="BYE" timeout="60000"/>');
+    const scenario = template.replace('rtp_stream="caller.wav,1,0"', `rtp_stream="${wav},1,0"`).replace('<recv request="BYE" timeout="45000"/>', '<recv request="BYE" timeout="60000"/>');
     assert.notEqual(scenario, template);
     const file = path.join(dir, `${name}.xml`);
     await writeFile(file, scenario);

@@ -97,6 +97,7 @@ describe('turn-taking over RTP: keypad entry and wordless interruptions', functi
   });
 
   it('an interruption with no words stops the agent and gets the question again at once, not after the silence timeout', async () => {
+    const silenceTimeoutMs = 20_000;
     const long = 'Let me read the terms of your plan, which take a while to read out in full, so please bear with me while I go through each of them one by one.';
     const recipe: RecipeInput = {
       name: 'Terms',
@@ -113,7 +114,7 @@ describe('turn-taking over RTP: keypad entry and wordless interruptions', functi
     const { caller, agent } = await mediaPair(service);
     const far = new FarEnd(caller);
     const ended = new AbortController();
-    const run = recipeRun(recipe, conversationFor(agent, ended));
+    const run = recipeRun(recipe, conversationFor(agent, ended), { silenceTimeoutMs });
     // The agent's line after the opening, once it has been spoken (a line cut by the hang-up is
     // not recorded, so the test hangs up only after it: with both cores busy the hum's turn took
     // longer to recognise than any fixed pause after the opening was cut).
@@ -132,7 +133,7 @@ describe('turn-taking over RTP: keypad entry and wordless interruptions', functi
     const humEnded = performance.now() - trailingSilenceMs(hum);
     // The agent's next line after the hum (its own line was cut by the barge-in).
     const heardAgain = await (async () => {
-      for (const deadline = humEnded + 10_000; performance.now() < deadline; ) {
+      for (const deadline = humEnded + silenceTimeoutMs; performance.now() < deadline; ) {
         const next = far.heard.find((f) => f.at > humEnded + 100 && levelDb(f.samples) > -45);
         if (next) return next.at;
         await new Promise((r) => setTimeout(r, 20));
@@ -145,9 +146,10 @@ describe('turn-taking over RTP: keypad entry and wordless interruptions', functi
     const result = await running.catch(() => undefined);
     far.stop();
     const afterMs = heardAgain - humEnded;
-    // Behaviour, not speed: the reprompt follows the hum's own turn (about 0.7 s idle), not the
-    // 8 s silence timeout; the bound holds with both cores busy. Latency is bench/voice-turn.ts's.
-    assert.ok(afterMs < 4_000, `the agent spoke again ${afterMs.toFixed(0)} ms after the hum ended: ${JSON.stringify(result?.transcript)}`);
+    // Behaviour, not speed: the reprompt follows the hum's own turn (about 0.7 s idle; 4.3 s in a
+    // CI run with the cores shared by six files), not the silence timeout, set to 20 s here so the
+    // bound between the two holds on a slow machine. Latency is bench/voice-turn.ts's.
+    assert.ok(afterMs < 12_000, `the agent spoke again ${afterMs.toFixed(0)} ms after the hum ended: ${JSON.stringify(result?.transcript)}`);
     // The run ends with the hang-up; its transcript must be there to check (no silent skip).
     assert.ok(result, 'the run ended with a result');
     const agentLines = result.transcript.filter((t) => t.speaker === 'agent');

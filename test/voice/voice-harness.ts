@@ -162,8 +162,11 @@ export class FarEnd {
   }
 }
 
-/** A recipe run over any Conversation with the offline engine (no key, no network). */
-export function recipeRun(input: RecipeInput, conversation: Conversation, language = 'en-US'): RecipeRun {
+/**
+ * A recipe run over any Conversation with the offline engine (no key, no network). The silence
+ * timeout is the platform's 8 s unless a test needs it further from what it measures.
+ */
+export function recipeRun(input: RecipeInput, conversation: Conversation, { language = 'en-US', silenceTimeoutMs = 8000 } = {}): RecipeRun {
   const refuse = async (): Promise<never> => {
     throw new Error('not used by this recipe');
   };
@@ -171,7 +174,7 @@ export function recipeRun(input: RecipeInput, conversation: Conversation, langua
     recipe: recipeSchema.parse(input),
     conversation,
     context: { callId: 'voice-test', tenantId: '00000000-0000-4000-8000-000000000001', timezone: 'Asia/Kolkata', direction: 'inbound', language, campaignVariables: {}, now: () => Date.now() },
-    services: { engine: new OfflineEngine(), http: { request: refuse }, code: { run: refuse }, webhooks: { send: refuse }, logger: silentLogger, silenceTimeoutMs: 8000 },
+    services: { engine: new OfflineEngine(), http: { request: refuse }, code: { run: refuse }, webhooks: { send: refuse }, logger: silentLogger, silenceTimeoutMs },
     blocks: defaultBlocks,
   });
 }
