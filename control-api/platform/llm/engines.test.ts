@@ -39,6 +39,9 @@ describe('value extraction', () => {
     assert.equal(extractDate('on 3 December', '2026-11-21'), '2026-12-03');
     assert.equal(extractDate('next monday', '2026-11-21'), '2026-11-23');
     assert.equal(extractDate('05/01/2027', '2026-11-21'), '2027-01-05');
+    assert.equal(extractDate('the day after tomorrow', '2026-11-21'), '2026-11-23');
+    assert.equal(extractDate('I paid it yesterday', '2026-12-01'), '2026-11-30');
+    assert.equal(extractDate('tomorrow', '2026-12-31'), '2027-01-01');
   });
   it('reads a string of digits as said or typed, leading zeros kept', () => {
     assert.equal(extractDigits('my order number is one two three four five six'), '123456');

@@ -101,9 +101,8 @@ export function extractDate(text: string, today: string): string | undefined {
     const year = Number(dmy[3]) < 100 ? 2000 + Number(dmy[3]) : Number(dmy[3]);
     return ymd(Date.UTC(year, Number(dmy[2]) - 1, Number(dmy[1])));
   }
-  if (words.includes('today')) return today;
-  if (words.includes('tomorrow')) return ymd(base.getTime() + 86_400_000);
-  if (words.includes('yesterday')) return ymd(base.getTime() - 86_400_000);
+  const [relative] = relativeDays(text);
+  if (relative !== undefined) return addDays(today, relative);
   const monthIndex = words.findIndex((w) => months.some((m) => m === w || (w.length >= 3 && m.startsWith(w))));
   if (monthIndex !== -1) {
     const month = months.findIndex((m) => m === words[monthIndex] || m.startsWith(words[monthIndex] ?? '#'));
@@ -123,6 +122,25 @@ export function extractDate(text: string, today: string): string | undefined {
     return ymd(base.getTime() + ahead * 86_400_000);
   }
   return undefined;
+}
+
+/**
+ * The days from today each relative day in `text` names, in the order extractDate prefers them:
+ * "today" 0, "tomorrow" 1 ("the day after tomorrow" 2), "yesterday" -1.
+ */
+export function relativeDays(text: string): number[] {
+  const words = tokens(text);
+  const afterTomorrow = ` ${words.join(' ')} `.includes(' day after tomorrow ');
+  return [
+    ...(words.includes('today') ? [0] : []),
+    ...(words.includes('tomorrow') ? [afterTomorrow ? 2 : 1] : []),
+    ...(words.includes('yesterday') ? [-1] : []),
+  ];
+}
+
+/** The ISO date `days` after the ISO date `day` (before it when negative). */
+export function addDays(day: string, days: number): string {
+  return ymd(Date.parse(`${day}T00:00:00Z`) + days * 86_400_000);
 }
 
 /** Reads "twenty fifth" forwards: the tens word comes first. */

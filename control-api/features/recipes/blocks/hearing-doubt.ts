@@ -1,5 +1,5 @@
 import type { TurnResult } from '../../../platform/llm/agent-engine.js';
-import { extractBoolean, extractValue, months, normalize, numberWords, tokens, weekdays } from '../../../platform/llm/extract.js';
+import { addDays, extractBoolean, extractValue, months, normalize, numberWords, relativeDays, tokens, weekdays } from '../../../platform/llm/extract.js';
 import { intentMatch, intentOf, intentOfValues, matchIntent } from '../../../platform/llm/offline-engine.js';
 import type { Intent, SmartAiSettings } from '../../../model/recipes/recipe-schema.js';
 import type { Alternative, Heard } from '../../../../core/ports/conversation.js';
@@ -280,23 +280,15 @@ export function dateDisagreesWithWords(heard: Heard, values: TurnResult['values'
   if (heard.kind !== 'utterance') return false;
   const words = tokens(heard.text);
   const named = weekdays.filter((d) => words.includes(d));
-  const afterTomorrow = ` ${normalize(heard.text)} `.includes(' day after tomorrow ');
-  const relative = [...(words.includes('today') ? [0] : []), ...(words.includes('tomorrow') ? [afterTomorrow ? 2 : 1] : [])];
+  const relative = relativeDays(heard.text);
   const month = words.some((w) => months.includes(w));
   if (named.length + relative.length + (month ? 1 : 0) < 2 || named.length + relative.length === 0) return false;
   return settings.variables.some((v) => {
     const value = values[v.name];
     if (v.type !== 'date' || typeof value !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(value)) return false;
     const weekday = weekdays[new Date(`${value}T12:00:00Z`).getUTCDay()]!;
-    return named.some((d) => d !== weekday) || relative.some((days) => daysAfter(today, days) !== value);
+    return named.some((d) => d !== weekday) || relative.some((days) => addDays(today, days) !== value);
   });
-}
-
-/** The ISO date `days` after `today` (an ISO date). */
-function daysAfter(today: string, days: number): string {
-  const date = new Date(`${today}T12:00:00Z`);
-  date.setUTCDate(date.getUTCDate() + days);
-  return date.toISOString().slice(0, 10);
 }
 
 /** Runs of number words in a text, leaving out the day beside a month name ("five december"). */

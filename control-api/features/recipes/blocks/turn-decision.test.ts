@@ -421,7 +421,7 @@ describe('a reading that contradicts itself is checked, not acted on', () => {
     assert.equal(whole.vars.get('promise_amount'), 2050);
   });
 
-  it('two days named ("saturday tomorrow", "today tomorrow") are read back before the date is stored; "tomorrow sunday" agrees', async () => {
+  it('two days named ("saturday tomorrow", "today tomorrow") are read back before the date is stored; "tomorrow sunday" and "monday the day after tomorrow" agree', async () => {
     const date = askSettingsSchema.parse({ prompt: 'Opening: Which day would suit you?', variables: [{ name: 'new_date', type: 'date', description: 'the new date', question: 'Which day would suit you?' }] });
     // Today is Saturday 21 November 2026: tomorrow is Sunday the 22nd.
     for (const text of ['saturday tomorrow and', 'today tomorrow']) {
@@ -433,6 +433,10 @@ describe('a reading that contradicts itself is checked, not acted on', () => {
     const agrees = fakeContext({ turns: [heard('tomorrow sunday', 0.9, '')] });
     assert.deepEqual(await askBlock.run(agrees, date, agrees.signal), { exit: 'next' });
     assert.equal(agrees.vars.get('new_date'), '2026-11-22');
+    // "The day after tomorrow" is Monday the 23rd, as the extractor reads it too.
+    const after = fakeContext({ turns: [heard('monday the day after tomorrow', 0.9, '')] });
+    assert.deepEqual(await askBlock.run(after, date, after.signal), { exit: 'next' });
+    assert.equal(after.vars.get('new_date'), '2026-11-23');
   });
 
   it('a value heard with a hedge ("not sure am today that we" for "I\'m not sure, any day next week") is no answer stored at once', async () => {
