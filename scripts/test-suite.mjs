@@ -3,13 +3,13 @@
 // cores well. Files start longest first (test/setup/file-durations.json, measured), so the
 // longest one is not left running alone at the end; files it does not list are short and follow.
 // Plain JavaScript: it only lists files and starts mocha. Extra arguments go to mocha.
-//   TEST_JOBS  files at once. Default: 6 on an idle machine (4 left the cores a third idle,
-//              12m38s; 6 took 11m04s), fewer when other work already keeps the cores busy (down to
-//              3 with every core taken): the real-time tests (RTP, SIP timers) need the CPU in time,
-//              and six files beside two busy loops starved them. 8 was tried once the embedded
-//              databases started from a bare cluster (fresh clone 11m44s instead of 12m16s), but in
-//              the next run the flood test's OPTIONS monitor went unanswered and a plant-store test
-//              timed out: too little CPU in time for them.
+//   TEST_JOBS  files at once. Default: 4 on an idle machine, fewer when other work already keeps
+//              the cores busy (down to 2 with every core taken): the real-time tests (RTP, SIP
+//              timers) and the platform start-ups need the CPU in time. 6 was the default while
+//              the machines were quicker (11m04s against 12m38s with 4); on a machine half as
+//              quick, a fresh clone with 6 took 21 min with 9 start-ups and PGlite opens timed
+//              out (load average 12), and CI failed 4 at 18 min; the same suite with 4 took 18 min
+//              with none failing (load 8).
 //   TEST_FILE_STATS  a file to collect each test file's wall time and CPU in; the 20 costliest
 //              are printed at the end (test/setup/mocha-hooks.ts).
 import { spawn } from 'node:child_process';
@@ -51,7 +51,7 @@ async function busyShare(ms) {
   if (!before || !after || after.total === before.total) return 0;
   return 1 - (after.idle - before.idle) / (after.total - before.total);
 }
-const jobs = process.env.TEST_JOBS ?? String(Math.max(3, Math.round(6 - 3 * (await busyShare(1000)))));
+const jobs = process.env.TEST_JOBS ?? String(Math.max(2, Math.round(4 - 2 * (await busyShare(1000)))));
 console.log(`test files at once: ${jobs}`);
 const mocha = path.join(root, 'node_modules/mocha/bin/mocha.js');
 const child = spawn(process.execPath, [mocha, '--parallel', '--jobs', jobs, ...process.argv.slice(2), ...files], { cwd: root, stdio: 'inherit' });
