@@ -50,12 +50,6 @@ const settings: ReadonlyArray<[string, TurnSettings]> = [
   ['caution', { cautionOnNoisyLines: true }],
 ];
 
-function leadingSilenceMs(pcm: Int16Array): number {
-  let start = 0;
-  while (start + 160 <= pcm.length && !voiced(pcm.subarray(start, start + 160))) start += 160;
-  return start / 8;
-}
-
 const percentile = (xs: number[], p: number): number => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(p * xs.length))] ?? NaN;
 
 async function trial(service: MediaService, turn: TurnSettings, pcm: Int16Array): Promise<{ stopped: boolean; stopMs?: number; leaked?: boolean }> {
@@ -68,7 +62,7 @@ async function trial(service: MediaService, turn: TurnSettings, pcm: Int16Array)
     const saying = conversation.say(line, { bargeIn: true, signal: ended.signal }).then((r) => ((resolvedAt = performance.now()), r));
     await far.agentSpeaking();
     await new Promise((r) => setTimeout(r, 1500 + Math.random() * 1000));
-    const onset = performance.now() + leadingSilenceMs(pcm);
+    const onset = performance.now() + FarEnd.onsetMs(pcm);
     await far.speak(pcm);
     // Long enough for any decision on the sound (sustained speech, the recogniser's reading).
     const said = await Promise.race([saying, new Promise<undefined>((r) => setTimeout(() => r(undefined), 4000))]);
