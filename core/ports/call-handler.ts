@@ -1,5 +1,5 @@
 import type { CallMediaSession, MediaDtmfEvent } from './media.js';
-import type { CallCompletion } from './originator.js';
+import type { CallCompletion, OriginateRequest } from './originator.js';
 
 /** Who an inbound call is for, as the gateway's router identified it. */
 export interface InboundCallInfo {
@@ -47,7 +47,11 @@ export interface ActiveCall {
   off<K extends keyof ActiveCallEvents>(event: K, listener: (...args: ActiveCallEvents[K]) => void): unknown;
 }
 
-/** Decides what an answered inbound call runs (the recipe); the gateway knows nothing of recipes. */
+/**
+ * Decides what an answered call runs (the recipe); the telephony transports (SIP, the cloud
+ * providers' media streams) know nothing of recipes. An inbound call comes alone, a campaign call
+ * with the dial request that placed it.
+ */
 export interface CallHandler {
-  handle(call: ActiveCall): void | Promise<void>;
+  handle(call: ActiveCall, outbound?: OriginateRequest): void | Promise<void>;
 }

@@ -2,17 +2,12 @@ import { countAnsweredCall } from '../../../gateway/call/call-outcomes.js';
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Clock, TimerHandle } from '../../../core/clock.js';
 import type { Logger } from '../../../core/logger.js';
-import type { ActiveCall, InboundCallInfo } from '../../../core/ports/call-handler.js';
+import type { CallHandler, InboundCallInfo } from '../../../core/ports/call-handler.js';
 import type { OriginateRequest, OriginateResult } from '../../../core/ports/originator.js';
 import type { PacingScheduler } from '../../../media/rtp/pacing-scheduler.js';
 import { StreamMediaSession } from '../../../media/stream/stream-media-session.js';
 import type { CloudProviderType, ProviderNumber } from './provider-numbers.js';
 import { StreamCall, type AttachedStream, type StreamCallControl } from './stream-call.js';
-
-/** The recipe runtime's entry point (`RecipeCallHandler`): inbound calls alone, campaign calls with their dial request. */
-export interface CallRunner {
-  handle(call: ActiveCall, outbound?: OriginateRequest): void | Promise<void>;
-}
 
 /** A campaign dial through a provider, waiting for its outcome. */
 export interface PendingDial {
@@ -51,7 +46,7 @@ export interface ProviderCallsOptions {
   /** The shared 20 ms media clock (the gateway's MediaService scheduler). */
   readonly scheduler: PacingScheduler;
   /** Runs every answered call (the recipe runtime): inbound calls alone, campaign calls with their dial request. */
-  readonly handler: CallRunner;
+  readonly handler: CallHandler;
   /** A call whose stream does not start within this long is given up. */
   readonly streamStartTimeoutMs: number;
   /** A stream that dropped may reconnect within this long. */

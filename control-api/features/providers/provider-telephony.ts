@@ -19,7 +19,8 @@ import { ProviderBRest } from './provider-b/rest-client.js';
 import { ProviderC } from './provider-c/provider-c.js';
 import { ProviderCRest } from './provider-c/rest-client.js';
 import type { ProviderAdapter } from './provider-adapter.js';
-import { ProviderCalls, type CallRunner } from './provider-calls.js';
+import type { CallHandler } from '../../../core/ports/call-handler.js';
+import { ProviderCalls } from './provider-calls.js';
 import { PublicUrls, refuseUpgrade } from './provider-http.js';
 import type { ProviderEndpoint } from './provider-adapter.js';
 import { ProviderNumbers, type CloudProviderType } from './provider-numbers.js';
@@ -34,7 +35,7 @@ export interface ProviderTelephonyOptions {
   /** The gateway's 20 ms media clock, shared with RTP sessions. */
   readonly scheduler: PacingScheduler;
   /** The recipe runtime (RecipeCallHandler). */
-  readonly handler: CallRunner;
+  readonly handler: CallHandler;
   /** Where providers reach this process (config `providers.publicBaseUrl`); default `http://<advertisedHost>:<bound port>`. */
   readonly publicBaseUrl?: string;
   /** The host of the default public base URL (the gateway's advertised address). */
