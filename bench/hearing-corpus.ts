@@ -27,7 +27,14 @@ export interface Rendering {
   readonly snrDb?: number;
   /** flite's own duration stretch (flite voices only; 1.3 is a caller saying it again, slower). */
   readonly stretch?: number;
+  /** sox `pitch` shift in cents (-400: a third lower, same tempo): another speaker from one voice. */
+  readonly pitch?: number;
 }
+
+/** The sox effects after resampling: tempo, then pitch. */
+const soxEffects = (r: Rendering): string[] => [...(r.tempo ? ['tempo', String(r.tempo)] : []), ...(r.pitch ? ['pitch', String(r.pitch)] : [])];
+/** Part of a rendering's cache key; absent when 0, so the keys of renderings without it stay as they were. */
+const pitchKey = (r: Rendering): number[] => (r.pitch ? [r.pitch] : []);
 
 export interface HearingCase {
   readonly recipe: string;
@@ -67,7 +74,7 @@ const cacheDir = path.join(tmpdir(), 'vap-hearing-corpus');
  * resampled by sox from the voice's own rate; cached beside the 8 kHz renderings.
  */
 export async function render16k(text: string, rendering: Rendering): Promise<Int16Array> {
-  const key = createHash('sha256').update(JSON.stringify([text, rendering.voice, rendering.tempo ?? 1, rendering.snrDb ?? null, rendering.stretch ?? 1, 16000])).digest('hex').slice(0, 24);
+  const key = createHash('sha256').update(JSON.stringify([text, rendering.voice, rendering.tempo ?? 1, rendering.snrDb ?? null, rendering.stretch ?? 1, 16000, ...pitchKey(rendering)])).digest('hex').slice(0, 24);
   const file = path.join(cacheDir, `${key}.s16`);
   const cached = await readFile(file).catch(() => undefined);
   if (cached) return new Int16Array(cached.buffer, cached.byteOffset, cached.length >> 1).slice();
@@ -80,7 +87,7 @@ export async function render16k(text: string, rendering: Rendering): Promise<Int
     else if ('espeak' in rendering.voice) await run('espeak-ng', ['-v', rendering.voice.espeak, '-w', raw, text]);
     else await festival(text, rendering.voice.festival, raw);
     const out = `${work}.s16.tmp`;
-    await run('sox', [raw, '-r', '16000', '-c', '1', '-b', '16', '-e', 'signed-integer', '-t', 'raw', out, ...(rendering.tempo ? ['tempo', String(rendering.tempo)] : [])]);
+    await run('sox', [raw, '-r', '16000', '-c', '1', '-b', '16', '-e', 'signed-integer', '-t', 'raw', out, ...soxEffects(rendering)]);
     const bytes = await readFile(out);
     let pcm: Int16Array = new Int16Array(bytes.buffer, bytes.byteOffset, bytes.length >> 1).slice();
     if (rendering.snrDb !== undefined) pcm = withNoise(pcm, rendering.snrDb, key);
@@ -95,8 +102,8 @@ export async function render16k(text: string, rendering: Rendering): Promise<Int
 /** The case's text said by the rendering's voice, as 8 kHz PCM (before any phone line). */
 export async function render(text: string, rendering: Rendering): Promise<Int16Array> {
   // The flite voices are rendered exactly as the tests' callers are (and as this bench always did).
-  if ('flite' in rendering.voice && !rendering.tempo && rendering.snrDb === undefined) return fliteSpeech(text, rendering.voice.flite, rendering.stretch ?? 1);
-  const key = createHash('sha256').update(JSON.stringify([text, rendering.voice, rendering.tempo ?? 1, rendering.snrDb ?? null])).digest('hex').slice(0, 24);
+  if ('flite' in rendering.voice && !rendering.tempo && !rendering.pitch && rendering.snrDb === undefined) return fliteSpeech(text, rendering.voice.flite, rendering.stretch ?? 1);
+  const key = createHash('sha256').update(JSON.stringify([text, rendering.voice, rendering.tempo ?? 1, rendering.snrDb ?? null, ...pitchKey(rendering)])).digest('hex').slice(0, 24);
   const file = path.join(cacheDir, `${key}.wav`);
   const cached = await readFile(file).catch(() => undefined);
   if (cached) return decodeWav(cached);
@@ -107,9 +114,9 @@ export async function render(text: string, rendering: Rendering): Promise<Int16A
     if ('flite' in rendering.voice) await run('flite', ['-voice', rendering.voice.flite, '-t', text, '-o', raw]);
     else if ('espeak' in rendering.voice) await run('espeak-ng', ['-v', rendering.voice.espeak, '-w', raw, text]);
     else await festival(text, rendering.voice.festival, raw);
-    // sox resamples properly (Festival speaks at 16 or 32 kHz, espeak-ng at 22.05 kHz) and changes tempo without pitch.
+    // sox resamples properly (Festival speaks at 16 or 32 kHz, espeak-ng at 22.05 kHz), changes tempo without pitch and pitch without tempo.
     const out = `${work}.wav`;
-    await run('sox', [raw, '-r', '8000', '-c', '1', '-b', '16', '-e', 'signed-integer', out, ...(rendering.tempo ? ['tempo', String(rendering.tempo)] : [])]);
+    await run('sox', [raw, '-r', '8000', '-c', '1', '-b', '16', '-e', 'signed-integer', out, ...soxEffects(rendering)]);
     let pcm = decodeWav(await readFile(out));
     if (rendering.snrDb !== undefined) pcm = withNoise(pcm, rendering.snrDb, key);
     await writeFile(`${work}.final`, encodeWav(pcm));
