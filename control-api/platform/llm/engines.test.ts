@@ -4,7 +4,7 @@ import { offlineBrain } from '../../../test/fakes/offline-brain.js';
 import type { TurnRequest } from './agent-engine.js';
 import { extractDate, extractDigits, extractNumber, extractBoolean, extractEnum, extractValue } from './extract.js';
 import { LlmEngine } from './llm-engine.js';
-import { OfflineEngine } from './offline-engine.js';
+import { intentMatch, OfflineEngine } from './offline-engine.js';
 import { OpenAiCompatibleProvider } from './openai-compatible.js';
 
 const base: TurnRequest = {
@@ -90,6 +90,19 @@ describe('OfflineEngine', () => {
     assert.deepEqual(stated.values, { promise_amount: 3000, promise_date: '2026-12-05' });
     // Half of it is no promise yet.
     assert.equal((await engine.turn({ ...loan, userText: 'three thousand' })).intent, undefined);
+  });
+  it('reads a negation as a negation: "come" from "I cannot come" is no word of a cancel, nor "cancel" in "I don\'t want to cancel"', async () => {
+    const intents = [
+      { name: 'cancel', description: 'caller wants to cancel', examples: ['cancel it', 'I cannot come'] },
+      { name: 'confirm', description: 'caller will attend', examples: ['I will come'] },
+    ];
+    assert.equal(intentMatch(intents, "i can't come")?.name, 'cancel');
+    assert.equal(intentMatch(intents, 'can can it can do come thank well')?.name, 'confirm');
+    // Only its negation, a word of "I cannot come", points at a cancel: "cancel" after it does not.
+    assert.equal(intentMatch(intents, "i don't want to cancel")?.score, 1);
+    assert.equal(intentMatch(intents, 'please cancel it')?.name, 'cancel');
+    // A negation reaches to the next clause only.
+    assert.deepEqual(intentMatch(intents, "i can't make it so cancel"), { name: 'cancel', by: 'keywords', score: 2 });
   });
   it('reprompts when nothing matched', async () => {
     const result = await engine.turn({ ...base, userText: 'what is the weather' });

@@ -60,7 +60,7 @@ export type IntentEvidence = 'example' | 'polarity' | 'keywords';
 
 /** The best-scoring intent and what in the words points at it. */
 export function intentMatch(intents: readonly IntentSpec[], text: string): { readonly name: string; readonly by: IntentEvidence; readonly score: number } | undefined {
-  const said = tokens(text);
+  const said = meaningTokens(text);
   const saidText = ` ${normalize(text)} `;
   const polarity = extractBoolean(text);
   let best: { name: string; score: number; by: IntentEvidence } | undefined;
@@ -85,19 +85,44 @@ export function intentMatch(intents: readonly IntentSpec[], text: string): { rea
 
 /** How many of the intent's own words (its name, description and examples) the text says. */
 export function intentWordsSaid(intent: IntentSpec, text: string): number {
-  const said = tokens(text).filter(isKeyword);
+  const said = meaningTokens(text).filter(isKeyword);
   const keywords = [...intentKeywords(intent, intentLabel(intent))];
   return said.filter((w) => keywords.some((k) => sameStem(w, k))).length;
 }
 
 /** The words of an intent's name ("promise_to_pay", "payNow") and description. */
 function intentLabel(intent: IntentSpec): string[] {
-  return tokens(`${intent.name.replace(/([a-z])([A-Z])/g, '$1 $2').replace(/_/g, ' ')} ${intent.description}`);
+  return meaningTokens(`${intent.name.replace(/([a-z])([A-Z])/g, '$1 $2').replace(/_/g, ' ')} ${intent.description}`);
 }
 
 /** The intent's own words: its label's and its examples' keywords. */
 function intentKeywords(intent: IntentSpec, label: readonly string[]): Set<string> {
-  return new Set([...label, ...(intent.examples ?? []).flatMap((e) => tokens(e))].filter(isKeyword));
+  return new Set([...label, ...(intent.examples ?? []).flatMap((e) => meaningTokens(e))].filter(isKeyword));
+}
+
+/** Words that turn what follows them around ("no" is left out: "no, please cancel it" is a no and a cancel). */
+const negators = new Set(['not', 'never', 'cannot', "can't", "don't", "won't", "didn't", "doesn't", "isn't", "wouldn't", "couldn't"]);
+
+/** Words that start a new thought, ending a negation's reach ("I can't come, so please cancel it"). */
+const clauseStarts = new Set(['but', 'so', 'and', 'please', 'just', 'instead']);
+
+/**
+ * Tokens as they bear on what is wanted: a negation is "not", and each word after it up to the
+ * next clause is marked ("i cannot come" -> i, not, not:come), in the intents' examples and
+ * descriptions and in what the caller said alike. Unmarked, cancel's "I cannot come" made "come" a
+ * word of a cancel: "can can it can do come thank well", heard for "I have to reschedule,
+ * something came up", was one, and "I don't want to cancel" said "cancel".
+ */
+function meaningTokens(text: string): string[] {
+  let negated = false;
+  return tokens(text).map((w) => {
+    if (negators.has(w)) {
+      negated = true;
+      return 'not';
+    }
+    if (clauseStarts.has(w)) negated = false;
+    return negated ? `not:${w}` : w;
+  });
 }
 
 /**
@@ -133,7 +158,8 @@ export function intentOfValues(intents: readonly IntentSpec[], values: Readonly<
  */
 const valueWords = new Set(dateWords.filter((w) => w !== 'next' && w !== 'week'));
 
-function isKeyword(word: string): boolean {
+function isKeyword(token: string): boolean {
+  const word = token.startsWith('not:') ? token.slice(4) : token;
   return word.length >= 3 && !stopWords.has(word) && !/^\d+$/.test(word) && !valueWords.has(word);
 }
 

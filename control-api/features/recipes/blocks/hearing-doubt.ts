@@ -273,21 +273,23 @@ function strayAnd(text: string): boolean {
  * A date stored beside words that name another day: "september fifteenth monday" (the 15th of
  * September is no Monday) has a month or a day misheard, and "saturday tomorrow" or "today
  * tomorrow" (both heard for "Saturday, if you are open") names two days, of which the extractor
- * takes one. Either way the date is read back first. A weekday or a relative day alone makes the
- * date and cannot disagree with it; "tomorrow, Wednesday" on a Tuesday agrees.
+ * takes one, as does a month beside a relative day ("thirty august tomorrow" for "The day after
+ * tomorrow" stored tomorrow). Either way the date is read back first. A weekday or a relative day
+ * alone makes the date and cannot disagree with it; "tomorrow, Wednesday" on a Tuesday agrees.
  */
 export function dateDisagreesWithWords(heard: Heard, values: TurnResult['values'], settings: SmartAiSettings, today: string): boolean {
   if (heard.kind !== 'utterance') return false;
   const words = tokens(heard.text);
   const named = weekdays.filter((d) => words.includes(d));
   const relative = relativeDays(heard.text);
-  const month = words.some((w) => months.includes(w));
-  if (named.length + relative.length + (month ? 1 : 0) < 2 || named.length + relative.length === 0) return false;
+  const namedMonths = months.filter((m) => words.includes(m));
+  if (named.length + relative.length + (namedMonths.length > 0 ? 1 : 0) < 2 || named.length + relative.length === 0) return false;
   return settings.variables.some((v) => {
     const value = values[v.name];
     if (v.type !== 'date' || typeof value !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(value)) return false;
     const weekday = weekdays[new Date(`${value}T12:00:00Z`).getUTCDay()]!;
-    return named.some((d) => d !== weekday) || relative.some((days) => addDays(today, days) !== value);
+    const month = months[Number(value.slice(5, 7)) - 1]!;
+    return named.some((d) => d !== weekday) || relative.some((days) => addDays(today, days) !== value) || (namedMonths.length > 0 && !namedMonths.includes(month));
   });
 }
 

@@ -439,6 +439,29 @@ describe('a reading that contradicts itself is checked, not acted on', () => {
     assert.equal(after.vars.get('new_date'), '2026-11-23');
   });
 
+  it('a month beside a relative day ("thirty august tomorrow" for "The day after tomorrow") is read back; "tomorrow the twenty second of november" agrees', async () => {
+    const date = askSettingsSchema.parse({ prompt: 'Opening: Which day would suit you?', variables: [{ name: 'new_date', type: 'date', description: 'the new date', question: 'Which day would suit you?' }] });
+    const ctx = fakeContext({ turns: [heard('thirty august tomorrow', 0.95, ''), silence, silence, silence] });
+    assert.deepEqual(await askBlock.run(ctx, date, ctx.signal), { exit: 'fallback' });
+    assert.match(ctx.said[1]?.text ?? '', /^Just to check: /);
+    assert.equal(ctx.vars.get('new_date'), undefined);
+    // Today is Saturday 21 November 2026: tomorrow is the 22nd of November.
+    const agrees = fakeContext({ turns: [heard('tomorrow the twenty second of november', 0.95, '')] });
+    assert.deepEqual(await askBlock.run(agrees, date, agrees.signal), { exit: 'next' });
+    assert.equal(agrees.vars.get('new_date'), '2026-11-22');
+  });
+
+  it('a value heard as one word over much unexplained speech ("tomorrow" at 0.61 for "How about the eleventh") is read back; a clear "tomorrow" is stored', async () => {
+    const date = askSettingsSchema.parse({ prompt: 'Opening: Which day would suit you?', variables: [{ name: 'new_date', type: 'date', description: 'the new date', question: 'Which day would suit you?' }] });
+    const lone = fakeContext({ turns: [heard('tomorrow', 0.61, ''), heard('no', 1, 'no'), silence, silence] });
+    assert.deepEqual(await askBlock.run(lone, date, lone.signal), { exit: 'fallback' });
+    assert.match(lone.said[1]?.text ?? '', /^Just to check: .*22/);
+    assert.equal(lone.vars.get('new_date'), undefined);
+    const clear = fakeContext({ turns: [heard('tomorrow', 0.92, '')] });
+    assert.deepEqual(await askBlock.run(clear, date, clear.signal), { exit: 'next' });
+    assert.equal(clear.vars.get('new_date'), '2026-11-22');
+  });
+
   it('a value heard with a hedge ("not sure am today that we" for "I\'m not sure, any day next week") is no answer stored at once', async () => {
     const date = askSettingsSchema.parse({ prompt: 'Opening: Which day would suit you?', variables: [{ name: 'new_date', type: 'date', description: 'the new date', question: 'Which day would suit you?' }] });
     const ctx = fakeContext({ turns: [heard('not sure am today that we', 0.86, 'unsure'), heard('no', 1, 'no'), silence, silence] });

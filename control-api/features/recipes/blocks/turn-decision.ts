@@ -117,8 +117,8 @@ export function intentStands(heard: Heard, decision: Decision, settings: SmartAi
  * Why the block must not act on `decision` at once, if it must not: a confidence below
  * `confirmBelowConfidence`; a close competing reading that goes elsewhere or, for what changes
  * something, states other values; a meaning the grammar heard that does not support it; an
- * intent reached through a bare yes/no among other words; an intent's word heard alone over
- * speech it does not explain; values heard with a hedge; an amount run into a date's day; a date
+ * intent reached through a bare yes/no among other words; an intent's word or a value heard alone
+ * over speech it does not explain; values heard with a hedge; an amount run into a date's day; a date
  * beside a weekday it is not or another day named; a date more than 60 days ahead; a digit string heard from speech; an intent inferred from values alone; a reading the caller denied when it was read back, heard again;
  * an intent's amount of one digit.
  * Keypad entries are never doubtful.
@@ -139,6 +139,7 @@ export function doubtOf(heard: Heard, whole: Decision, settings: SmartAiSettings
   if (!decision.intent && Object.keys(decision.values).length > 0 && heard.meaning === 'unsure') return 'unsupported';
   if (polarOnly(heard, decision.intent)) return 'polarOnly';
   if (decision.intent && lonelyKeyword(heard, decision.intent, settings, decision.values, acts)) return 'lonelyKeyword';
+  if (loneValueWord(heard, decision.values)) return 'lonelyKeyword';
   // Values alone do not say what the caller wants done: an intent that changes something, taken
   // from its captured values with none of its words said ("monday" is no "reschedule"), is checked
   // (not when they answer "Which day would suit you?" asked for that intent).
@@ -188,6 +189,16 @@ export function mayBeDoubted(heard: Heard, settings: SmartAiSettings, today: str
 
 /** The share of the speech one word must cover to be taken as the whole answer (bench/hearing-accuracy.ts: bare "bye"s are heard at 1.0). */
 const LONE_WORD_CONFIDENCE = 0.8;
+
+/**
+ * A value stated by one word that leaves much of the speech unexplained: "How about the eleventh"
+ * came back "tomorrow" at 0.61 and stored tomorrow's date. Any recogniser: one word is where a
+ * wrong value fits most easily. Read back, never stored at once.
+ */
+function loneValueWord(heard: Extract<Heard, { kind: 'utterance' }>, values: Readonly<Record<string, VariableValue>>): boolean {
+  if (Object.keys(values).length === 0 || heard.text.trim().split(/\s+/).length !== 1) return false;
+  return (heard.confidence ?? 1) < LONE_WORD_CONFIDENCE;
+}
 
 /**
  * An intent named by one of its words alone: the recogniser, listening for the block's words,
