@@ -30,6 +30,12 @@ export function extractBoolean(text: string): boolean | undefined {
   return undefined;
 }
 
+/** Does the text hold a word of the answer `answer` (true: a yes word, false: a no word), whatever else it holds? */
+export function holdsAnswer(text: string, answer: boolean): boolean {
+  const words = answer ? yesWords : noWords;
+  return tokens(text).some((w) => words.has(w));
+}
+
 const units: Record<string, number> = {
   zero: 0, oh: 0, one: 1, two: 2, three: 3, four: 4, five: 5, six: 6, seven: 7, eight: 8, nine: 9, ten: 10,
   eleven: 11, twelve: 12, thirteen: 13, fourteen: 14, fifteen: 15, sixteen: 16, seventeen: 17, eighteen: 18,

@@ -83,6 +83,17 @@ export function intentMatch(intents: readonly IntentSpec[], text: string): { rea
   return best ? { name: best.name, by: best.by, score: best.score } : undefined;
 }
 
+/** Words in the longest of the intent's examples the text says whole ("i can make it and": 4). */
+export function longestExampleSaid(intent: IntentSpec, text: string): number {
+  const saidText = ` ${normalize(text)} `;
+  return Math.max(0, ...(intent.examples ?? []).map(normalize).filter((e) => e && saidText.includes(` ${e} `)).map((e) => e.split(' ').length));
+}
+
+/** How many different words that could name something the text says ("confirm will confirm": one). */
+export function distinctKeywords(text: string): number {
+  return new Set(meaningTokens(text).filter(isKeyword)).size;
+}
+
 /** How many of the intent's own words (its name, description and examples) the text says. */
 export function intentWordsSaid(intent: IntentSpec, text: string): number {
   const said = meaningTokens(text).filter(isKeyword);

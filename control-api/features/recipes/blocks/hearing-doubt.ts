@@ -1,5 +1,5 @@
 import type { TurnResult } from '../../../platform/llm/agent-engine.js';
-import { addDays, extractBoolean, extractValue, months, normalize, numberWords, relativeDays, tokens, weekdays } from '../../../platform/llm/extract.js';
+import { addDays, extractBoolean, extractValue, holdsAnswer, months, normalize, numberWords, relativeDays, tokens, weekdays } from '../../../platform/llm/extract.js';
 import { intentMatch, intentOf, intentOfValues, matchIntent } from '../../../platform/llm/offline-engine.js';
 import type { Intent, SmartAiSettings } from '../../../model/recipes/recipe-schema.js';
 import type { Alternative, Heard } from '../../../../core/ports/conversation.js';
@@ -68,6 +68,10 @@ export function rivalReading(heard: Heard, settings: SmartAiSettings, today: str
   for (const alternative of heard.alternatives) {
     if (heard.meaning === 'no' && (alternative.scoreGap ?? Infinity) < HEDGE_SCORE_GAP && isHedge(alternative.text)) return alternative.text;
     if (!isClose(heard, alternative)) continue;
+    // The same audio read with the opposite answer in it: "yep please can nope", likelier than
+    // "yep please can" (a yes) for "No, please cancel". Whichever word the extractor would take
+    // first, a yes and a no were both heard.
+    if (polar && holdsAnswer(alternative.text, heard.meaning === 'no')) return alternative.text;
     const other = offlineDecision(alternative.text, settings, today);
     // Another intent competes; values heard in the noise ("sunday eleven") compete with an intent
     // only when they are values the decision would store.

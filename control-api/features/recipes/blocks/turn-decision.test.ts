@@ -79,6 +79,25 @@ describe('decisions that never act on a doubt', () => {
     }
   });
 
+  it('one word of an informational intent among words that mean nothing ("confirm will confirm" at 0.79) is heard alone; an example of several words is not', async () => {
+    // As in the example recipe, "confirm" is one of the intent's examples.
+    const named = smartAiSettingsSchema.parse({ ...appointment, intents: appointment.intents.map((i) => (i.name === 'confirm' ? { ...i, examples: [...i.examples, 'confirm'] } : i)) });
+    const lone = fakeContext({ turns: [heard('confirm will confirm', 0.79, 'intent:confirm', [{ text: 'will am', confidence: 0.2, scoreGap: 6.2 }]), heard('no', 1, 'no'), silence, silence] });
+    assert.deepEqual(await smartAiBlock.run(lone, named, lone.signal), { exit: 'fallback' });
+    assert.equal(lone.said[1]?.text, 'Just to check: you will come to the appointment?');
+    const example = fakeContext({ turns: [heard('i will be there and', 0.79, 'intent:confirm', [{ text: 'and', confidence: 0.2, scoreGap: 7.3 }])] });
+    assert.deepEqual(await smartAiBlock.run(example, named, example.signal), { exit: 'confirm' });
+  });
+
+  it('a yes beside a close reading of the same audio that also holds a no ("yep please can" / "yep please can nope" for "No, please cancel") is checked', async () => {
+    const ctx = fakeContext({ turns: [heard('yep please can', 0.77, 'yes', [{ text: 'yep please can nope', confidence: 0.8, scoreGap: -2.5 }]), heard('no', 1, 'no'), silence, silence] });
+    assert.deepEqual(await smartAiBlock.run(ctx, appointment, ctx.signal), { exit: 'fallback' });
+    assert.match(ctx.said[1]?.text ?? '', /^Just to check: /);
+    // A rival with no opposite word and the same meaning leaves the yes as it is.
+    const plain = fakeContext({ turns: [heard('yep please can', 0.77, 'yes', [{ text: 'yep please', confidence: 0.8, scoreGap: 0.5 }])] });
+    assert.deepEqual(await smartAiBlock.run(plain, appointment, plain.signal), { exit: 'confirm' });
+  });
+
   it('a yes that goes on is framed ("yes I will come"), unless the rest turns against it; informational intents are exempt', async () => {
     const acting = smartAiSettingsSchema.parse({ ...appointment, intents: appointment.intents.map((i) => ({ ...i, action: true })) });
     const framed = fakeContext({ turns: [heard('yes i will to it', 0.9, 'yes')] });

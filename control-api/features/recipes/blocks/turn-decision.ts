@@ -1,6 +1,6 @@
 import type { TurnResult, VariableValue } from '../../../platform/llm/agent-engine.js';
 import { extractBoolean } from '../../../platform/llm/extract.js';
-import { intentMatch, intentOfValues, intentWordsSaid } from '../../../platform/llm/offline-engine.js';
+import { distinctKeywords, intentMatch, intentOfValues, intentWordsSaid, longestExampleSaid } from '../../../platform/llm/offline-engine.js';
 import type { Intent, SmartAiSettings } from '../../../model/recipes/recipe-schema.js';
 import type { Heard } from '../../../../core/ports/conversation.js';
 import { amountTouchesDate, dateDisagreesWithWords, dateFarAhead, decisionOf, digitsFromSpeech, isPlainAnswer, meaningDisagrees, offlineValues, polarOnly, rivalReading } from './hearing-doubt.js';
@@ -215,6 +215,10 @@ function lonelyKeyword(heard: Extract<Heard, { kind: 'utterance' }>, intent: Int
   const match = intentMatch(settings.intents, heard.text);
   if (match?.name !== intent.name || match.by === 'polarity') return false;
   if (heard.text.trim().split(/\s+/).length < 2) return (heard.confidence ?? 1) < LONE_WORD_CONFIDENCE;
+  // One word among words that mean nothing is heard alone too: "Is it possible to postpone" came
+  // back "confirm will confirm" at 0.79 and took the confirm exit ("i can make it and" says an
+  // example of several words: more than one word heard).
+  if (!acts && distinctKeywords(heard.text) < 2 && longestExampleSaid(intent, heard.text) < 2) return (heard.confidence ?? 1) < LONE_WORD_CONFIDENCE;
   if (!acts || intentWordsSaid(intent, heard.text) >= 2) return false;
   // The other words state what the intent captures ("reschedule to tomorrow"): they name something.
   return !(intent.captures ?? []).some((name) => name in values);
