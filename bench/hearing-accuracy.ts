@@ -3,7 +3,7 @@
  * order-number Ask), without a call, on three splits (bench/corpus/): `tuning` (the recipes' own
  * phrasings said by the flite voices the tests use, what the recogniser's thresholds are tuned
  * on), `dev` (other flite and espeak-ng renderings and phrasings: where decision rules are
- * checked; `dev-b` to `dev-e`, more development splits with voices and phrasings of their own) and `heldout` (other voices - Festival, espeak-ng variants, tempo +-15%, 20 dB line
+ * checked; `dev-b` to `dev-f`, more development splits with voices and phrasings of their own) and `heldout` (other voices - Festival, espeak-ng variants, tempo +-15%, 20 dB line
  * noise - saying paraphrases; never tuned on). Each
  * utterance is passed through G.711 mu-law (as on a phone line) with silence around it, and
  * recognised by pocketsphinx with the block's expectation, exactly as a live turn is.
@@ -33,7 +33,7 @@
  * turn-decision.ts) can then be tried on a split in seconds. Delete the file after a change to the
  * recogniser, the grammar or the corpus.
  *
- *   node --import tsx bench/hearing-accuracy.ts [--split tuning|dev|dev-b|dev-c|dev-d|dev-e|heldout|both] [--codec g711|g722] [--voices slt,awb] [--only text] [--block id] [--lead 0.2] [--stretch 1.3] [--hearings FILE] [--quiet]
+ *   node --import tsx bench/hearing-accuracy.ts [--split tuning|dev|dev-b|dev-c|dev-d|dev-e|dev-f|heldout|both] [--codec g711|g722] [--voices slt,awb] [--only text] [--block id] [--lead 0.2] [--stretch 1.3] [--hearings FILE] [--quiet]
  */
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
