@@ -470,12 +470,16 @@ describe('a reading that contradicts itself is checked, not acted on', () => {
     assert.equal(agrees.vars.get('new_date'), '2026-11-22');
   });
 
-  it('a value heard as one word over much unexplained speech ("tomorrow" at 0.61 for "How about the eleventh") is read back; a clear "tomorrow" is stored', async () => {
+  it('a value heard as one word, once or twice, over much unexplained speech ("tomorrow" at 0.61 for "How about the eleventh") is read back; a clear "tomorrow" is stored', async () => {
     const date = askSettingsSchema.parse({ prompt: 'Opening: Which day would suit you?', variables: [{ name: 'new_date', type: 'date', description: 'the new date', question: 'Which day would suit you?' }] });
     const lone = fakeContext({ turns: [heard('tomorrow', 0.61, ''), heard('no', 1, 'no'), silence, silence] });
     assert.deepEqual(await askBlock.run(lone, date, lone.signal), { exit: 'fallback' });
     assert.match(lone.said[1]?.text ?? '', /^Just to check: .*22/);
     assert.equal(lone.vars.get('new_date'), undefined);
+    // The same word twice is still one word ("Any day except Monday" heard "monday monday").
+    const twice = fakeContext({ turns: [heard('monday monday', 0.62, ''), heard('no', 1, 'no'), silence, silence] });
+    assert.deepEqual(await askBlock.run(twice, date, twice.signal), { exit: 'fallback' });
+    assert.equal(twice.vars.get('new_date'), undefined);
     const clear = fakeContext({ turns: [heard('tomorrow', 0.92, '')] });
     assert.deepEqual(await askBlock.run(clear, date, clear.signal), { exit: 'next' });
     assert.equal(clear.vars.get('new_date'), '2026-11-22');

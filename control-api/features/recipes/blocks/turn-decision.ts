@@ -1,5 +1,5 @@
 import type { TurnResult, VariableValue } from '../../../platform/llm/agent-engine.js';
-import { extractBoolean } from '../../../platform/llm/extract.js';
+import { extractBoolean, tokens } from '../../../platform/llm/extract.js';
 import { distinctKeywords, intentMatch, intentOfValues, intentWordsSaid, longestExampleSaid } from '../../../platform/llm/offline-engine.js';
 import type { Intent, SmartAiSettings } from '../../../model/recipes/recipe-schema.js';
 import type { Heard } from '../../../../core/ports/conversation.js';
@@ -191,12 +191,13 @@ export function mayBeDoubted(heard: Heard, settings: SmartAiSettings, today: str
 const LONE_WORD_CONFIDENCE = 0.8;
 
 /**
- * A value stated by one word that leaves much of the speech unexplained: "How about the eleventh"
- * came back "tomorrow" at 0.61 and stored tomorrow's date. Any recogniser: one word is where a
- * wrong value fits most easily. Read back, never stored at once.
+ * A value stated by one word, once or again, that leaves much of the speech unexplained: "How
+ * about the eleventh" came back "tomorrow" at 0.61 and stored tomorrow's date, "Any day except
+ * Monday" "monday monday" at 0.62 and stored Monday. Any recogniser: one word is where a wrong
+ * value fits most easily. Read back, never stored at once.
  */
 function loneValueWord(heard: Extract<Heard, { kind: 'utterance' }>, values: Readonly<Record<string, VariableValue>>): boolean {
-  if (Object.keys(values).length === 0 || heard.text.trim().split(/\s+/).length !== 1) return false;
+  if (Object.keys(values).length === 0 || new Set(tokens(heard.text)).size !== 1) return false;
   return (heard.confidence ?? 1) < LONE_WORD_CONFIDENCE;
 }
 
