@@ -67,6 +67,8 @@ export interface ListenExpectation {
    * will be at home tomorrow"), so beside an answer they are part of it, never an answer themselves.
    */
   readonly frameWords?: readonly string[];
+  /** A spoken digit string has exactly this many digits (a `digits` variable's `length`). */
+  readonly digitCount?: number;
   readonly dtmf?: DtmfCollection;
 }
 

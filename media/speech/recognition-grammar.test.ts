@@ -83,6 +83,12 @@ describe('offline recognition grammar and its confidence', () => {
     assert.ok(heard.confidence < 0.6, String(heard.confidence));
   });
 
+  it('a digit string of a known length is exactly that many digits; of any length, one or more', () => {
+    const digits = { phrases: input.phrases, values: ['digits' as const], words: [] };
+    assert.match(buildRecognitionGrammar({ ...digits, digitCount: 6 }, known), /<digits> = <digit> <digit> <digit> <digit> <digit> <digit>;/);
+    assert.match(buildRecognitionGrammar(digits, known), /<digits> = <digit>\+;/);
+  });
+
   it("the question's own words frame an answer like carrier words, never make one, and never a negation", () => {
     const withHome = new Set([...known, 'home', 'tomorrow', 'at', 'not']);
     const echo = units(['yes', 0.3], ['i', 0.1], ['will', 0.2], ['at', 0.1], ['home', 0.3], ['tomorrow', 0.5]);

@@ -35,8 +35,17 @@ export const extractedVariableSchema = z
      * was denied. Absent: one is built from the type and the description.
      */
     question: text('variable question', 300).optional(),
+    /**
+     * How many digits a `digits` value has when it always has the same number (an order number of
+     * 6): the offline recogniser then listens for exactly that many, instead of dropping or adding
+     * one (docs/recipes.md).
+     */
+    length: boundedInt('variable length', 1, 32, 'digits').optional(),
   })
   .superRefine((v, ctx) => {
+    if (v.type !== 'digits' && v.length !== undefined) {
+      ctx.addIssue({ code: 'custom', path: ['length'], message: `length is only allowed on digits variables ('${v.name}' is ${v.type})` });
+    }
     if (v.type === 'enum' && (!v.options || v.options.length === 0)) {
       ctx.addIssue({ code: 'custom', path: ['options'], message: `enum variable '${v.name}' needs at least one option` });
     }

@@ -44,6 +44,9 @@ describe('recipe schema', () => {
       accepts(smartAiSettingsSchema, { prompt: 'p', variables: [{ name: 'size', type: 'enum', options: ['small', 'large'] }], intentVariable: 'detected_intent' });
       rejectsWith(smartAiSettingsSchema, { prompt: 'p', variables: [{ name: 'size', type: 'enum' }] }, "variables.0.options: enum variable 'size' needs at least one option");
       rejectsWith(smartAiSettingsSchema, { prompt: 'p', variables: [{ name: 'n', type: 'number', options: ['1'] }] }, "variables.0.options: options are only allowed on enum variables ('n' is number)");
+      accepts(smartAiSettingsSchema, { prompt: 'p', variables: [{ name: 'order', type: 'digits', length: 6 }] });
+      rejectsWith(smartAiSettingsSchema, { prompt: 'p', variables: [{ name: 'n', type: 'number', length: 6 }] }, "variables.0.length: length is only allowed on digits variables ('n' is number)");
+      rejectsWith(smartAiSettingsSchema, { prompt: 'p', variables: [{ name: 'order', type: 'digits', length: 0 }] }, 'variables.0.length: variable length must be between 1 and 32 digits');
       rejectsWith(smartAiSettingsSchema, { prompt: 'p', speechNormalization: ['emoji'] }, 'speechNormalization.0: speechNormalization rule must be one of numbers, dates, times, currency, units, phoneNumbers, ordinals');
     });
 

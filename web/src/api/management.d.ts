@@ -1665,6 +1665,7 @@ export interface components {
                         description?: string;
                         options?: string[];
                         question?: string;
+                        length?: number;
                     }[];
                     intentVariable?: string;
                 };
@@ -1746,6 +1747,7 @@ export interface components {
                         description?: string;
                         options?: string[];
                         question?: string;
+                        length?: number;
                     }[];
                     intentVariable?: string;
                 };
@@ -2018,6 +2020,7 @@ export interface components {
                         description: string;
                         options?: string[];
                         question?: string;
+                        length?: number;
                     }[];
                     intentVariable?: string;
                 };
@@ -2099,6 +2102,7 @@ export interface components {
                         description: string;
                         options?: string[];
                         question?: string;
+                        length?: number;
                     }[];
                     intentVariable?: string;
                 };
@@ -2371,6 +2375,7 @@ export interface components {
                         description?: string;
                         options?: string[];
                         question?: string;
+                        length?: number;
                     }[];
                     intentVariable?: string;
                 };
@@ -2452,6 +2457,7 @@ export interface components {
                         description?: string;
                         options?: string[];
                         question?: string;
+                        length?: number;
                     }[];
                     intentVariable?: string;
                 };

@@ -19,6 +19,17 @@ describe('Ask block', () => {
     assert.deepEqual(ctx.said.map((s) => s.text), ['How much can you pay today? You can also key it in, then press hash.']);
   });
 
+  it('tells the recogniser how many digits a digit string of a known length has', async () => {
+    const order = askSettingsSchema.parse({ prompt: 'Opening: Could you tell me the order number?', variables: [{ name: 'order_number', type: 'digits', length: 6 }] });
+    const ctx = fakeContext({ turns: [say('one two three four five six')] });
+    await askBlock.run(ctx, order, ctx.signal);
+    assert.equal(ctx.expectations[0]?.digitCount, 6);
+    assert.deepEqual(ctx.expectations[0]?.values, ['digits']);
+    const anyLength = fakeContext({ turns: [say('one two three')] });
+    await askBlock.run(anyLength, askSettingsSchema.parse({ prompt: 'Opening: Your number?', variables: [{ name: 'id', type: 'digits' }] }), anyLength.signal);
+    assert.equal(anyLength.expectations[0]?.digitCount, undefined);
+  });
+
   it('accepts DTMF digits as the answer', async () => {
     const ctx = fakeContext({ turns: [press('1500')] });
     assert.deepEqual(await askBlock.run(ctx, settings, ctx.signal), { exit: 'next' });

@@ -33,5 +33,8 @@ export function expectationFor(settings: SmartAiSettings): ListenExpectation {
     const value = valueOf[variable.type];
     if (value) values.add(value);
   }
-  return { phrases, values: [...values], dtmf: settings.dtmf };
+  // One length for every digit string the block takes; with several that differ, any length.
+  const lengths = new Set(settings.variables.filter((v) => v.type === 'digits').map((v) => v.length));
+  const [digitCount] = lengths.size === 1 ? [...lengths] : [];
+  return { phrases, values: [...values], ...(digitCount ? { digitCount } : {}), dtmf: settings.dtmf };
 }
