@@ -1,6 +1,6 @@
 /**
  * Offline hearing accuracy at the example recipes' decision points (and the store assistant's
- * order-number Ask), without a call, on three splits (bench/corpus/): `tuning` (the recipes' own
+ * order-number Ask), without a call, on the splits of bench/corpus/: `tuning` (the recipes' own
  * phrasings said by the flite voices the tests use, what the recogniser's thresholds are tuned
  * on), `dev` (other flite and espeak-ng renderings and phrasings: where decision rules are
  * checked; `dev-b` to `dev-f`, more development splits with voices and phrasings of their own) and `heldout` (other voices - Festival, espeak-ng variants, tempo +-15%, 20 dB line

@@ -15,7 +15,7 @@ export interface SttOptions {
    * What the current block acts on (phrase groups, spoken values): the offline engine's grammar
    * is built from it; cloud engines may boost its phrases.
    */
-  readonly expectation?: Pick<ListenExpectation, 'phrases' | 'values' | 'words'>;
+  readonly expectation?: Omit<ListenExpectation, 'dtmf'>;
   readonly signal: AbortSignal;
 }
 

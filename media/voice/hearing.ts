@@ -201,7 +201,7 @@ export class Hearing {
         language: this.o.language,
         keywords: this.o.keywords,
         // What the recogniser can use of the expectation (the keypad rules stay here).
-        ...(expected ? { expectation: { phrases: expected.phrases, values: expected.values, ...(expected.words ? { words: expected.words } : {}), ...(expected.frameWords ? { frameWords: expected.frameWords } : {}) } } : {}),
+        ...(expected ? { expectation: recogniserExpectation(expected) } : {}),
         signal: this.o.signal,
       })
       .catch((error: unknown) => {
@@ -249,4 +249,10 @@ export class Hearing {
       });
     });
   }
+}
+
+/** What the recogniser can use of a block's expectation: all of it but the keypad rules, which stay with the ear. */
+export function recogniserExpectation(expected: ListenExpectation): Omit<ListenExpectation, 'dtmf'> {
+  const { dtmf: _keypad, ...heard } = expected;
+  return heard;
 }

@@ -76,7 +76,7 @@ describe('turn-taking over RTP: keypad entry and wordless interruptions', functi
     }
   });
 
-  it("the recogniser gets the whole expectation of the block (phrases, values, the knowledge and the question's words)", async () => {
+  it("the recogniser gets the whole expectation of the block (phrases, values, a digit string's length, the knowledge and the question's words)", async () => {
     const { caller, agent } = await mediaPair(service);
     const far = new FarEnd(caller);
     const ended = new AbortController();
@@ -85,7 +85,7 @@ describe('turn-taking over RTP: keypad entry and wordless interruptions', functi
     const stt: SttProvider = { name: 'recording', open: (options) => (seen.push(options.expectation), pocketsphinx.open(options)) };
     const conversation = offlineConversation(agent, ended, { stt });
     try {
-      const expectation: ListenExpectation = { phrases: [{ name: 'yes', phrases: ['yes'], neutral: true }], values: ['date'], words: ['refund'], frameWords: ['home', 'tomorrow'] };
+      const expectation: ListenExpectation = { phrases: [{ name: 'yes', phrases: ['yes'], neutral: true }], values: ['date', 'digits'], digitCount: 6, words: ['refund'], frameWords: ['home', 'tomorrow'] };
       conversation.expect({ ...expectation, dtmf: { maxDigits: 4, terminator: '#', interDigitTimeoutMs: 3000 } });
       await far.speak(await fliteSpeech('yes'));
       await conversation.listen({ signal: ended.signal, timeoutMs: 5000 });

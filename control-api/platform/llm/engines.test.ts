@@ -98,11 +98,17 @@ describe('OfflineEngine', () => {
     ];
     assert.equal(intentMatch(intents, "i can't come")?.name, 'cancel');
     assert.equal(intentMatch(intents, 'can can it can do come thank well')?.name, 'confirm');
-    // Only its negation, a word of "I cannot come", points at a cancel: "cancel" after it does not.
-    assert.equal(intentMatch(intents, "i don't want to cancel")?.score, 1);
+    assert.equal(intentMatch(intents, "i don't want to cancel"), undefined);
+    assert.equal(intentMatch(intents, 'I don’t want to cancel'), undefined);
+    // A negation is no keyword of every intent with one in its examples ("never mind" for goodbye).
+    const desk = [{ name: 'goodbye', description: 'caller is done', examples: ['never mind', 'bye'] }];
+    assert.equal(intentMatch(desk, 'my plant is not growing'), undefined);
+    // A negated word matches a negated word by the word itself.
+    assert.equal(intentMatch([{ name: 'skip', description: 'caller skips a date', examples: ["won't payday"] }], 'i will not pay'), undefined);
     assert.equal(intentMatch(intents, 'please cancel it')?.name, 'cancel');
     // A negation reaches to the next clause only.
-    assert.deepEqual(intentMatch(intents, "i can't make it so cancel"), { name: 'cancel', by: 'keywords', score: 2 });
+    assert.deepEqual(intentMatch(intents, "i can't make it so cancel"), { name: 'cancel', by: 'keywords', score: 1 });
+    assert.equal(intentMatch(intents, "i can't make it, I don't want to cancel"), undefined);
   });
   it('reprompts when nothing matched', async () => {
     const result = await engine.turn({ ...base, userText: 'what is the weather' });

@@ -12,7 +12,8 @@ const yesWords = new Set([
 const noWords = new Set(['no', 'nope', 'nah', 'not', 'never', 'negative', 'nahi', 'nahin', 'na', 'नहीं', 'ना', 'لا']);
 
 export function normalize(text: string): string {
-  return text.normalize('NFKC').toLowerCase().replace(/[^\p{L}\p{N}\p{M}'\s/-]/gu, ' ').replace(/\s+/g, ' ').trim();
+  // Typographic apostrophes ("don’t", "I’ll") are the same apostrophe.
+  return text.normalize('NFKC').toLowerCase().replace(/[\u2018\u2019\u02bc]/g, "'").replace(/[^\p{L}\p{N}\p{M}'\s/-]/gu, ' ').replace(/\s+/g, ' ').trim();
 }
 
 export function tokens(text: string): string[] {

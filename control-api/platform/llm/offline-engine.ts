@@ -111,25 +111,31 @@ function intentKeywords(intent: IntentSpec, label: readonly string[]): Set<strin
   return new Set([...label, ...(intent.examples ?? []).flatMap((e) => meaningTokens(e))].filter(isKeyword));
 }
 
-/** Words that turn what follows them around ("no" is left out: "no, please cancel it" is a no and a cancel). */
-const negators = new Set(['not', 'never', 'cannot', "can't", "don't", "won't", "didn't", "doesn't", "isn't", "wouldn't", "couldn't"]);
+/**
+ * Words that turn what follows them around ("no" is left out: "no, please cancel it" is a no and
+ * a cancel). Without their apostrophe too: recognisers and typists drop it ("dont", "cant").
+ */
+const negators = new Set(
+  "not never cannot can't cant don't dont won't wont didn't didnt doesn't doesnt isn't isnt wasn't wasnt aren't arent haven't havent wouldn't wouldnt couldn't couldnt shouldn't shouldnt".split(' '),
+);
 
 /** Words that start a new thought, ending a negation's reach ("I can't come, so please cancel it"). */
-const clauseStarts = new Set(['but', 'so', 'and', 'please', 'just', 'instead']);
+const clauseStarts = new Set(['but', 'so', 'and', 'or', 'please', 'just', 'instead']);
 
 /**
- * Tokens as they bear on what is wanted: a negation is "not", and each word after it up to the
- * next clause is marked ("i cannot come" -> i, not, not:come), in the intents' examples and
- * descriptions and in what the caller said alike. Unmarked, cancel's "I cannot come" made "come" a
- * word of a cancel: "can can it can do come thank well", heard for "I have to reschedule,
- * something came up", was one, and "I don't want to cancel" said "cancel".
+ * Tokens as they bear on what is wanted: each word after a negation, up to the next clause, is
+ * marked ("i cannot come" -> i, cannot, not:come), in the intents' examples and descriptions and
+ * in what the caller said alike. Unmarked, cancel's "I cannot come" made "come" a keyword of a
+ * cancel: "can can it can do come thank well", heard for "I have to reschedule, something came
+ * up", was one. The negation itself stays the word it is, so one intent's "never mind" is no
+ * keyword of every sentence with a "not" in it.
  */
 function meaningTokens(text: string): string[] {
   let negated = false;
   return tokens(text).map((w) => {
     if (negators.has(w)) {
       negated = true;
-      return 'not';
+      return w;
     }
     if (clauseStarts.has(w)) negated = false;
     return negated ? `not:${w}` : w;
@@ -175,6 +181,9 @@ function isKeyword(token: string): boolean {
 }
 
 function sameStem(a: string, b: string): boolean {
+  // A negated word matches only a negated word, by the word itself ("not:pay" is no "not:payday").
+  if (a.startsWith('not:') !== b.startsWith('not:')) return false;
+  if (a.startsWith('not:')) return sameStem(a.slice(4), b.slice(4));
   const [short, long] = a.length <= b.length ? [a, b] : [b, a];
   return long.startsWith(short) && short.length >= Math.min(4, long.length);
 }

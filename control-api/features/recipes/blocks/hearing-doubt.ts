@@ -68,10 +68,10 @@ export function rivalReading(heard: Heard, settings: SmartAiSettings, today: str
   for (const alternative of heard.alternatives) {
     if (heard.meaning === 'no' && (alternative.scoreGap ?? Infinity) < HEDGE_SCORE_GAP && isHedge(alternative.text)) return alternative.text;
     if (!isClose(heard, alternative)) continue;
-    // The same audio read with the opposite answer in it: "yep please can nope", likelier than
-    // "yep please can" (a yes) for "No, please cancel". Whichever word the extractor would take
-    // first, a yes and a no were both heard.
-    if (polar && holdsAnswer(alternative.text, heard.meaning === 'no')) return alternative.text;
+    // The same audio read with the opposite answer in it, which the best reading does not hold:
+    // "yep please can nope", likelier than "yep please can" (a yes) for "No, please cancel".
+    // Whichever word the extractor would take first, a yes and a no were both heard.
+    if (polar && holdsAnswer(alternative.text, heard.meaning === 'no') && !holdsAnswer(heard.text, heard.meaning === 'no')) return alternative.text;
     const other = offlineDecision(alternative.text, settings, today);
     // Another intent competes; values heard in the noise ("sunday eleven") compete with an intent
     // only when they are values the decision would store.

@@ -93,6 +93,9 @@ describe('decisions that never act on a doubt', () => {
     const ctx = fakeContext({ turns: [heard('yep please can', 0.77, 'yes', [{ text: 'yep please can nope', confidence: 0.8, scoreGap: -2.5 }]), heard('no', 1, 'no'), silence, silence] });
     assert.deepEqual(await smartAiBlock.run(ctx, appointment, ctx.signal), { exit: 'fallback' });
     assert.match(ctx.said[1]?.text ?? '', /^Just to check: /);
+    // An opposite word the best reading holds too is no news ("yes no problem").
+    const both = fakeContext({ turns: [heard('yes no problem', 0.9, 'yes', [{ text: 'yes no', confidence: 0.8, scoreGap: 0.5 }])] });
+    assert.deepEqual(await smartAiBlock.run(both, appointment, both.signal), { exit: 'confirm' });
     // A rival with no opposite word and the same meaning leaves the yes as it is.
     const plain = fakeContext({ turns: [heard('yep please can', 0.77, 'yes', [{ text: 'yep please', confidence: 0.8, scoreGap: 0.5 }])] });
     assert.deepEqual(await smartAiBlock.run(plain, appointment, plain.signal), { exit: 'confirm' });
@@ -483,6 +486,21 @@ describe('a reading that contradicts itself is checked, not acted on', () => {
     const clear = fakeContext({ turns: [heard('tomorrow', 0.92, '')] });
     assert.deepEqual(await askBlock.run(clear, date, clear.signal), { exit: 'next' });
     assert.equal(clear.vars.get('new_date'), '2026-11-22');
+    // A cloud recogniser's reading (no grammar meaning) is judged by confirmBelowConfidence alone.
+    const cloud = fakeContext({ turns: [heard('tomorrow', 0.7)] });
+    assert.deepEqual(await askBlock.run(cloud, date, cloud.signal), { exit: 'next' });
+    assert.equal(cloud.vars.get('new_date'), '2026-11-22');
+    // Nor is it kept towards an Ask of two values, to be stored once the other is said.
+    const both = askSettingsSchema.parse({
+      prompt: 'Opening: How much can you pay, and on which day?',
+      variables: [
+        { name: 'amount', type: 'number', description: 'the amount' },
+        { name: 'day', type: 'date', description: 'the day' },
+      ],
+    });
+    const kept = fakeContext({ turns: [heard('tomorrow', 0.61, ''), heard('five hundred', 0.95, ''), silence, silence, silence] });
+    await askBlock.run(kept, both, kept.signal);
+    assert.equal(kept.vars.get('day'), undefined);
   });
 
   it('a value heard with a hedge ("not sure am today that we" for "I\'m not sure, any day next week") is no answer stored at once', async () => {

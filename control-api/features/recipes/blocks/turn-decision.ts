@@ -139,7 +139,7 @@ export function doubtOf(heard: Heard, whole: Decision, settings: SmartAiSettings
   if (!decision.intent && Object.keys(decision.values).length > 0 && heard.meaning === 'unsure') return 'unsupported';
   if (polarOnly(heard, decision.intent)) return 'polarOnly';
   if (decision.intent && lonelyKeyword(heard, decision.intent, settings, decision.values, acts)) return 'lonelyKeyword';
-  if (loneValueWord(heard, decision.values)) return 'lonelyKeyword';
+  if (loneValueWord(heard, decision.values, settings)) return 'lonelyKeyword';
   // Values alone do not say what the caller wants done: an intent that changes something, taken
   // from its captured values with none of its words said ("monday" is no "reschedule"), is checked
   // (not when they answer "Which day would suit you?" asked for that intent).
@@ -183,6 +183,7 @@ export function mayBeDoubted(heard: Heard, settings: SmartAiSettings, today: str
   if (extractBoolean(heard.text) !== undefined && !isPlainAnswer(heard.text)) return true;
   const statedValues = offlineValues(heard.text, settings, today);
   if (dateFarAhead(heard, statedValues, settings, today) || digitsFromSpeech(heard, statedValues, settings)) return true;
+  if (loneValueWord(heard, statedValues, settings) || dateDisagreesWithWords(heard, statedValues, settings, today)) return true;
   const stated = Object.keys(statedValues);
   return settings.intents.some((i) => i.action !== false && (i.captures ?? []).some((name) => stated.includes(name)));
 }
@@ -191,14 +192,17 @@ export function mayBeDoubted(heard: Heard, settings: SmartAiSettings, today: str
 const LONE_WORD_CONFIDENCE = 0.8;
 
 /**
- * A value stated by one word, once or again, that leaves much of the speech unexplained: "How
- * about the eleventh" came back "tomorrow" at 0.61 and stored tomorrow's date, "Any day except
- * Monday" "monday monday" at 0.62 and stored Monday. Any recogniser: one word is where a wrong
- * value fits most easily. Read back, never stored at once.
+ * A date or an amount stated by one word, once or again, that leaves much of the speech
+ * unexplained: "How about the eleventh" came back "tomorrow" at 0.61 and stored tomorrow's date,
+ * "Any day except Monday" "monday monday" at 0.62 and stored Monday. One word is where a grammar
+ * recogniser fits a wrong value most easily. Read back, never stored at once. Only the offline
+ * recogniser's confidence is the share of the speech its words cover (a reading with a grammar
+ * meaning); a cloud recogniser's is judged by `confirmBelowConfidence` alone.
  */
-function loneValueWord(heard: Extract<Heard, { kind: 'utterance' }>, values: Readonly<Record<string, VariableValue>>): boolean {
-  if (Object.keys(values).length === 0 || new Set(tokens(heard.text)).size !== 1) return false;
-  return (heard.confidence ?? 1) < LONE_WORD_CONFIDENCE;
+function loneValueWord(heard: Extract<Heard, { kind: 'utterance' }>, values: Readonly<Record<string, VariableValue>>, settings: SmartAiSettings): boolean {
+  if (heard.meaning === undefined || new Set(tokens(heard.text)).size !== 1) return false;
+  const stated = settings.variables.some((v) => (v.type === 'date' || v.type === 'number') && v.name in values);
+  return stated && (heard.confidence ?? 1) < LONE_WORD_CONFIDENCE;
 }
 
 /**
