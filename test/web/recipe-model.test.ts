@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { exitsOf as serverExitsOf } from '../../control-api/model/recipes/recipe-graph.js';
 import { recipeSchema, type Block } from '../../control-api/model/recipes/recipe-schema.js';
-import { blockTypes, defaultSettings, exitsOf, starterRecipe } from '../../web/src/recipe/model.js';
+import { blockTypes, defaultSettings, exitsOf, retyped, starterRecipe } from '../../web/src/recipe/model.js';
 
 /**
  * The dashboard draws exits and offers new blocks without asking the server, so its model must
@@ -15,6 +15,12 @@ describe('dashboard recipe model agrees with the recipe runtime', () => {
       assert.ok(parsed.success || parsed.error.issues.every((i) => !String(i.path.join('.')).startsWith('blocks.2.settings')), `${type}: ${JSON.stringify(parsed.error?.issues)}`);
     }
     assert.ok(recipeSchema.safeParse(starterRecipe('check')).success);
+  });
+
+  it("drops a digit string's length when its variable takes another type (the API refuses it there)", () => {
+    const order = { name: 'order_number', type: 'digits', length: 6, description: 'the order' };
+    assert.deepEqual(retyped(order, 'text'), { name: 'order_number', type: 'text', description: 'the order' });
+    assert.deepEqual(retyped(order, 'digits'), order);
   });
 
   it('names the same exits as control-api/model/recipes/recipe-graph.ts for every block type', () => {

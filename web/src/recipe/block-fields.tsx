@@ -1,6 +1,6 @@
 import type { ApiIssue } from '../api/client';
 import { SelectField, TextArea, TextField, issueAt } from '../components/field';
-import type { Settings } from './model';
+import { retyped, type Named, type Settings } from './model';
 
 interface FieldsProps {
   readonly type: string;
@@ -12,7 +12,6 @@ interface FieldsProps {
 
 const str = (v: unknown): string => (typeof v === 'string' ? v : v === undefined || v === null ? '' : String(v));
 
-type Named = { name: string; description?: string; type?: string };
 const namedList = (v: unknown): Named[] => (Array.isArray(v) ? (v as Named[]) : []);
 
 /** A list of `{name, description}` rows (intents, extracted variables) with add and remove. */
@@ -30,8 +29,8 @@ function NamedRows({ label, field, settings, issues, onChange, withType }: { lab
               label={`${label} ${i + 1} type`}
               value={row.type ?? 'text'}
               options={['text', 'boolean', 'number', 'date', 'enum', 'digits'].map((t) => [t, t] as const)}
-              issue={issueAt(issues, `${field}[${i}].type`) ?? issueAt(issues, `${field}[${i}].options`)}
-              onChange={(e) => set(rows.map((r, j) => (j === i ? { ...r, type: e.target.value } : r)))}
+              issue={issueAt(issues, `${field}[${i}].type`) ?? issueAt(issues, `${field}[${i}].options`) ?? issueAt(issues, `${field}[${i}].length`)}
+              onChange={(e) => set(rows.map((r, j) => (j === i ? retyped(r, e.target.value) : r)))}
             />
           ) : null}
           <TextField label={`${label} ${i + 1} description`} value={row.description ?? ''} issue={issueAt(issues, `${field}[${i}].description`)} onChange={(e) => set(rows.map((r, j) => (j === i ? { ...r, description: e.target.value } : r)))} />

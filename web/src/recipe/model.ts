@@ -84,6 +84,15 @@ export function defaultSettings(type: BlockType): Settings {
 
 export const settingsOf = (block: Block): Settings => block.settings ?? {};
 
+/** A row of a block's intents or variables, as the settings form edits it. */
+export type Named = { name: string; description?: string; type?: string; length?: number };
+
+/** A variable row with another type: a digit string's `length` goes with the `digits` type (the API refuses it on any other). */
+export function retyped(row: Named, type: string): Named {
+  const { length, ...rest } = row;
+  return type === 'digits' && length !== undefined ? { ...rest, type, length } : { ...rest, type };
+}
+
 /** A new block of `type` with the settings the API accepts. */
 export const newBlock = (id: string, type: BlockType): Block => ({ id, type, settings: defaultSettings(type) }) as Block;
 
