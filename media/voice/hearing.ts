@@ -252,7 +252,7 @@ export class Hearing {
 }
 
 /** What the recogniser can use of a block's expectation: all of it but the keypad rules, which stay with the ear. */
-export function recogniserExpectation(expected: ListenExpectation): Omit<ListenExpectation, 'dtmf'> {
+function recogniserExpectation(expected: ListenExpectation): Omit<ListenExpectation, 'dtmf'> {
   const { dtmf: _keypad, ...heard } = expected;
   return heard;
 }

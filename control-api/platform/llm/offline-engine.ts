@@ -67,10 +67,7 @@ export function intentMatch(intents: readonly IntentSpec[], text: string): { rea
   for (const intent of intents) {
     let score = 0;
     let by: IntentEvidence = 'keywords';
-    for (const example of intent.examples ?? []) {
-      const needle = normalize(example);
-      if (needle && saidText.includes(` ${needle} `) && 4 + needle.length / 100 > score) [score, by] = [4 + needle.length / 100, 'example'];
-    }
+    for (const needle of examplesSaid(intent, saidText)) if (4 + needle.length / 100 > score) [score, by] = [4 + needle.length / 100, 'example'];
     const label = intentLabel(intent);
     const polar = (polarity === true && label.some((w) => affirmative.includes(w))) || (polarity === false && label.some((w) => negative.includes(w)));
     if (polar && score < 3) [score, by] = [3, 'polarity'];
@@ -83,10 +80,14 @@ export function intentMatch(intents: readonly IntentSpec[], text: string): { rea
   return best ? { name: best.name, by: best.by, score: best.score } : undefined;
 }
 
+/** The intent's examples (normalised) that `saidText` (normalised, a space either side) says whole. */
+function examplesSaid(intent: IntentSpec, saidText: string): string[] {
+  return (intent.examples ?? []).map(normalize).filter((e) => e && saidText.includes(` ${e} `));
+}
+
 /** Words in the longest of the intent's examples the text says whole ("i can make it and": 4). */
 export function longestExampleSaid(intent: IntentSpec, text: string): number {
-  const saidText = ` ${normalize(text)} `;
-  return Math.max(0, ...(intent.examples ?? []).map(normalize).filter((e) => e && saidText.includes(` ${e} `)).map((e) => e.split(' ').length));
+  return Math.max(0, ...examplesSaid(intent, ` ${normalize(text)} `).map((e) => e.split(' ').length));
 }
 
 /** How many different words that could name something the text says ("confirm will confirm": one). */
