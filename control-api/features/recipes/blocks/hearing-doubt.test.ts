@@ -102,6 +102,11 @@ describe('hearing doubt: never a wrong branch on a doubtful hearing', () => {
     assert.deepEqual(await smartAiBlock.run(question, reminder, question.signal), { exit: 'fallback' });
     // Never "did you say: yes?": the caller is asked about what a yes would do.
     assert.equal(question.said[1]?.text, 'Just to check: you will come on the day?');
+    // Further behind, still not a clear lead: espeak-ng's "Let me ask my wife first" read "yep my
+    // like", 4.6 ahead of "it we like", confirmed the appointment.
+    const wife = fakeContext({ turns: [heard('yep my like', 1, 'yes', [{ text: 'it we like', confidence: 0.6, scoreGap: 4.6 }]), heard('no', 1, 'no'), silence, silence, silence] });
+    assert.deepEqual(await smartAiBlock.run(wife, reminder, wife.signal), { exit: 'fallback' });
+    assert.equal(wife.said[1]?.text, 'Just to check: you will come on the day?');
   });
 
   it('a "no" with a hedge close behind it is confirmed first: "I don\'t know" heard as "no nope" cancels nothing', async () => {

@@ -14,6 +14,16 @@ const RIVAL_MARGIN = 0.25;
  */
 const RIVAL_SCORE_GAP = 2;
 /**
+ * How far behind a reading that means nothing may be and still make a meaning doubtful: further
+ * than a rival meaning (2), since against no answer at all a meaning needs a clear lead, not just
+ * any. At 2, "Is there parking at the clinic?" read "okay yeah" (a yes, "can" 3.9 behind) and "Let
+ * me ask my wife first" read "yep my like" ("it we like" 4.6 behind) confirmed appointments
+ * (development splits dev-e, dev-f; bench/hearing-accuracy.ts). At 5 the tuning split's answers
+ * are all still acted on at once; further (7, 10) the development splits lose more of theirs to a
+ * question than they gain.
+ */
+const MEANINGLESS_SCORE_GAP = 5;
+/**
  * A "no" with a hedge ("I don't know") close behind is confirmed from further away: the two share
  * their sounds (slt's "I don't know" came out "no nope" 3.9 to 4.7 ahead of the hedge under two of
  * three noise realisations, bench/hearing-accuracy.ts), and acting on a no that was a hedge
@@ -67,12 +77,20 @@ export function rivalReading(heard: Heard, settings: SmartAiSettings, today: str
   const polar = heard.meaning === 'yes' || heard.meaning === 'no';
   for (const alternative of heard.alternatives) {
     if (heard.meaning === 'no' && (alternative.scoreGap ?? Infinity) < HEDGE_SCORE_GAP && isHedge(alternative.text)) return alternative.text;
+    // The grammar's reading without the winning phrases, meaning nothing and not far behind: the
+    // phrases explain the audio barely better than no answer at all (awb's "Who won the cricket
+    // match?" was "do want goodbye it it that", a confident goodbye 1.5 per 10 ms ahead of "do
+    // want it it that"; slt's "What is the meaning of life?" a yes 0.5 ahead of "and the my").
+    // The same for values: the same audio read with no date or amount at all (under the other
+    // noise realisation) leaves "that there eight of december" no date to act on.
+    const other = offlineDecision(alternative.text, settings, today);
+    const meaningless = !other && extractBoolean(alternative.text) === undefined;
+    if (meaningless && (best !== undefined || polar) && (alternative.scoreGap ?? Infinity) < MEANINGLESS_SCORE_GAP) return alternative.text;
     if (!isClose(heard, alternative)) continue;
     // The same audio read with the opposite answer in it, which the best reading does not hold:
     // "yep please can nope", likelier than "yep please can" (a yes) for "No, please cancel".
     // Whichever word the extractor would take first, a yes and a no were both heard.
     if (polar && holdsAnswer(alternative.text, heard.meaning === 'no') && !holdsAnswer(heard.text, heard.meaning === 'no')) return alternative.text;
-    const other = offlineDecision(alternative.text, settings, today);
     // Another intent competes; values heard in the noise ("sunday eleven") compete with an intent
     // only when they are values the decision would store.
     if (other && other !== best && (other.startsWith('intent:') || !best?.startsWith('intent:'))) return alternative.text;
@@ -83,14 +101,6 @@ export function rivalReading(heard: Heard, settings: SmartAiSettings, today: str
     // friday", 0.7 ahead of "we okay two come and on friday", was two thousand).
     if (other === best && other?.startsWith('intent:') && weakerRoute(heard.text, alternative.text, other, settings)) return alternative.text;
     if (stored.length > 0 && !sameValues(bestValues, offlineValues(alternative.text, settings, today), stored)) return alternative.text;
-    // The grammar's reading without the winning phrases, nearly as likely and meaning nothing:
-    // they explain the audio barely better than no answer at all (awb's "Who won the cricket
-    // match?" was "do want goodbye it it that", a confident goodbye 1.5 per 10 ms ahead of "do
-    // want it it that"; slt's "What is the meaning of life?" a yes 0.5 ahead of "and the my").
-    // The same for values: the same audio read with no date or amount at all (under the other
-    // noise realisation) leaves "that there eight of december" no date to act on.
-    const meaningless = !other && extractBoolean(alternative.text) === undefined;
-    if (alternative.scoreGap !== undefined && meaningless && (best !== undefined || polar)) return alternative.text;
   }
   return undefined;
 }
