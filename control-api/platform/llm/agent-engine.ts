@@ -23,6 +23,8 @@ export interface VariableSpec {
   readonly description: string;
   readonly kind: VariableKind;
   readonly options?: readonly string[];
+  /** `digits` only: the string has exactly this many digits (an order number of 6); another length is no value. */
+  readonly length?: number;
 }
 
 export interface TurnRequest {

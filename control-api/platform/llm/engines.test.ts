@@ -48,6 +48,11 @@ describe('value extraction', () => {
     assert.equal(extractDigits('oh four double five 1'), '04551');
     assert.equal(extractDigits('it is 123-456, thanks'), '123456');
     assert.equal(extractDigits('I want to talk to someone'), undefined);
+    // Of a known length: the run that has it, else none (never a longer or shorter one).
+    assert.equal(extractDigits('order 12 then one two three four five six', 6), '123456');
+    assert.equal(extractDigits('one two three four five', 6), undefined);
+    assert.equal(extractDigits('1234567', 6), undefined);
+    assert.equal(extractValue({ kind: 'digits', length: 4 }, 'my pin is oh one two three', '2026-12-01'), '0123');
     assert.equal(extractValue({ kind: 'digits' }, 'zero zero seven', '2026-11-21'), '007');
   });
 
@@ -158,5 +163,15 @@ describe('LlmEngine over the chat-completions wire', () => {
   it('drops an intent the block never declared and values of the wrong kind', async () => {
     server.enqueue({ content: 'ok', toolCalls: [{ name: 'route_turn', arguments: { intent: 'hack', variables: { new_date: 'not a date' } } }] });
     assert.deepEqual(await engine.turn({ ...base, userText: 'x' }), { reply: 'ok', values: {} });
+  });
+
+  it('asks for a digit string of its length and drops one of another length', async () => {
+    const order = { ...base, variables: [{ name: 'order_number', description: 'the order number', kind: 'digits' as const, length: 6 }] };
+    server.enqueue({ content: 'ok', toolCalls: [{ name: 'route_turn', arguments: { variables: { order_number: '12345' } } }] });
+    assert.deepEqual(await engine.turn({ ...order, userText: 'one two three four five' }), { reply: 'ok', values: {} });
+    const parameters = server.requests.at(-1)?.body.tools?.[0]?.function.parameters as { properties: { variables: { properties: Record<string, { pattern?: string }> } } };
+    assert.equal(parameters.properties.variables.properties.order_number?.pattern, '^[0-9]{6}$');
+    server.enqueue({ content: 'ok', toolCalls: [{ name: 'route_turn', arguments: { variables: { order_number: '012345' } } }] });
+    assert.deepEqual((await engine.turn({ ...order, userText: 'oh one two three four five' })).values, { order_number: '012345' });
   });
 });

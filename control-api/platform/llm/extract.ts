@@ -168,8 +168,13 @@ const repeats: Record<string, number> = { double: 2, triple: 3 };
  * oh one", "123-456". The longest run wins (an order number among other words); leading zeros
  * are kept, so it is a string, never a number.
  */
-export function extractDigits(text: string): string | undefined {
-  let best = '';
+/**
+ * The digit string a text states: the longest run of digits, said or written. With `length`, the
+ * first run of exactly that many digits, else none: a six-digit order number heard or keyed as
+ * five digits is no value (the block asks again), not a wrong one stored.
+ */
+export function extractDigits(text: string, length?: number): string | undefined {
+  const runs: string[] = [];
   let run = '';
   let times = 1;
   for (const word of tokens(text.replace(/(\d)[-.\s](?=\d)/g, '$1'))) {
@@ -179,13 +184,14 @@ export function extractDigits(text: string): string | undefined {
       times = 1;
     } else if (repeats[word] !== undefined) times = repeats[word] ?? 1;
     else {
-      if (run.length > best.length) best = run;
+      if (run) runs.push(run);
       run = '';
       times = 1;
     }
   }
-  if (run.length > best.length) best = run;
-  return best || undefined;
+  if (run) runs.push(run);
+  if (length !== undefined) return runs.find((r) => r.length === length);
+  return runs.reduce<string | undefined>((best, r) => (r.length > (best?.length ?? 0) ? r : best), undefined);
 }
 
 export function extractEnum(text: string, options: readonly string[]): string | undefined {
@@ -198,7 +204,7 @@ export function extractEnum(text: string, options: readonly string[]): string | 
   return best;
 }
 
-export function extractValue(spec: Pick<VariableSpec, 'kind' | 'options'>, text: string, today: string): VariableValue | undefined {
+export function extractValue(spec: Pick<VariableSpec, 'kind' | 'options' | 'length'>, text: string, today: string): VariableValue | undefined {
   const kind: VariableKind = spec.kind;
   switch (kind) {
     case 'boolean':
@@ -210,7 +216,7 @@ export function extractValue(spec: Pick<VariableSpec, 'kind' | 'options'>, text:
     case 'enum':
       return extractEnum(text, spec.options ?? []);
     case 'digits':
-      return extractDigits(text);
+      return extractDigits(text, spec.length);
     case 'text': {
       const trimmed = text.trim();
       return trimmed.length > 0 ? trimmed : undefined;
@@ -223,7 +229,7 @@ export function coerceValue(spec: VariableSpec, raw: unknown, today: string): Va
   if (raw === null || raw === undefined || raw === '') return undefined;
   if (spec.kind === 'boolean' && typeof raw === 'boolean') return raw;
   if (spec.kind === 'number' && typeof raw === 'number' && Number.isFinite(raw)) return raw;
-  if (spec.kind === 'digits' && typeof raw === 'number' && Number.isInteger(raw) && raw >= 0) return String(raw);
+  if (spec.kind === 'digits' && typeof raw === 'number' && Number.isInteger(raw) && raw >= 0) return extractDigits(String(raw), spec.length);
   if (spec.kind === 'enum') {
     const match = (spec.options ?? []).find((o) => normalize(o) === normalize(String(raw)));
     return match ?? extractEnum(String(raw), spec.options ?? []);

@@ -104,7 +104,9 @@ function variableSchema(spec: VariableSpec): Record<string, unknown> {
     case 'enum':
       return { type: 'string', enum: [...(spec.options ?? [])], description: spec.description };
     case 'digits':
-      return { type: 'string', pattern: '^[0-9]+$', description: `${spec.description} (digits only, as said: leading zeros kept)` };
+      return spec.length
+        ? { type: 'string', pattern: `^[0-9]{${spec.length}}$`, description: `${spec.description} (exactly ${spec.length} digits, as said: leading zeros kept)` }
+        : { type: 'string', pattern: '^[0-9]+$', description: `${spec.description} (digits only, as said: leading zeros kept)` };
     case 'text':
       return { type: 'string', description: spec.description };
   }

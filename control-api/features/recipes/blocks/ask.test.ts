@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { fakeContext, press, say } from '../../../../test/fakes/fake-block-context.js';
+import { fakeContext, press, say, silence } from '../../../../test/fakes/fake-block-context.js';
 import { askSettingsSchema } from '../../../model/recipes/recipe-schema.js';
 import { askBlock } from './ask.js';
 
@@ -28,6 +28,21 @@ describe('Ask block', () => {
     const anyLength = fakeContext({ turns: [say('one two three')] });
     await askBlock.run(anyLength, askSettingsSchema.parse({ prompt: 'Opening: Your number?', variables: [{ name: 'id', type: 'digits' }] }), anyLength.signal);
     assert.equal(anyLength.expectations[0]?.digitCount, undefined);
+  });
+
+  it('a digit string of a known length: the keypad entry ends at its last digit, another length is asked again', async () => {
+    const order = askSettingsSchema.parse({ prompt: 'Opening: Could you tell me the order number?', variables: [{ name: 'order_number', type: 'digits', length: 6 }] });
+    // Five keyed, then six: the five are no order number, the six are (no hash needed).
+    const ctx = fakeContext({ turns: [press('12345'), press('012345')] });
+    assert.deepEqual(await askBlock.run(ctx, order, ctx.signal), { exit: 'next' });
+    assert.equal(ctx.vars.get('order_number'), '012345');
+    assert.equal(ctx.expectations[0]?.dtmf?.maxDigits, 6);
+    // Said with seven digits, it is not stored either; the keypad rule the block set stays when lower.
+    const said = fakeContext({ turns: [say('one two three four five six seven'), silence, silence, silence] });
+    const lower = askSettingsSchema.parse({ ...order, dtmf: { maxDigits: 4 } });
+    assert.deepEqual(await askBlock.run(said, lower, said.signal), { exit: 'fallback' });
+    assert.equal(said.vars.get('order_number'), undefined);
+    assert.equal(said.expectations[0]?.dtmf?.maxDigits, 4);
   });
 
   it('accepts DTMF digits as the answer', async () => {

@@ -50,7 +50,7 @@ export function templatedReplies(renderedPrompt: string): TemplatedReplies {
 }
 
 export function variableSpecs(settings: SmartAiSettings): VariableSpec[] {
-  return settings.variables.map((v) => ({ name: v.name, description: v.description, kind: v.type, options: v.options }));
+  return settings.variables.map((v) => ({ name: v.name, description: v.description, kind: v.type, options: v.options, ...(v.length ? { length: v.length } : {}) }));
 }
 
 /** The library tags a block answers from (its AnswerFlow, else the recipe's knowledge base); undefined: none. */

@@ -43,7 +43,7 @@ export function offlineValues(text: string, settings: SmartAiSettings, today: st
   const values: Record<string, string | number | boolean> = {};
   for (const variable of settings.variables) {
     if (variable.type === 'text') continue;
-    const value = extractValue({ kind: variable.type, ...(variable.options ? { options: variable.options } : {}) }, text, today);
+    const value = extractValue({ kind: variable.type, ...(variable.options ? { options: variable.options } : {}), ...(variable.length ? { length: variable.length } : {}) }, text, today);
     if (value !== undefined) values[variable.name] = value;
   }
   return values;

@@ -36,5 +36,7 @@ export function expectationFor(settings: SmartAiSettings): ListenExpectation {
   // One length for every digit string the block takes; with several that differ, any length.
   const lengths = new Set(settings.variables.filter((v) => v.type === 'digits').map((v) => v.length));
   const [digitCount] = lengths.size === 1 ? [...lengths] : [];
-  return { phrases, values: [...values], ...(digitCount ? { digitCount } : {}), dtmf: settings.dtmf };
+  // A keyed entry of that length is complete at its last digit: no terminator to wait for.
+  const dtmf = digitCount ? { ...settings.dtmf, maxDigits: Math.min(settings.dtmf.maxDigits, digitCount) } : settings.dtmf;
+  return { phrases, values: [...values], ...(digitCount ? { digitCount } : {}), dtmf };
 }
