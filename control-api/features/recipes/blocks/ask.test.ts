@@ -37,6 +37,7 @@ describe('Ask block', () => {
     assert.deepEqual(await askBlock.run(ctx, order, ctx.signal), { exit: 'next' });
     assert.equal(ctx.vars.get('order_number'), '012345');
     assert.equal(ctx.expectations[0]?.dtmf?.maxDigits, 6);
+    assert.equal(ctx.said[0]?.text, 'Could you tell me the order number? You can also key in the 6 digits.');
     // Said with seven digits, it is not stored either; the keypad rule the block set stays when lower.
     const said = fakeContext({ turns: [say('one two three four five six seven'), silence, silence, silence] });
     const lower = askSettingsSchema.parse({ ...order, dtmf: { maxDigits: 4 } });

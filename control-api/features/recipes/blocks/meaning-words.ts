@@ -129,9 +129,17 @@ export function variableNoun(variable: ExtractedVariable): string {
   return /^(the|a|an|your|my|this|that)\b/i.test(phrase) ? phrase : `the ${phrase}`;
 }
 
-/** "You can also key it in, then press hash." for values a keypad can give (digits, amounts). */
+/**
+ * "You can also key it in, then press hash." for values a keypad can give (digits, amounts); "You
+ * can also key in the 6 digits." when each is a digit string of that length, whose entry ends at
+ * its last digit (listen-expectation.ts) so the terminator is not needed.
+ */
 export function keypadHint(variables: readonly ExtractedVariable[], dtmf: DtmfSettings): string {
-  if (!variables.some((v) => v.type === 'digits' || v.type === 'number')) return '';
+  const keyable = variables.filter((v) => v.type === 'digits' || v.type === 'number');
+  if (keyable.length === 0) return '';
+  const lengths = new Set(keyable.map((v) => (v.type === 'digits' ? v.length : undefined)));
+  const [length] = lengths.size === 1 ? [...lengths] : [];
+  if (length !== undefined && length <= dtmf.maxDigits) return `You can also key in the ${length === 1 ? 'digit' : `${length} digits`}.`;
   const key = dtmf.terminator === '#' ? 'hash' : dtmf.terminator === '*' ? 'star' : '';
   return key ? `You can also key it in, then press ${key}.` : 'You can also key it in.';
 }
