@@ -25,6 +25,24 @@ describe('keypad entry (DTMF collection)', () => {
     assert.equal(collector.collecting, true, 'the fifth key starts the next entry');
   });
 
+  it('a terminator pressed right after an entry that ended at its last digit is no key of its own', () => {
+    const { clock, entries, collector } = collect({ maxDigits: 6, terminator: '#', interDigitTimeoutMs: 3000 });
+    for (const d of '123456') collector.press(d);
+    clock.advance(800);
+    assert.equal(collector.isLateTerminator('#'), true, 'the habitual hash after six digits');
+    assert.equal(collector.isLateTerminator('#'), false, 'only once');
+    assert.deepEqual(entries, [['123456', 'maxDigits']]);
+    // Later than the inter-digit time, or after a terminator-ended entry, a hash is a key again.
+    for (const d of '654321') collector.press(d);
+    clock.advance(3500);
+    assert.equal(collector.isLateTerminator('#'), false);
+    for (const d of '12#') collector.press(d);
+    assert.equal(collector.isLateTerminator('#'), false);
+    // A digit after a full entry starts the next one as before.
+    for (const d of '111111') collector.press(d);
+    assert.equal(collector.isLateTerminator('7'), false);
+  });
+
   it('ends after the inter-digit timeout, counted from the last key', () => {
     const { clock, entries, collector } = collect({ maxDigits: 32, terminator: '', interDigitTimeoutMs: 2000 });
     collector.press('4');

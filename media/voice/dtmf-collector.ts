@@ -12,6 +12,8 @@ export class DtmfCollector {
   private digits = '';
   private active = false;
   private timer: TimerHandle | undefined;
+  /** When the last entry ended at `maxDigits` (its last digit): a terminator may still follow. */
+  private fullAt: number | undefined;
 
   constructor(
     private settings: DtmfCollection,
@@ -24,7 +26,21 @@ export class DtmfCollector {
     this.settings = settings;
   }
 
+  /**
+   * A terminator pressed out of habit right after an entry that ended at its last digit ("123456"
+   * then "#" for a six-digit number): not a key of its own. The caller is told the entry is done
+   * only by the agent going on, so the '#' comes within the inter-digit time; taken as a key it
+   * would cut off the agent's next line (barge-in on a key). The caller of `press` drops it.
+   */
+  isLateTerminator(digit: string): boolean {
+    const { terminator, interDigitTimeoutMs } = this.settings;
+    const late = !this.active && terminator !== '' && digit === terminator && this.fullAt !== undefined && this.clock.now() - this.fullAt <= interDigitTimeoutMs;
+    this.fullAt = undefined;
+    return late;
+  }
+
   press(digit: string): void {
+    this.fullAt = undefined;
     this.active = true;
     this.cancelTimer();
     const { terminator, maxDigits, interDigitTimeoutMs } = this.settings;
@@ -52,6 +68,7 @@ export class DtmfCollector {
 
   private complete(completion: DtmfCompletion): void {
     this.cancelTimer();
+    if (completion === 'maxDigits') this.fullAt = this.clock.now();
     const digits = this.digits;
     this.digits = '';
     this.active = false;

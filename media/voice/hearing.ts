@@ -106,7 +106,7 @@ export class Hearing {
     this.endpointer = new Endpointer({ silenceMs: o.detection.endpointSilenceMs ?? 700, startMs: o.detection.speechStartMs ?? (caution ? 120 : 60) });
     this.keypad = new DtmfCollector(defaultDtmfCollection, (digits, completion) => o.hooks.onKeypadEntry(digits, completion), o.clock);
     const onDtmf = (e: MediaDtmfEvent): void => {
-      if (this.stopped) return;
+      if (this.stopped || this.keypad.isLateTerminator(e.digit)) return;
       o.hooks.onKey(e.digit);
       this.keypad.press(e.digit);
     };

@@ -149,9 +149,15 @@ const llmSettingsShape = {
 };
 
 const checkLlmSettings = (
-  s: { intents: Intent[]; variables: ExtractedVariable[]; confirmBelowConfidence: number; rejectBelowConfidence: number },
+  s: { intents: Intent[]; variables: ExtractedVariable[]; confirmBelowConfidence: number; rejectBelowConfidence: number; dtmf: DtmfSettings },
   ctx: z.RefinementCtx,
 ) => {
+  // A keyed entry ends at maxDigits: below a digit string's length no entry could ever hold it.
+  for (const v of s.variables) {
+    if (v.type === 'digits' && v.length !== undefined && v.length > s.dtmf.maxDigits) {
+      ctx.addIssue({ code: 'custom', path: ['dtmf', 'maxDigits'], message: `dtmf.maxDigits (${s.dtmf.maxDigits}) must be at least the length of '${v.name}' (${v.length}): a keyed entry ends at maxDigits` });
+    }
+  }
   checkUnique(s.intents, (i) => i.name, ctx, ['intents'], 'name', 'intent');
   checkUnique(s.variables, (v) => v.name, ctx, ['variables'], 'name', 'variable');
   const declared = new Set(s.variables.map((v) => v.name));

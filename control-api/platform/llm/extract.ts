@@ -166,12 +166,9 @@ const repeats: Record<string, number> = { double: 2, triple: 3 };
 /**
  * A string of digits as said or typed: "one two three four five six", "1 2 3 456", "double five
  * oh one", "123-456". The longest run wins (an order number among other words); leading zeros
- * are kept, so it is a string, never a number.
- */
-/**
- * The digit string a text states: the longest run of digits, said or written. With `length`, the
- * first run of exactly that many digits, else none: a six-digit order number heard or keyed as
- * five digits is no value (the block asks again), not a wrong one stored.
+ * are kept, so it is a string, never a number. With `length`, the first run of exactly that many
+ * digits, else none: a six-digit order number heard or keyed as five digits is no value, not a
+ * wrong one stored.
  */
 export function extractDigits(text: string, length?: number): string | undefined {
   const runs: string[] = [];

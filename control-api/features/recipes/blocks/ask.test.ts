@@ -38,12 +38,19 @@ describe('Ask block', () => {
     assert.equal(ctx.vars.get('order_number'), '012345');
     assert.equal(ctx.expectations[0]?.dtmf?.maxDigits, 6);
     assert.equal(ctx.said[0]?.text, 'Could you tell me the order number? You can also key in the 6 digits.');
-    // Said with seven digits, it is not stored either; the keypad rule the block set stays when lower.
+    // Said with seven digits, it is not stored either.
     const said = fakeContext({ turns: [say('one two three four five six seven'), silence, silence, silence] });
-    const lower = askSettingsSchema.parse({ ...order, dtmf: { maxDigits: 4 } });
-    assert.deepEqual(await askBlock.run(said, lower, said.signal), { exit: 'fallback' });
+    assert.deepEqual(await askBlock.run(said, order, said.signal), { exit: 'fallback' });
     assert.equal(said.vars.get('order_number'), undefined);
-    assert.equal(said.expectations[0]?.dtmf?.maxDigits, 4);
+    // An amount beside it needs the terminator: its entries end at hash, as before.
+    const withAmount = askSettingsSchema.parse({ ...order, variables: [...order.variables, { name: 'amount', type: 'number' }] });
+    const both = fakeContext({ turns: [press('15000')] });
+    // (The caller then hangs up before giving the order number.)
+    await assert.rejects(askBlock.run(both, withAmount, both.signal), /hung up/);
+    assert.equal(both.expectations[0]?.dtmf?.maxDigits, 32);
+    assert.match(both.said[0]?.text ?? '', /then press hash\.$/);
+    // A block whose entries end before the length could never be keyed: refused.
+    assert.throws(() => askSettingsSchema.parse({ ...order, dtmf: { maxDigits: 4 } }), /dtmf.maxDigits \(4\) must be at least the length of 'order_number' \(6\)/);
   });
 
   it('accepts DTMF digits as the answer', async () => {

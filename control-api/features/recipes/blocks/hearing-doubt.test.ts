@@ -5,6 +5,7 @@ import { LlmEngine } from '../../../platform/llm/llm-engine.js';
 import { OpenAiCompatibleProvider } from '../../../platform/llm/openai-compatible.js';
 import { askSettingsSchema, smartAiSettingsSchema } from '../../../model/recipes/recipe-schema.js';
 import { askBlock } from './ask.js';
+import { offlineValues } from './hearing-doubt.js';
 import { smartAiBlock } from './smart-ai.js';
 
 
@@ -107,6 +108,12 @@ describe('hearing doubt: never a wrong branch on a doubtful hearing', () => {
     const wife = fakeContext({ turns: [heard('yep my like', 1, 'yes', [{ text: 'it we like', confidence: 0.6, scoreGap: 4.6 }]), heard('no', 1, 'no'), silence, silence, silence] });
     assert.deepEqual(await smartAiBlock.run(wife, reminder, wife.signal), { exit: 'fallback' });
     assert.equal(wife.said[1]?.text, 'Just to check: you will come on the day?');
+  });
+
+  it('reads a digit string of a known length only at that length', () => {
+    const order = askSettingsSchema.parse({ prompt: 'Ask for the order number.', variables: [{ name: 'order_number', type: 'digits', length: 6 }] });
+    assert.deepEqual(offlineValues('one two three four five six seven', order, '2026-12-01'), {});
+    assert.deepEqual(offlineValues('it is one two three four five six', order, '2026-12-01'), { order_number: '123456' });
   });
 
   it('a "no" with a hedge close behind it is confirmed first: "I don\'t know" heard as "no nope" cancels nothing', async () => {

@@ -1,5 +1,5 @@
 import type { ListenExpectation, PhraseGroup, SpokenValue } from '../../../../core/ports/conversation.js';
-import type { SmartAiSettings } from '../../../model/recipes/recipe-schema.js';
+import type { ExtractedVariable, SmartAiSettings } from '../../../model/recipes/recipe-schema.js';
 
 /** Answers to a yes/no question (and to "Did you say ...?"), with the Hindi ones callers mix in. */
 export const yesPhrases: readonly string[] = ['yes', 'yeah', 'yep', 'yes please', 'sure', 'okay', 'haan ji', 'ji haan'];
@@ -13,6 +13,16 @@ export const unsurePhrases: readonly string[] = ["i don't know", 'i do not know'
 export const spacedName = (name: string): string => name.replace(/([a-z])([A-Z])/g, '$1 $2').replace(/_/g, ' ').toLowerCase();
 
 const valueOf: Partial<Record<string, SpokenValue>> = { date: 'date', number: 'number', digits: 'digits' };
+
+/**
+ * The length every value a keypad can give here has, when there is one: each such variable is a
+ * digit string of that length (an amount beside it has none, so its entry needs the terminator).
+ */
+export function keyedLength(variables: readonly ExtractedVariable[]): number | undefined {
+  const keyable = variables.filter((v) => v.type === 'digits' || v.type === 'number');
+  const lengths = new Set(keyable.map((v) => (v.type === 'digits' ? v.length : undefined)));
+  return lengths.size === 1 ? [...lengths][0] : undefined;
+}
 
 /**
  * Everything a SmartAI or Ask block can act on, for the recogniser: one phrase group per intent
@@ -36,7 +46,9 @@ export function expectationFor(settings: SmartAiSettings): ListenExpectation {
   // One length for every digit string the block takes; with several that differ, any length.
   const lengths = new Set(settings.variables.filter((v) => v.type === 'digits').map((v) => v.length));
   const [digitCount] = lengths.size === 1 ? [...lengths] : [];
-  // A keyed entry of that length is complete at its last digit: no terminator to wait for.
-  const dtmf = digitCount ? { ...settings.dtmf, maxDigits: Math.min(settings.dtmf.maxDigits, digitCount) } : settings.dtmf;
+  // A keyed entry of that length is complete at its last digit: no terminator to wait for (the
+  // schema keeps maxDigits at or above every length).
+  const keyed = keyedLength(settings.variables);
+  const dtmf = keyed ? { ...settings.dtmf, maxDigits: keyed } : settings.dtmf;
   return { phrases, values: [...values], ...(digitCount ? { digitCount } : {}), dtmf };
 }

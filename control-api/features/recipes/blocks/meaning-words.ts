@@ -1,7 +1,7 @@
 import type { VariableValue } from '../../../platform/llm/agent-engine.js';
 import type { DtmfSettings, ExtractedVariable, Intent } from '../../../model/recipes/recipe-schema.js';
 import { render } from '../runtime/templating.js';
-import { spacedName } from './listen-expectation.js';
+import { keyedLength, spacedName } from './listen-expectation.js';
 
 /**
  * How the agent puts what it understood into words a caller can answer: an intent as its meaning
@@ -131,15 +131,13 @@ export function variableNoun(variable: ExtractedVariable): string {
 
 /**
  * "You can also key it in, then press hash." for values a keypad can give (digits, amounts); "You
- * can also key in the 6 digits." when each is a digit string of that length, whose entry ends at
- * its last digit (listen-expectation.ts) so the terminator is not needed.
+ * can also key in the 6 digits." when each is a digit string of that length (`keyedLength`), whose
+ * entry ends at its last digit so the terminator is not needed.
  */
 export function keypadHint(variables: readonly ExtractedVariable[], dtmf: DtmfSettings): string {
-  const keyable = variables.filter((v) => v.type === 'digits' || v.type === 'number');
-  if (keyable.length === 0) return '';
-  const lengths = new Set(keyable.map((v) => (v.type === 'digits' ? v.length : undefined)));
-  const [length] = lengths.size === 1 ? [...lengths] : [];
-  if (length !== undefined && length <= dtmf.maxDigits) return `You can also key in the ${length === 1 ? 'digit' : `${length} digits`}.`;
+  if (!variables.some((v) => v.type === 'digits' || v.type === 'number')) return '';
+  const length = keyedLength(variables);
+  if (length !== undefined) return `You can also key in the ${length === 1 ? 'digit' : `${length} digits`}.`;
   const key = dtmf.terminator === '#' ? 'hash' : dtmf.terminator === '*' ? 'star' : '';
   return key ? `You can also key it in, then press ${key}.` : 'You can also key it in.';
 }
