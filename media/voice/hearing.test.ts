@@ -53,3 +53,26 @@ describe('hearing: the audio a turn gives the recogniser', () => {
     assert.ok(pushes.every((p) => p.samples === 160 && p.wideband === undefined));
   });
 });
+
+describe('hearing: keys', () => {
+  it("a '#' pressed right after an entry that ended at its last digit reaches neither barge-in nor the keypad", async () => {
+    const keys: string[] = [];
+    const entries: string[] = [];
+    const media = Object.assign(new EventEmitter(), {}) as unknown as CallMediaSession & EventEmitter;
+    const stopped = new AbortController();
+    async function* input(): AsyncGenerator<AudioFrame> {
+      while (!stopped.signal.aborted) yield await new Promise<AudioFrame>((r) => setTimeout(() => r(frame(false, false)), 20));
+    }
+    const keyHooks: HearingHooks = { ...hooks, onKey: (digit) => void keys.push(digit), onKeypadEntry: (digits) => void entries.push(digits) };
+    const hearing = new Hearing({ media, input: input(), stt: recordingStt().stt, language: 'en-US', keywords: [], detection: {}, signal: stopped.signal, clock: systemClock, logger: silentLogger, hooks: keyHooks });
+    hearing.expect({ phrases: [], values: ['digits'], digitCount: 6, dtmf: { maxDigits: 6, terminator: '#', interDigitTimeoutMs: 3000 } });
+    for (const digit of '123456#') media.emit('dtmf', { digit });
+    // A '#' later on is a key again (a terminator alone: an empty entry).
+    for (const digit of '12#') media.emit('dtmf', { digit });
+    stopped.abort();
+    await hearing.done;
+    assert.deepEqual(keys, ['1', '2', '3', '4', '5', '6', '1', '2', '#']);
+    assert.deepEqual(entries, ['123456', '12']);
+  });
+});
+
