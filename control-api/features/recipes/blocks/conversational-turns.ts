@@ -8,7 +8,7 @@ import { TextStream } from '../runtime/text-stream.js';
 import { confirmHearing } from './confirm-hearing.js';
 import { amountInPieces, closeReadings } from './hearing-doubt.js';
 import { anythingElse, isQuestion, knowledgeVocabulary, retrieve } from './knowledge-turn.js';
-import { expectationFor } from './listen-expectation.js';
+import { expectationFor, variableSpec } from './listen-expectation.js';
 import { confirmationQuestion, isBlank, mentionsKeypad, spellOut, valueQuestion } from './meaning-words.js';
 import { decide, doubtOf, intentStands, mayBeDoubted, missingCaptures, type Awaiting } from './turn-decision.js';
 
@@ -50,7 +50,7 @@ export function templatedReplies(renderedPrompt: string): TemplatedReplies {
 }
 
 export function variableSpecs(settings: SmartAiSettings): VariableSpec[] {
-  return settings.variables.map((v) => ({ name: v.name, description: v.description, kind: v.type, options: v.options, ...(v.length ? { length: v.length } : {}) }));
+  return settings.variables.map(variableSpec);
 }
 
 /** The library tags a block answers from (its AnswerFlow, else the recipe's knowledge base); undefined: none. */

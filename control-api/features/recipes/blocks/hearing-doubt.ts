@@ -3,7 +3,7 @@ import { addDays, extractBoolean, extractValue, holdsAnswer, months, normalize, 
 import { intentMatch, intentOf, intentOfValues, matchIntent } from '../../../platform/llm/offline-engine.js';
 import type { Intent, SmartAiSettings } from '../../../model/recipes/recipe-schema.js';
 import type { Alternative, Heard } from '../../../../core/ports/conversation.js';
-import { unsurePhrases } from './listen-expectation.js';
+import { unsurePhrases, variableSpec } from './listen-expectation.js';
 
 /** A competing reading this close to the best one makes the hearing doubtful: in confidence (cloud recognisers)... */
 const RIVAL_MARGIN = 0.25;
@@ -43,7 +43,7 @@ export function offlineValues(text: string, settings: SmartAiSettings, today: st
   const values: Record<string, string | number | boolean> = {};
   for (const variable of settings.variables) {
     if (variable.type === 'text') continue;
-    const value = extractValue({ kind: variable.type, ...(variable.options ? { options: variable.options } : {}), ...(variable.length ? { length: variable.length } : {}) }, text, today);
+    const value = extractValue(variableSpec(variable), text, today);
     if (value !== undefined) values[variable.name] = value;
   }
   return values;

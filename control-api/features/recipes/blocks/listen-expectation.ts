@@ -1,4 +1,5 @@
 import type { ListenExpectation, PhraseGroup, SpokenValue } from '../../../../core/ports/conversation.js';
+import type { VariableSpec } from '../../../platform/llm/agent-engine.js';
 import type { ExtractedVariable, SmartAiSettings } from '../../../model/recipes/recipe-schema.js';
 
 /** Answers to a yes/no question (and to "Did you say ...?"), with the Hindi ones callers mix in. */
@@ -14,14 +15,23 @@ export const spacedName = (name: string): string => name.replace(/([a-z])([A-Z])
 
 const valueOf: Partial<Record<string, SpokenValue>> = { date: 'date', number: 'number', digits: 'digits' };
 
+/** A block's variable as the engines and extractors take it (one mapping, so none misses a field). */
+export function variableSpec(v: ExtractedVariable): VariableSpec {
+  return { name: v.name, description: v.description, kind: v.type, options: v.options, ...(v.length ? { length: v.length } : {}) };
+}
+
+/** The one length these variables share, if they do (a digit string without one, or an amount, has none). */
+function sharedLength(variables: readonly ExtractedVariable[]): number | undefined {
+  const lengths = new Set(variables.map((v) => (v.type === 'digits' ? v.length : undefined)));
+  return lengths.size === 1 ? [...lengths][0] : undefined;
+}
+
 /**
  * The length every value a keypad can give here has, when there is one: each such variable is a
  * digit string of that length (an amount beside it has none, so its entry needs the terminator).
  */
 export function keyedLength(variables: readonly ExtractedVariable[]): number | undefined {
-  const keyable = variables.filter((v) => v.type === 'digits' || v.type === 'number');
-  const lengths = new Set(keyable.map((v) => (v.type === 'digits' ? v.length : undefined)));
-  return lengths.size === 1 ? [...lengths][0] : undefined;
+  return sharedLength(variables.filter((v) => v.type === 'digits' || v.type === 'number'));
 }
 
 /**
@@ -44,8 +54,7 @@ export function expectationFor(settings: SmartAiSettings): ListenExpectation {
     if (value) values.add(value);
   }
   // One length for every digit string the block takes; with several that differ, any length.
-  const lengths = new Set(settings.variables.filter((v) => v.type === 'digits').map((v) => v.length));
-  const [digitCount] = lengths.size === 1 ? [...lengths] : [];
+  const digitCount = sharedLength(settings.variables.filter((v) => v.type === 'digits'));
   // A keyed entry of that length is complete at its last digit: no terminator to wait for (the
   // schema keeps maxDigits at or above every length).
   const keyed = keyedLength(settings.variables);
